@@ -1,0 +1,2 @@
+//! The `onnx-bcast-lint` command.
+fn main() {}
