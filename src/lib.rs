@@ -2,4 +2,8 @@
 //!
 //! Pipeline: `load -> graph -> infer -> check -> report`, each stage using only earlier ones.
 
+pub mod error;
+pub mod model;
 pub mod proto;
+
+pub use error::{Limits, LoadError};
