@@ -1,8 +1,12 @@
 //! Loading: graphs, value origins, subgraph captures, structural problems and node spans, on models
 //! built in code (the committed fixtures are covered by `fixtures.rs`).
 
-
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 use std::path::Path;
 
 use bytes::Bytes;
