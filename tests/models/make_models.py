@@ -683,6 +683,19 @@ def e2_declared_mismatch():
     return model(g)
 
 
+@fixture("e2_output_mismatch.onnx")
+def e2_output_mismatch():
+    """The graph output y is declared [2, 4]; Add([2, 3], [3]) gives [2, 3]."""
+    g = graph(
+        [node("Add", ["x", "b"], ["y"], name="add")],
+        "e2_output_mismatch",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, [2, 4])],
+        initializer=[init("b", weights([3]))],
+    )
+    return model(g)
+
+
 # =========================================================================== E3: structure
 
 
