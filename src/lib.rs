@@ -1,9 +1,37 @@
-//! onnx-bcast-lint: finds broadcasting bugs in ONNX models before they ship.
+//! onnx-bcast-lint finds broadcasting bugs in ONNX models before they ship.
 //!
 //! Pipeline: `load -> graph -> infer -> check -> report`, each stage using only earlier ones.
+//! - [`model`]: the file is memory-mapped and decoded by prost without copying weights; a wire
+//!   pre-scan locates decode errors and every node's byte range; each graph becomes a petgraph DAG.
+//! - [`shape`]: dims (static, symbolic, unknown), shapes, and every broadcasting rule of the specs.
+//! - [`infer`]: shape propagation in topological order, with small integer tensors carried as
+//!   symbolic values so computed Reshape/Expand targets are known.
+//! - [`check`]: findings (`E1` `W1` `E2` `E3` `I1`); [`report`]: human, JSON and SARIF output.
+//!
+//! ```
+//! use onnx_bcast_lint::{lint_path, Options};
+//! let report = lint_path(
+//!     std::path::Path::new("tests/models/e1_static_mismatch.onnx"),
+//!     &Options::new(),
+//! )?;
+//! assert!(report.has_errors());
+//! for finding in &report.findings {
+//!     println!("{} {}", finding.code, finding.message);
+//! }
+//! # Ok::<(), onnx_bcast_lint::LoadError>(())
+//! ```
 
+pub mod check;
+pub mod diag;
 pub mod error;
+pub mod infer;
+mod lint;
 pub mod model;
+pub mod ops;
 pub mod proto;
+pub mod report;
+pub mod shape;
 
+pub use diag::{Code, Finding, Severity};
 pub use error::{Limits, LoadError};
+pub use lint::{lint_bytes, lint_model, lint_path, LintReport, Options};

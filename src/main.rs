@@ -1,2 +1,194 @@
-//! The `onnx-bcast-lint` command.
-fn main() {}
+//! The `onnx-bcast-lint` command: flags -> library -> renderer -> exit code. The only code that
+//! prints.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use onnx_bcast_lint::report::{self, human, FileReport, Format, Totals};
+use onnx_bcast_lint::{lint_path, Code, Options};
+use rayon::prelude::*;
+
+const EXAMPLES: &str = "\
+Examples:
+  onnx-bcast-lint model.onnx
+  onnx-bcast-lint --format json --shapes model.onnx
+  onnx-bcast-lint --format sarif models/ > results.sarif
+  onnx-bcast-lint --dim batch=8 --dim seq=128 --deny warnings model.onnx
+  cat model.onnx | onnx-bcast-lint -
+
+Exit codes: 0 no errors, 1 errors found (or warnings with --deny warnings),
+2 usage error or unreadable model (the other files are still linted).";
+
+/// Finds broadcasting bugs in ONNX models before they ship.
+#[derive(Debug, Parser)]
+#[command(version, about, after_help = EXAMPLES)]
+struct Cli {
+    /// Model files, directories (searched for *.onnx), or `-` for standard input.
+    #[arg(required = true)]
+    models: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    format: FormatArg,
+    /// Also print every value's inferred shape.
+    #[arg(long)]
+    shapes: bool,
+    /// Bind a symbolic dim to a value (repeatable): conditions on it become definite.
+    #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_binding)]
+    dims: Vec<(String, i64)>,
+    /// Treat warnings as errors for the exit code (`--deny warnings`).
+    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
+    deny: Vec<String>,
+    /// Do not report findings with this code (repeatable), e.g. `--allow I1`.
+    #[arg(long, value_name = "CODE", value_parser = parse_code)]
+    allow: Vec<Code>,
+    /// Threads for linting files in parallel (default: all cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+    /// Print only errors and the summary line.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Human,
+    Json,
+    Sarif,
+}
+
+fn parse_binding(text: &str) -> Result<(String, i64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, got `{text}`"))?;
+    let value: i64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{value}` is not an integer"))?;
+    if value < 0 {
+        return Err(format!("a dim cannot be negative ({value})"));
+    }
+    Ok((name.trim().to_owned(), value))
+}
+
+fn parse_code(text: &str) -> Result<Code, String> {
+    Code::parse(text).ok_or_else(|| format!("unknown code `{text}` (E1, W1, E2, E3, I1)"))
+}
+
+/// Expands directories into the `*.onnx` files below them, sorted; a directory with none stays
+/// as it is, so that linting it reports a clean error.
+fn expand(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut found = Vec::new();
+            collect_models(input, &mut found, 0);
+            found.sort();
+            if found.is_empty() {
+                files.push(input.clone());
+            } else {
+                files.extend(found);
+            }
+        } else {
+            files.push(input.clone());
+        }
+    }
+    files
+}
+
+fn collect_models(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_model = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx"));
+        if path.is_dir() && !is_model {
+            collect_models(&path, found, depth + 1);
+        } else if is_model && path.is_file() {
+            found.push(path);
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut options = Options::new();
+    for (name, value) in &cli.dims {
+        options = options.with_dim(name, *value);
+    }
+    for code in &cli.allow {
+        options = options.allow(*code);
+    }
+    let files = expand(&cli.models);
+    let lint_all = || -> Vec<FileReport> {
+        files
+            .par_iter()
+            .map(|path| FileReport {
+                path: path.display().to_string(),
+                outcome: lint_path(path, &options),
+            })
+            .collect()
+    };
+    let reports = match cli.jobs {
+        Some(jobs) => match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+            Ok(pool) => pool.install(lint_all),
+            Err(error) => {
+                eprintln!("error: cannot start {jobs} threads: {error}");
+                return ExitCode::from(2);
+            }
+        },
+        None => lint_all(),
+    };
+
+    let format = match cli.format {
+        FormatArg::Human => Format::Human,
+        FormatArg::Json => Format::Json,
+        FormatArg::Sarif => Format::Sarif,
+    };
+    let output = match format {
+        Format::Json => report::json::render(&reports, cli.shapes),
+        Format::Sarif => report::sarif::render(&reports),
+        Format::Human => {
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let width = terminal_width();
+            let mut text = human::render(
+                &reports,
+                human::Style {
+                    color,
+                    width,
+                    quiet: cli.quiet,
+                },
+            );
+            if cli.shapes {
+                text.push_str(&human::shapes(&reports));
+            }
+            text
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    if writeln!(stdout, "{}", output.trim_end()).is_err() {
+        return ExitCode::from(2);
+    }
+
+    let totals = Totals::of(&reports);
+    let denied_warnings = cli.deny.iter().any(|d| d == "warnings") && totals.warnings > 0;
+    if totals.unreadable > 0 {
+        ExitCode::from(2)
+    } else if totals.errors > 0 || denied_warnings {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100)
+}

@@ -1,0 +1,332 @@
+//! E1 and W1: broadcasting verdicts of every node, under the rule each node uses
+//! (multidirectional, unidirectional, bidirectional, opset < 7 `broadcast`/`axis`).
+//!
+//! E1 — why it matters: the node fails at run time whatever the input values. Example:
+//! `Add(x: [2, 3], y: [4])`, axis 1 is 3 vs 4. Fix: reshape or unsqueeze one input.
+//!
+//! W1 — valid only under a condition on symbolic dims (`seq ∈ {1, 77}`); the message gives the
+//! condition and a binding that breaks it. Conditions of all nodes are combined, since a
+//! `dim_param` names one value across the model: when together they force a symbol to one value,
+//! one warning says so at the nodes that force it. With `--dim` bindings a condition becomes
+//! definite: false is an E1, true is no finding.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use super::site::{input_sites, node_site};
+use crate::diag::{Code, Finding};
+use crate::infer::{GraphFacts, Inference};
+use crate::model::{Graph, Model, Node};
+use crate::ops::BroadcastCheck;
+use crate::shape::{Binding, Condition, Rule, Shape, Tri, Verdict, Violation};
+
+/// A node whose broadcast holds only under a condition.
+struct Conditional<'m> {
+    graph: &'m Graph,
+    node: &'m Node,
+    facts: &'m GraphFacts,
+    check: &'m BroadcastCheck,
+    condition: Condition,
+}
+
+/// E1 and W1 findings of the whole model.
+pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut conditionals = Vec::new();
+    for (g, graph) in model.graphs.iter().enumerate() {
+        let Some(facts) = inference.graphs.get(g) else {
+            continue;
+        };
+        for node in &graph.nodes {
+            let Some(node_facts) = facts.nodes.get(node.index) else {
+                continue;
+            };
+            // Root cause only: the first failing broadcast of a node is reported.
+            for check in &node_facts.checks {
+                match &check.outcome.verdict {
+                    Verdict::Valid => {}
+                    Verdict::Invalid(violation) => {
+                        findings.push(incompatible(graph, node, facts, check, violation, None));
+                        break;
+                    }
+                    Verdict::Conditional(condition) => {
+                        if binding.is_empty() {
+                            conditionals.push(Conditional {
+                                graph,
+                                node,
+                                facts,
+                                check,
+                                condition: condition.clone(),
+                            });
+                            continue;
+                        }
+                        match condition.eval(binding) {
+                            Tri::Yes => {}
+                            Tri::No => {
+                                findings.push(definite_under_binding(
+                                    graph, node, facts, check, condition, binding,
+                                ));
+                                break;
+                            }
+                            Tri::Unknown => conditionals.push(Conditional {
+                                graph,
+                                node,
+                                facts,
+                                check,
+                                condition: condition.clone(),
+                            }),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    findings.extend(conditional_findings(&conditionals));
+    findings
+}
+
+fn rule_name(rule: &Rule) -> &'static str {
+    match rule {
+        Rule::Multidirectional => "multidirectional (numpy) broadcasting",
+        Rule::Unidirectional => "unidirectional broadcasting",
+        Rule::Bidirectional => "bidirectional broadcasting (Expand)",
+        Rule::Legacy => "opset < 7 broadcast/axis rule",
+        Rule::Pdpd => "pdpd broadcasting",
+    }
+}
+
+fn slot_names(graph: &Graph, node: &Node, check: &BroadcastCheck) -> Vec<String> {
+    check
+        .slots
+        .iter()
+        .map(|&slot| {
+            node.inputs
+                .get(slot)
+                .copied()
+                .flatten()
+                .map_or_else(|| format!("input {slot}"), |v| graph.value_name(v).to_owned())
+        })
+        .collect()
+}
+
+fn shapes_of<'f>(node: &Node, facts: &'f GraphFacts, check: &BroadcastCheck) -> Vec<&'f Shape> {
+    static UNRANKED: Shape = Shape::Unranked;
+    check
+        .slots
+        .iter()
+        .map(|&slot| {
+            node.inputs
+                .get(slot)
+                .copied()
+                .flatten()
+                .and_then(|v| facts.values.get(v.0 as usize))
+                .map_or(&UNRANKED, |f| &f.shape)
+        })
+        .collect()
+}
+
+fn incompatible(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    check: &BroadcastCheck,
+    violation: &Violation,
+    under: Option<&Binding>,
+) -> Finding {
+    let names = slot_names(graph, node, check);
+    let shapes = shapes_of(node, facts, check);
+    let offending: Vec<usize> = violation
+        .inputs
+        .iter()
+        .filter_map(|offender| check.slots.get(offender.input).copied())
+        .collect();
+    let mut message = format!(
+        "{} node `{}`: inputs cannot broadcast: {violation}",
+        node.op_type, node.name
+    );
+    if let Some(binding) = under {
+        let _ = write!(message, " when {}", show_binding(binding));
+    }
+    let mut help = format!(
+        "under {}, sizes on each axis must be equal or 1",
+        rule_name(&check.rule)
+    );
+    if let Some(fix) = suggest_fix(&names, &shapes) {
+        let _ = write!(help, "; {fix}");
+    }
+    Finding {
+        code: Code::E1,
+        message,
+        help: Some(help),
+        node: Some(node_site(graph, node)),
+        inputs: input_sites(graph, Some(facts), node, &offending),
+    }
+}
+
+fn definite_under_binding(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    check: &BroadcastCheck,
+    condition: &Condition,
+    binding: &Binding,
+) -> Finding {
+    let offending = check.slots.clone();
+    Finding {
+        code: Code::E1,
+        message: format!(
+            "{} node `{}`: inputs cannot broadcast when {}: it needs {condition}",
+            node.op_type,
+            node.name,
+            show_binding(binding)
+        ),
+        help: Some(format!(
+            "under {}, sizes on each axis must be equal or 1; this deployment's dims break that",
+            rule_name(&check.rule)
+        )),
+        node: Some(node_site(graph, node)),
+        inputs: input_sites(graph, Some(facts), node, &offending),
+    }
+}
+
+fn show_binding(binding: &Binding) -> String {
+    binding
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// W1 findings: one per conditional node, except that symbols the conditions force together to a
+/// single value are reported once, at the nodes that force them.
+fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let combined = conditionals
+        .iter()
+        .fold(Condition::truth(), |acc, c| acc.and(&c.condition));
+    let forced: BTreeMap<String, i64> = combined
+        .forced_values()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(name, values)| {
+            (values.len() == 1).then(|| values.first().map(|v| (name, *v)))?
+        })
+        .collect();
+    // Symbols forced only by the combination (no single node forces them on its own).
+    let jointly_forced: BTreeSet<&String> = forced
+        .keys()
+        .filter(|name| {
+            !conditionals.iter().any(|c| {
+                c.condition
+                    .forced_values()
+                    .and_then(|f| f.get(*name).map(|v| v.len() == 1))
+                    .unwrap_or(false)
+            })
+        })
+        .collect();
+    let mut reported_jointly = BTreeSet::new();
+    for symbol in &jointly_forced {
+        let involved: Vec<&Conditional<'_>> = conditionals
+            .iter()
+            .filter(|c| c.condition.symbols().contains(*symbol))
+            .collect();
+        let Some(first) = involved.first() else {
+            continue;
+        };
+        let value = forced.get(*symbol).copied().unwrap_or(0);
+        let nodes: Vec<String> = involved
+            .iter()
+            .map(|c| format!("{} `{}`", c.node.op_type, c.node.name))
+            .collect();
+        let conditions: Vec<String> = involved.iter().map(|c| c.condition.to_string()).collect();
+        findings.push(Finding {
+            code: Code::W1,
+            message: format!(
+                "{symbol} must be {value}: together, nodes {} need {}",
+                nodes.join(", "),
+                conditions.join(" and ")
+            ),
+            help: Some(format!(
+                "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
+            )),
+            node: Some(node_site(first.graph, first.node)),
+            inputs: input_sites(first.graph, Some(first.facts), first.node, &first.check.slots),
+        });
+        for c in involved {
+            reported_jointly.insert((c.graph.id, c.node.index));
+        }
+    }
+    for c in conditionals {
+        if reported_jointly.contains(&(c.graph.id, c.node.index)) {
+            continue;
+        }
+        let breaks = c
+            .condition
+            .counterexample()
+            .map(|b| format!("; it fails when {}", show_binding(&b)))
+            .unwrap_or_default();
+        findings.push(Finding {
+            code: Code::W1,
+            message: format!(
+                "{} node `{}`: broadcasting is valid only if {}",
+                c.node.op_type, c.node.name, c.condition
+            ),
+            help: Some(format!(
+                "under {}, sizes on each axis must be equal or 1{breaks}; bind the dims with --dim to check one deployment",
+                rule_name(&c.check.rule)
+            )),
+            node: Some(node_site(c.graph, c.node)),
+            inputs: input_sites(c.graph, Some(c.facts), c.node, &c.check.slots),
+        });
+    }
+    findings
+}
+
+/// A likely fix for two clashing shapes: sizes that look transposed, or a lower-rank input that
+/// lines up with other axes of the higher-rank one (it needs an Unsqueeze or Reshape).
+fn suggest_fix(names: &[String], shapes: &[&Shape]) -> Option<String> {
+    let ([a_name, b_name], [a, b]) = (names, shapes) else {
+        return None;
+    };
+    let (a_dims, b_dims) = (a.as_known()?, b.as_known()?);
+    if a_dims.len() == b_dims.len() && a_dims != b_dims {
+        let mut x = a_dims.clone();
+        let mut y = b_dims.clone();
+        x.sort_unstable();
+        y.sort_unstable();
+        if x == y {
+            return Some(format!(
+                "`{a_name}` {a} and `{b_name}` {b} have the same sizes in another order: one of them probably needs a Transpose"
+            ));
+        }
+    }
+    let (small_name, small, large) = if a_dims.len() < b_dims.len() {
+        (a_name, &a_dims, &b_dims)
+    } else {
+        (b_name, &b_dims, &a_dims)
+    };
+    let (r, big) = (small.len(), large.len());
+    if r == 0 || r == big {
+        return None;
+    }
+    (0..big - r).find_map(|offset| {
+        let window = large.get(offset..offset + r)?;
+        let fits = window
+            .iter()
+            .zip(small.iter())
+            .all(|(l, s)| l == s || *s == 1);
+        if !fits {
+            return None;
+        }
+        let trailing = big - r - offset;
+        let axes: Vec<String> = (r..r + trailing).map(|a| a.to_string()).collect();
+        let mut target: Vec<String> = small.iter().map(ToString::to_string).collect();
+        target.extend(std::iter::repeat_n("1".to_owned(), trailing));
+        Some(format!(
+            "`{small_name}` lines up with axes {offset}..{} of the other input: Unsqueeze it at axes [{}] (to [{}])",
+            offset + r,
+            axes.join(", "),
+            target.join(", ")
+        ))
+    })
+}

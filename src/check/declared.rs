@@ -1,0 +1,55 @@
+//! E2: a declared shape (value_info, graph output) contradicts the inferred one, under the MLIR
+//! result-verification rules (different rank; two static dims that differ; symbolic dims that are
+//! provably different). Tool-invented placeholders never contradict anything.
+//!
+//! Why it matters: runtimes and downstream tools trust declared shapes. Fix: correct the
+//! declaration, or the computation that produces the value.
+
+use super::site::{input_sites, node_site};
+use crate::diag::{Code, Finding};
+use crate::infer::{declared, Inference, NodeStatus};
+use crate::model::{Model, Origin};
+use crate::shape::verify;
+
+/// One finding per contradicted value, at the node producing it.
+pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (g, graph) in model.graphs.iter().enumerate() {
+        let Some(facts) = inference.graphs.get(g) else {
+            continue;
+        };
+        for (v, value) in graph.values.iter().enumerate() {
+            let Origin::Node { node, .. } = value.origin else {
+                continue;
+            };
+            let Some(node) = graph.node(node) else { continue };
+            // Only shapes the engine inferred itself can contradict a declaration.
+            if !matches!(
+                facts.nodes.get(node.index).map(|f| &f.status),
+                Some(NodeStatus::Inferred)
+            ) {
+                continue;
+            }
+            let declared_shape = declared::shape_of(value.declared.as_ref());
+            let Some(inferred) = facts.values.get(v) else {
+                continue;
+            };
+            if let Err(mismatch) = verify::compare(&inferred.shape, &declared_shape) {
+                findings.push(Finding {
+                    code: Code::E2,
+                    message: format!(
+                        "{} node `{}`: output `{}` is declared {} but inferred {} ({mismatch})",
+                        node.op_type, node.name, value.name, declared_shape, inferred.shape
+                    ),
+                    help: Some(
+                        "correct the declared shape (value_info or graph output), or the computation feeding this node"
+                            .to_owned(),
+                    ),
+                    node: Some(node_site(graph, node)),
+                    inputs: input_sites(graph, Some(facts), node, &[]),
+                });
+            }
+        }
+    }
+    findings
+}

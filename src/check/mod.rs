@@ -1,0 +1,35 @@
+//! Checks: turn the model's structure and the propagation results into findings, one module per
+//! code, then sort them into graph order and drop the codes the user allowed.
+
+mod broadcast;
+mod declared;
+mod site;
+mod structure;
+mod unsupported;
+
+use std::collections::BTreeSet;
+
+use crate::diag::{Code, Finding};
+use crate::infer::Inference;
+use crate::model::Model;
+use crate::shape::Binding;
+
+/// What the checks need besides the model and its inference.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Symbol values of one deployment (`--dim batch=8`): conditions on them become definite.
+    pub binding: Binding,
+    /// Codes not to report (`--allow W1`).
+    pub allowed: BTreeSet<Code>,
+}
+
+/// Runs every check and returns the findings in graph order.
+pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
+    let mut findings = structure::check(model);
+    findings.extend(broadcast::check(model, inference, &options.binding));
+    findings.extend(declared::check(model, inference));
+    findings.extend(unsupported::check(model, inference));
+    findings.retain(|finding| !options.allowed.contains(&finding.code));
+    findings.sort_by_cached_key(Finding::sort_key);
+    findings
+}

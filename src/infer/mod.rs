@@ -1,0 +1,270 @@
+//! Shape propagation: walks each graph in topological order, runs each node's shape rule, and
+//! stores every value's shape (and, for small integer tensors, its elements as symbolic dims) with
+//! the broadcast outcomes the checks read. Subgraphs (`If`, `Loop`, `Scan`) and model-local
+//! functions are inferred from their call sites.
+
+mod control;
+pub(crate) mod declared;
+
+use std::cell::Cell;
+
+use crate::model::{Graph, GraphId, Model, Node, Origin};
+use crate::ops::{self, BroadcastCheck, Ctx, Input, RuleError};
+use crate::shape::values::ValueTensor;
+use crate::shape::Shape;
+
+pub(crate) use declared::elem;
+
+/// Everything inferred about one value.
+#[derive(Debug, Clone)]
+pub struct ValueFacts {
+    /// Its shape.
+    pub shape: Shape,
+    /// Its element type (`TensorProto.DataType`), when known.
+    pub elem: Option<i32>,
+    /// Its elements, for small integer tensors whose values are known.
+    pub value: Option<ValueTensor>,
+}
+
+impl ValueFacts {
+    /// Nothing known.
+    pub fn unknown() -> Self {
+        Self {
+            shape: Shape::Unranked,
+            elem: None,
+            value: None,
+        }
+    }
+}
+
+/// What happened at one node.
+#[derive(Debug, Clone, Default)]
+pub enum NodeStatus {
+    /// The node was not reached (it lies on a cycle).
+    #[default]
+    NotReached,
+    /// A rule inferred its outputs.
+    Inferred,
+    /// No rule knows this operator: its outputs are unknown (or declared).
+    Unsupported,
+    /// The rule could not infer: outputs unknown.
+    Failed(RuleError),
+}
+
+/// What propagation found at one node.
+#[derive(Debug, Clone, Default)]
+pub struct NodeFacts {
+    /// How the node was handled.
+    pub status: NodeStatus,
+    /// The broadcasts it performs and their outcomes.
+    pub checks: Vec<BroadcastCheck>,
+}
+
+/// Facts for one graph, indexed like [`Graph::values`] and [`Graph::nodes`].
+#[derive(Debug, Clone, Default)]
+pub struct GraphFacts {
+    /// One entry per value.
+    pub values: Vec<ValueFacts>,
+    /// One entry per node.
+    pub nodes: Vec<NodeFacts>,
+}
+
+/// The result of propagation over a whole model, indexed by [`GraphId`].
+#[derive(Debug, Clone, Default)]
+pub struct Inference {
+    /// One entry per graph of the model.
+    pub graphs: Vec<GraphFacts>,
+}
+
+impl Inference {
+    /// Facts of one graph.
+    pub fn graph(&self, id: GraphId) -> Option<&GraphFacts> {
+        self.graphs.get(id.0 as usize)
+    }
+}
+
+/// Runs propagation over the model's main graph (and, through it, every subgraph and called
+/// function).
+pub fn infer(model: &Model) -> Inference {
+    let mut engine = Engine {
+        model,
+        facts: model
+            .graphs
+            .iter()
+            .map(|graph| GraphFacts {
+                values: vec![ValueFacts::unknown(); graph.values.len()],
+                nodes: vec![NodeFacts::default(); graph.nodes.len()],
+            })
+            .collect(),
+        fresh: Cell::new(0),
+        depth: 0,
+    };
+    if let Some(main) = model.main() {
+        engine.run_graph(main, None);
+    }
+    Inference {
+        graphs: engine.facts,
+    }
+}
+
+/// Limits nested inference through subgraphs and function calls (recursive functions).
+const MAX_INFER_DEPTH: usize = 64;
+
+pub(crate) struct Engine<'m> {
+    model: &'m Model,
+    facts: Vec<GraphFacts>,
+    fresh: Cell<u64>,
+    depth: usize,
+}
+
+impl<'m> Engine<'m> {
+    fn graph_facts(&mut self, id: GraphId) -> Option<&mut GraphFacts> {
+        self.facts.get_mut(id.0 as usize)
+    }
+
+    fn value_facts(&self, id: GraphId, value: crate::model::ValueId) -> Option<&ValueFacts> {
+        self.facts.get(id.0 as usize)?.values.get(value.0 as usize)
+    }
+
+    /// Infers a whole graph. `inputs` gives facts for its formal inputs (subgraph bodies and
+    /// function bodies); otherwise graph inputs take their declared shapes.
+    pub(crate) fn run_graph(&mut self, graph: &'m Graph, inputs: Option<Vec<ValueFacts>>) {
+        if self.depth > MAX_INFER_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        let mut given = inputs.map(Vec::into_iter);
+        let mut initial = Vec::with_capacity(graph.values.len());
+        for (index, value) in graph.values.iter().enumerate() {
+            let declared_shape = declared::shape_of(value.declared.as_ref());
+            let declared_elem = declared::elem_of(value.declared.as_ref());
+            let facts = match value.origin {
+                Origin::Input => {
+                    let from_call = if graph.inputs.iter().any(|v| v.0 as usize == index) {
+                        given.as_mut().and_then(Iterator::next)
+                    } else {
+                        None
+                    };
+                    match from_call {
+                        Some(mut facts) => {
+                            facts.shape = control::refine(&facts.shape, &declared_shape);
+                            facts.elem = facts.elem.or(declared_elem);
+                            facts
+                        }
+                        None => ValueFacts {
+                            shape: declared_shape,
+                            elem: declared_elem,
+                            value: None,
+                        },
+                    }
+                }
+                Origin::Initializer | Origin::SparseInitializer => ValueFacts {
+                    shape: declared_shape,
+                    elem: declared_elem,
+                    value: value
+                        .initializer
+                        .and_then(|i| graph.initializers.get(i))
+                        .filter(|_| value.origin == Origin::Initializer)
+                        .and_then(declared::int_values),
+                },
+                Origin::Outer { graph: outer, value } => self
+                    .value_facts(outer, value)
+                    .cloned()
+                    .unwrap_or_else(ValueFacts::unknown),
+                Origin::Constant { .. } | Origin::Node { .. } | Origin::Undefined => {
+                    ValueFacts::unknown()
+                }
+            };
+            initial.push(facts);
+        }
+        if let Some(facts) = self.graph_facts(graph.id) {
+            facts.values = initial;
+        }
+        for &index in &graph.order {
+            if let Some(node) = graph.nodes.get(index) {
+                self.run_node(graph, node);
+            }
+        }
+        self.depth -= 1;
+    }
+
+    fn run_node(&mut self, graph: &'m Graph, node: &'m Node) {
+        let inputs: Vec<Option<ValueFacts>> = node
+            .inputs
+            .iter()
+            .map(|value| value.and_then(|v| self.value_facts(graph.id, v).cloned()))
+            .collect();
+        let (status, outputs, checks) = if !node.subgraphs.is_empty() {
+            control::infer(self, graph, node, &inputs)
+        } else if let Some(function) = self
+            .model
+            .functions
+            .iter()
+            .find(|f| f.name == node.op_type && f.domain == node.domain)
+        {
+            control::call(self, function.graph, &inputs)
+        } else {
+            self.apply_rule(node, &inputs)
+        };
+        let Some(facts) = self.graph_facts(graph.id) else {
+            return;
+        };
+        for (slot, value) in node.outputs.iter().enumerate() {
+            let Some(value) = value else { continue };
+            let inferred = outputs
+                .get(slot)
+                .cloned()
+                .unwrap_or_else(ValueFacts::unknown);
+            let declared = graph.value(*value).map(|v| v.declared.as_ref());
+            let declared_shape = declared::shape_of(declared.flatten());
+            let refined = ValueFacts {
+                shape: control::refine(&inferred.shape, &declared_shape),
+                elem: inferred.elem.or_else(|| declared::elem_of(declared.flatten())),
+                value: inferred.value,
+            };
+            if let Some(entry) = facts.values.get_mut(value.0 as usize) {
+                *entry = refined;
+            }
+        }
+        if let Some(entry) = facts.nodes.get_mut(node.index) {
+            *entry = NodeFacts { status, checks };
+        }
+    }
+
+    fn apply_rule(
+        &self,
+        node: &Node,
+        inputs: &[Option<ValueFacts>],
+    ) -> (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>) {
+        let Some(rule) = ops::lookup(&node.domain, &node.op_type) else {
+            return (NodeStatus::Unsupported, Vec::new(), Vec::new());
+        };
+        let ctx_inputs = inputs
+            .iter()
+            .map(|facts| {
+                facts.as_ref().map(|facts| Input {
+                    shape: &facts.shape,
+                    value: facts.value.as_ref(),
+                    elem: facts.elem,
+                })
+            })
+            .collect();
+        let opset = node.opset.unwrap_or(i64::MAX);
+        let ctx = Ctx::new(node, ctx_inputs, opset, &self.fresh);
+        match rule(&ctx) {
+            Ok(inferred) => {
+                let outputs = inferred
+                    .outputs
+                    .into_iter()
+                    .map(|out| ValueFacts {
+                        shape: out.shape,
+                        elem: out.elem,
+                        value: out.value,
+                    })
+                    .collect();
+                (NodeStatus::Inferred, outputs, inferred.checks)
+            }
+            Err(error) => (NodeStatus::Failed(error), Vec::new(), Vec::new()),
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The library entry points: lint a model given as a path, as bytes, or already decoded, and get
+//! the findings and every inferred shape back. No printing, no exit, no global state.
+
+use std::path::Path;
+
+use bytes::Bytes;
+
+use crate::check::{self, CheckOptions};
+use crate::diag::{Code, Finding};
+use crate::error::{Limits, LoadError};
+use crate::infer::{self, Inference};
+use crate::model::{self, Model};
+use crate::proto::ModelProto;
+use crate::shape::{Binding, Shape};
+
+/// Options of a lint run, built with [`Options::new`] and its `with_*` methods.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    checks: CheckOptions,
+    limits: Limits,
+}
+
+impl Options {
+    /// Default options: no symbol bound, every code reported, default limits.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Binds a symbolic dim to a value (one deployment configuration), so that conditions on it
+    /// become definite.
+    #[must_use]
+    pub fn with_dim(mut self, name: &str, value: i64) -> Self {
+        self.checks.binding.insert(name.to_owned(), value);
+        self
+    }
+
+    /// Does not report findings of `code`.
+    #[must_use]
+    pub fn allow(mut self, code: Code) -> Self {
+        self.checks.allowed.insert(code);
+        self
+    }
+
+    /// Replaces the resource limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The symbol binding.
+    pub fn binding(&self) -> &Binding {
+        &self.checks.binding
+    }
+}
+
+/// The result of linting one model.
+#[derive(Debug)]
+pub struct LintReport {
+    /// The loaded model (graphs, nodes, values).
+    pub model: Model,
+    /// Every inferred shape, per graph and value.
+    pub inference: Inference,
+    /// Findings in graph order.
+    pub findings: Vec<Finding>,
+}
+
+impl LintReport {
+    /// Whether any finding is an error.
+    pub fn has_errors(&self) -> bool {
+        self.findings
+            .iter()
+            .any(|f| f.severity() == crate::diag::Severity::Error)
+    }
+
+    /// `(value name, inferred shape)` for every value of the main graph, in value order.
+    pub fn main_shapes(&self) -> impl Iterator<Item = (&str, &Shape)> {
+        let graph = self.model.main();
+        let facts = self.inference.graphs.first();
+        graph.into_iter().flat_map(move |graph| {
+            graph.values.iter().enumerate().filter_map(move |(i, value)| {
+                let shape = &facts?.values.get(i)?.shape;
+                Some((value.name.as_str(), shape))
+            })
+        })
+    }
+
+    /// The inferred shape of a main-graph value.
+    pub fn shape(&self, name: &str) -> Option<&Shape> {
+        let id = self.model.main()?.lookup(name)?;
+        Some(&self.inference.graphs.first()?.values.get(id.0 as usize)?.shape)
+    }
+}
+
+/// Lints the model at `path` (`-` for standard input). The file is memory-mapped; weights are
+/// never copied.
+pub fn lint_path(path: &Path, options: &Options) -> Result<LintReport, LoadError> {
+    let loaded = model::load_path(path, options.limits)?;
+    Ok(lint_loaded(loaded, options))
+}
+
+/// Lints a model held in memory; `name` only labels errors.
+pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintReport, LoadError> {
+    let loaded = model::load_bytes(bytes, name, options.limits)?;
+    Ok(lint_loaded(loaded, options))
+}
+
+/// Lints an already decoded model (a converter's in-memory `ModelProto`). Findings carry no byte
+/// ranges.
+pub fn lint_model(proto: ModelProto, options: &Options) -> Result<LintReport, LoadError> {
+    let loaded = model::load_proto(proto, options.limits)?;
+    Ok(lint_loaded(loaded, options))
+}
+
+fn lint_loaded(model: Model, options: &Options) -> LintReport {
+    let inference = infer::infer(&model);
+    let findings = check::run(&model, &inference, &options.checks);
+    LintReport {
+        model,
+        inference,
+        findings,
+    }
+}

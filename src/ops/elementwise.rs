@@ -1,0 +1,299 @@
+//! Element-wise ops: unary ops keep their input's shape; binary and variadic ops broadcast
+//! (ONNX Broadcasting.md "multidirectional", SONNX `Broadcast`, MLIR `Broadcastable`), with the
+//! opset < 7 `broadcast`/`axis` form of the ONNX operator docs; `Where` broadcasts its three inputs;
+//! `PRelu`'s slope broadcasts unidirectionally to X.
+//!
+//! Small integer tensors are folded element by element (SONNX `Z[i] = Y[f(i)]`) so that shape
+//! computations (`Shape -> Gather -> Mul -> Concat`) reach Reshape and Expand as symbolic values.
+
+use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use crate::infer::elem;
+use crate::shape::broadcast::{self, Rule, Verdict};
+use crate::shape::values::ValueTensor;
+use crate::shape::{Dim, Shape, Tri};
+
+/// The rule for an element-wise op, if `op_type` is one.
+pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
+    Some(match op_type {
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "And" | "Or" | "Xor" | "Equal" | "Greater"
+        | "Less" | "GreaterOrEqual" | "LessOrEqual" | "Mod" | "BitShift" | "BitwiseAnd"
+        | "BitwiseOr" | "BitwiseXor" => binary,
+        "Sum" | "Mean" | "Max" | "Min" => variadic,
+        "Where" => select,
+        "PRelu" => prelu,
+        "Neg" | "Not" | "Abs" | "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Sqrt" | "Reciprocal"
+        | "Floor" | "Ceil" | "Round" | "Sign" | "Erf" | "Sin" | "Cos" | "Tan" | "Asin" | "Acos"
+        | "Atan" | "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" | "Softplus" | "Softsign"
+        | "Elu" | "Selu" | "LeakyRelu" | "ThresholdedRelu" | "HardSigmoid" | "HardSwish"
+        | "Gelu" | "Mish" | "Celu" | "Shrink" | "IsNaN" | "IsInf" | "BitwiseNot" | "Clip"
+        | "Dropout" | "Identity" | "CastLike" | "Cast" | "Softmax" | "LogSoftmax" | "Hardmax"
+        | "LpNormalization" | "MeanVarianceNormalization" | "Trilu" | "CumSum" | "Swish" => unary,
+        _ => return None,
+    })
+}
+
+fn is_comparison(op_type: &str) -> bool {
+    matches!(
+        op_type,
+        "Equal" | "Greater" | "Less" | "GreaterOrEqual" | "LessOrEqual" | "And" | "Or" | "Xor"
+            | "Not" | "IsNaN" | "IsInf"
+    )
+}
+
+/// Output type of an element-wise op: bool for comparisons and logic, else the first input's.
+fn out_elem(ctx: &Ctx<'_>) -> Option<i32> {
+    let op = ctx.node().op_type.as_str();
+    if is_comparison(op) {
+        return Some(elem::BOOL);
+    }
+    match op {
+        "Cast" => ctx.attrs().int("to").ok().flatten().and_then(|t| i32::try_from(t).ok()),
+        "CastLike" => ctx.input(1).and_then(|i| i.elem),
+        _ => ctx.input(0).and_then(|i| i.elem),
+    }
+}
+
+/// Unary ops (and the shape-preserving ops listed with them): the output has the input's shape.
+/// `Neg`, `Not`, `Abs`, `Identity`, `Cast` and `CastLike` also carry small integer values on.
+fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let elem = out_elem(ctx);
+    let folded = input.value.and_then(|value| {
+        let op = ctx.node().op_type.as_str();
+        let map = |f: fn(&Dim) -> Dim| Some(value.map(f));
+        match op {
+            "Identity" | "Dropout" => Some(value.clone()),
+            "Cast" | "CastLike" if elem.is_some_and(is_integer) => Some(value.clone()),
+            "Cast" | "CastLike" if elem == Some(elem::BOOL) => map(|d| match d.eq_dim(&Dim::known(0)) {
+                Tri::Yes => Dim::known(0),
+                Tri::No => Dim::known(1),
+                Tri::Unknown => Dim::Unknown,
+            }),
+            "Neg" => map(Dim::neg),
+            "Abs" => map(|d| match d.as_known() {
+                Some(v) => v.checked_abs().map_or(Dim::Unknown, Dim::known),
+                None => Dim::Unknown,
+            }),
+            "Not" => map(|d| match d.eq_dim(&Dim::known(0)) {
+                Tri::Yes => Dim::known(1),
+                Tri::No => Dim::known(0),
+                Tri::Unknown => Dim::Unknown,
+            }),
+            _ => None,
+        }
+    });
+    let mut outputs = vec![match folded {
+        Some(value) => Output::value(value, elem),
+        None => Output::shape(input.shape.clone()).elem(elem),
+    }];
+    if ctx.node().op_type == "Dropout" && ctx.node().outputs.len() > 1 {
+        outputs.push(Output::shape(input.shape.clone()).elem(Some(elem::BOOL)));
+    }
+    Ok(Inferred::many(outputs))
+}
+
+fn is_integer(elem: i32) -> bool {
+    // INT8..INT64 and UINT8..UINT64 in TensorProto.DataType
+    matches!(elem, 2..=7 | 12 | 13)
+}
+
+/// Binary element-wise ops: multidirectional broadcasting from opset 7; before it the legacy
+/// `broadcast`/`axis` attributes (ONNX opset-6 `Add` doc: B a single element or a contiguous run of
+/// A's dims, `broadcast=0` meaning equal shapes).
+fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let a = ctx.required(0)?;
+    let b = ctx.required(1)?;
+    let op = ctx.node().op_type.as_str();
+    let legacy = ctx.opset() < 7 && !matches!(op, "Mod" | "BitShift" | "GreaterOrEqual" | "LessOrEqual")
+        && !op.starts_with("Bitwise");
+    let (rule, outcome) = if legacy {
+        let broadcast = ctx.int("broadcast", 0)? != 0;
+        let axis = ctx.attrs().int("axis")?;
+        (Rule::Legacy, broadcast::legacy(a.shape, b.shape, broadcast, axis))
+    } else {
+        (Rule::Multidirectional, broadcast::multidirectional(&[a.shape, b.shape]))
+    };
+    let elem = out_elem(ctx);
+    let folded = match (&outcome.verdict, a.value, b.value) {
+        (Verdict::Invalid(_), _, _) | (_, None, _) | (_, _, None) => None,
+        (_, Some(x), Some(y)) => fold_binary(op, x, y),
+    };
+    let output = match folded {
+        Some(value) => Output::value(value, elem),
+        None => Output::shape(outcome.shape.clone()).elem(elem),
+    };
+    Ok(Inferred::single(output).with_check(rule, vec![0, 1], outcome))
+}
+
+/// Element-wise arithmetic on known values; comparisons give 1/0 only when decided.
+fn fold_binary(op: &str, x: &ValueTensor, y: &ValueTensor) -> Option<ValueTensor> {
+    let decide = |t: Tri| match t {
+        Tri::Yes => Dim::known(1),
+        Tri::No => Dim::known(0),
+        Tri::Unknown => Dim::Unknown,
+    };
+    match op {
+        "Add" => ValueTensor::zip_with(x, y, Dim::add),
+        "Sub" => ValueTensor::zip_with(x, y, Dim::sub),
+        "Mul" => ValueTensor::zip_with(x, y, Dim::mul),
+        // Integer Div truncates toward zero in ONNX; it equals floor division for non-negative
+        // operands only, so anything possibly negative is left unknown.
+        "Div" => ValueTensor::zip_with(x, y, |p, q| {
+            if non_negative(p) && non_negative(q) {
+                p.floor_div(q)
+            } else {
+                Dim::Unknown
+            }
+        }),
+        "Mod" => ValueTensor::zip_with(x, y, |p, q| {
+            if non_negative(p) && non_negative(q) {
+                p.modulo(q)
+            } else {
+                Dim::Unknown
+            }
+        }),
+        "Max" => ValueTensor::zip_with(x, y, Dim::max),
+        "Min" => ValueTensor::zip_with(x, y, Dim::min),
+        "Equal" => ValueTensor::zip_with(x, y, |p, q| decide(p.eq_dim(q))),
+        "And" => ValueTensor::zip_with(x, y, |p, q| match (p.as_known(), q.as_known()) {
+            (Some(p), Some(q)) => Dim::known(i64::from(p != 0 && q != 0)),
+            _ => Dim::Unknown,
+        }),
+        "Or" => ValueTensor::zip_with(x, y, |p, q| match (p.as_known(), q.as_known()) {
+            (Some(p), Some(q)) => Dim::known(i64::from(p != 0 || q != 0)),
+            _ => Dim::Unknown,
+        }),
+        "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" => {
+            let flip = matches!(op, "Greater" | "GreaterOrEqual");
+            let strict = matches!(op, "Less" | "Greater");
+            ValueTensor::zip_with(x, y, |p, q| {
+                let (p, q) = if flip { (q, p) } else { (p, q) };
+                match (p.as_known(), q.as_known()) {
+                    (Some(p), Some(q)) => Dim::known(i64::from(if strict { p < q } else { p <= q })),
+                    _ => Dim::Unknown,
+                }
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Sizes and symbols are non-negative; other symbolic values may not be.
+fn non_negative(dim: &Dim) -> bool {
+    match dim {
+        Dim::Known(v) => *v >= 0,
+        Dim::Sym(_) => dim.is_non_negative() == Tri::Yes,
+        Dim::Unknown => false,
+    }
+}
+
+/// `Sum`, `Mean`, `Max`, `Min`: multidirectional over all inputs from opset 8, equal shapes before.
+fn variadic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let shapes = ctx.present_shapes();
+    if shapes.is_empty() {
+        return Err(RuleError::MissingInput(0));
+    }
+    let slots: Vec<usize> = (0..ctx.input_count()).filter(|&s| ctx.input(s).is_some()).collect();
+    if ctx.opset() < 8 {
+        // Before opset 8 these ops take inputs of one shape (no broadcasting): each input is
+        // checked against the first with the legacy rule's `broadcast=0` form.
+        let mut inferred = Inferred::single(Output::shape(shapes.first().map_or(Shape::Unranked, |s| (*s).clone())).elem(out_elem(ctx)));
+        for (&slot, shape) in slots.iter().zip(&shapes).skip(1) {
+            if let (Some(&first), Some(first_shape)) = (slots.first(), shapes.first()) {
+                let outcome = broadcast::legacy(first_shape, shape, false, None);
+                inferred = inferred.with_check(Rule::Legacy, vec![first, slot], outcome);
+            }
+        }
+        return Ok(inferred);
+    }
+    let outcome = broadcast::multidirectional(&shapes);
+    let rule = Rule::Multidirectional;
+    let op = ctx.node().op_type.as_str();
+    let folded = match (&outcome.verdict, op, ctx.input(0), ctx.input(1), ctx.input_count()) {
+        (Verdict::Invalid(_), ..) => None,
+        (_, "Max" | "Min" | "Sum", Some(x), Some(y), 2) => match (x.value, y.value) {
+            (Some(x), Some(y)) => fold_binary(if op == "Sum" { "Add" } else { op }, x, y),
+            _ => None,
+        },
+        (_, "Max" | "Min" | "Sum", Some(x), _, 1) => x.value.cloned(),
+        _ => None,
+    };
+    let elem = out_elem(ctx);
+    let output = match folded {
+        Some(value) => Output::value(value, elem),
+        None => Output::shape(outcome.shape.clone()).elem(elem),
+    };
+    Ok(Inferred::single(output).with_check(rule, slots, outcome))
+}
+
+/// `Where(condition, X, Y)`: multidirectional over its three inputs.
+fn select(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let c = ctx.required(0)?;
+    let x = ctx.required(1)?;
+    let y = ctx.required(2)?;
+    let outcome = broadcast::multidirectional(&[c.shape, x.shape, y.shape]);
+    let folded = match (&outcome.verdict, c.value, x.value, y.value) {
+        (Verdict::Invalid(_), ..) => None,
+        (_, Some(c), Some(x), Some(y)) => fold_where(c, x, y),
+        _ => None,
+    };
+    let output = match folded {
+        Some(value) => Output::value(value, x.elem),
+        None => Output::shape(outcome.shape.clone()).elem(x.elem),
+    };
+    Ok(Inferred::single(output).with_check(Rule::Multidirectional, vec![0, 1, 2], outcome))
+}
+
+fn fold_where(c: &ValueTensor, x: &ValueTensor, y: &ValueTensor) -> Option<ValueTensor> {
+    let target = numpy_shape(&[&c.shape, &x.shape, &y.shape])?;
+    let (c, x, y) = (
+        c.broadcast_to(&target)?,
+        x.broadcast_to(&target)?,
+        y.broadcast_to(&target)?,
+    );
+    let data = c
+        .data
+        .iter()
+        .zip(x.data)
+        .zip(y.data)
+        .map(|((c, x), y)| match c.as_known() {
+            Some(0) => y,
+            Some(_) => x,
+            None => Dim::Unknown,
+        })
+        .collect();
+    Some(ValueTensor {
+        shape: target,
+        data,
+    })
+}
+
+/// Numpy broadcasting of concrete shapes (`None` when they clash).
+fn numpy_shape(shapes: &[&Vec<usize>]) -> Option<Vec<usize>> {
+    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    (0..rank)
+        .map(|axis| {
+            shapes.iter().try_fold(1usize, |acc, shape| {
+                let offset = rank - shape.len();
+                let size = if axis < offset { 1 } else { *shape.get(axis - offset)? };
+                match (acc, size) {
+                    (a, s) if a == s || s == 1 => Some(a),
+                    (1, s) => Some(s),
+                    _ => None,
+                }
+            })
+        })
+        .collect()
+}
+
+/// `PRelu`: the slope broadcasts unidirectionally to X (ONNX PRelu-7 and later).
+fn prelu(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let x = ctx.required(0)?;
+    let slope = ctx.required(1)?;
+    let output = Output::shape(x.shape.clone()).elem(x.elem);
+    if ctx.opset() < 7 {
+        return Ok(Inferred::single(output));
+    }
+    let outcome = broadcast::unidirectional(x.shape, slope.shape);
+    Ok(Inferred::single(output).with_check(Rule::Unidirectional, vec![0, 1], outcome))
+}

@@ -1,0 +1,219 @@
+//! Shape rules per operator. A rule is pure: input shapes (and small integer values), attributes
+//! and opset in; output shapes (and values), plus the broadcast outcomes that checks turn into
+//! findings, out. It reports nothing itself.
+//!
+//! [`lookup`] maps `(domain, op_type)` to a rule; an op missing there gets unknown outputs.
+
+use std::cell::Cell;
+
+use crate::model::{AttrError, Attrs, Node};
+use crate::shape::broadcast::{Outcome, Rule};
+use crate::shape::values::ValueTensor;
+use crate::shape::{Dim, Shape};
+
+mod elementwise;
+
+/// What a rule sees of one present input.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Input<'a> {
+    /// Its inferred shape.
+    pub(crate) shape: &'a Shape,
+    /// Its elements, for small integer tensors whose values are known.
+    pub(crate) value: Option<&'a ValueTensor>,
+    /// Its element type (`TensorProto.DataType`), when known.
+    pub(crate) elem: Option<i32>,
+}
+
+/// A node as a rule sees it.
+pub(crate) struct Ctx<'a> {
+    node: &'a Node,
+    inputs: Vec<Option<Input<'a>>>,
+    opset: i64,
+    fresh: &'a Cell<u64>,
+}
+
+impl<'a> Ctx<'a> {
+    /// A context for `node` with its inputs (`None` for absent optional inputs).
+    pub(crate) fn new(
+        node: &'a Node,
+        inputs: Vec<Option<Input<'a>>>,
+        opset: i64,
+        fresh: &'a Cell<u64>,
+    ) -> Self {
+        Self {
+            node,
+            inputs,
+            opset,
+            fresh,
+        }
+    }
+
+    /// The node.
+    pub(crate) fn node(&self) -> &'a Node {
+        self.node
+    }
+
+    /// The opset version of the node's domain.
+    pub(crate) fn opset(&self) -> i64 {
+        self.opset
+    }
+
+    /// Number of input slots, absent ones included.
+    pub(crate) fn input_count(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Input `slot`, if present.
+    pub(crate) fn input(&self, slot: usize) -> Option<Input<'a>> {
+        self.inputs.get(slot).copied().flatten()
+    }
+
+    /// Input `slot`, which the operator requires.
+    pub(crate) fn required(&self, slot: usize) -> Result<Input<'a>, RuleError> {
+        self.input(slot).ok_or(RuleError::MissingInput(slot))
+    }
+
+    /// The shape of input `slot` (unranked when absent).
+    pub(crate) fn shape(&self, slot: usize) -> Result<&'a Shape, RuleError> {
+        Ok(self.required(slot)?.shape)
+    }
+
+    /// Every present input's shape, in slot order.
+    pub(crate) fn present_shapes(&self) -> Vec<&'a Shape> {
+        self.inputs.iter().flatten().map(|input| input.shape).collect()
+    }
+
+    /// Typed attributes.
+    pub(crate) fn attrs(&self) -> Attrs<'a> {
+        self.node.attrs()
+    }
+
+    /// An INT attribute with its default.
+    pub(crate) fn int(&self, name: &str, default: i64) -> Result<i64, RuleError> {
+        Ok(self.attrs().int(name)?.unwrap_or(default))
+    }
+
+    /// A fresh symbol for a data-dependent size (NonZero, Unique...): it names one unknown
+    /// value, so later uses of the same tensor still compare equal. The name is not an
+    /// identifier, so it can never collide with a model's `dim_param`.
+    pub(crate) fn fresh_dim(&self, what: &str) -> Dim {
+        let serial = self.fresh.get();
+        self.fresh.set(serial.wrapping_add(1));
+        Dim::sym(&format!("{what}#{serial}"))
+    }
+}
+
+/// One broadcast a node performs, for the checks.
+#[derive(Debug, Clone)]
+pub struct BroadcastCheck {
+    /// The rule applied.
+    pub rule: Rule,
+    /// The input slots taking part, in the order the rule received them.
+    pub slots: Vec<usize>,
+    /// What the rule concluded.
+    pub outcome: Outcome,
+}
+
+/// One output of a rule.
+#[derive(Debug, Clone)]
+pub(crate) struct Output {
+    /// Its shape.
+    pub(crate) shape: Shape,
+    /// Its element type, when the rule knows it.
+    pub(crate) elem: Option<i32>,
+    /// Its elements, for small integer tensors (data propagation).
+    pub(crate) value: Option<ValueTensor>,
+}
+
+impl Output {
+    /// An output with only a shape.
+    pub(crate) fn shape(shape: Shape) -> Self {
+        Self {
+            shape,
+            elem: None,
+            value: None,
+        }
+    }
+
+    /// Sets the element type.
+    pub(crate) fn elem(mut self, elem: Option<i32>) -> Self {
+        self.elem = elem;
+        self
+    }
+
+    /// An output whose elements are known.
+    pub(crate) fn value(value: ValueTensor, elem: Option<i32>) -> Self {
+        let dims = value
+            .shape
+            .iter()
+            .map(|&d| Dim::known(i64::try_from(d).unwrap_or(i64::MAX)))
+            .collect();
+        Self {
+            shape: Shape::Ranked(dims),
+            elem,
+            value: Some(value),
+        }
+    }
+}
+
+/// What a rule infers.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Inferred {
+    /// One entry per output slot; missing entries are unknown.
+    pub(crate) outputs: Vec<Output>,
+    /// Broadcasts performed, for the checks.
+    pub(crate) checks: Vec<BroadcastCheck>,
+}
+
+impl Inferred {
+    /// A single output.
+    pub(crate) fn single(output: Output) -> Self {
+        Self {
+            outputs: vec![output],
+            checks: Vec::new(),
+        }
+    }
+
+    /// Several outputs.
+    pub(crate) fn many(outputs: Vec<Output>) -> Self {
+        Self {
+            outputs,
+            checks: Vec::new(),
+        }
+    }
+
+    /// Records a broadcast performed by the node.
+    pub(crate) fn with_check(mut self, rule: Rule, slots: Vec<usize>, outcome: Outcome) -> Self {
+        self.checks.push(BroadcastCheck {
+            rule,
+            slots,
+            outcome,
+        });
+        self
+    }
+}
+
+/// Why a rule could not infer: the outputs become unknown and propagation goes on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// A required input is absent.
+    #[error("required input {0} is missing")]
+    MissingInput(usize),
+    /// An attribute has the wrong type.
+    #[error(transparent)]
+    Attr(#[from] AttrError),
+    /// Attributes or inputs that the operator's spec rejects.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A shape rule.
+pub(crate) type RuleFn = fn(&Ctx<'_>) -> Result<Inferred, RuleError>;
+
+/// The rule for `op_type` in `domain` (`""` is the default domain), if the engine knows it.
+pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
+    match domain {
+        "" => elementwise::lookup(op_type),
+        _ => None,
+    }
+}

@@ -1,0 +1,185 @@
+//! Human output: one miette report per finding, showing the node in a listing of its graph in
+//! ONNX's textual syntax (as `onnx.printer.to_text` prints nodes), with a label under each
+//! offending input giving its inferred shape, then one summary line.
+
+use std::fmt::Write as _;
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+
+use super::{FileReport, Totals};
+use crate::diag::{Finding, Severity};
+use crate::lint::LintReport;
+use crate::model::{Graph, Node};
+
+/// Lines of context shown before the offending node.
+const CONTEXT_BEFORE: usize = 2;
+
+/// How the human output looks.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    /// Colours (only on a terminal, and never with `NO_COLOR`).
+    pub color: bool,
+    /// Text width.
+    pub width: usize,
+    /// Print only the summary and the errors.
+    pub quiet: bool,
+}
+
+/// Renders every file's findings and the summary line.
+pub fn render(files: &[FileReport], style: Style) -> String {
+    let theme = if style.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width);
+    let mut out = String::new();
+    for file in files {
+        match &file.outcome {
+            Err(error) => {
+                let diagnostic = MietteDiagnostic::new(error.to_string())
+                    .with_code(error.code())
+                    .with_severity(miette::Severity::Error);
+                let _ = handler.render_report(&mut out, &diagnostic);
+            }
+            Ok(report) => {
+                for finding in &report.findings {
+                    if style.quiet && finding.severity() != Severity::Error {
+                        continue;
+                    }
+                    render_finding(&handler, &mut out, &file.path, report, finding);
+                }
+            }
+        }
+    }
+    let _ = writeln!(out, "{}", Totals::of(files).summary());
+    out
+}
+
+fn render_finding(
+    handler: &GraphicalReportHandler,
+    out: &mut String,
+    path: &str,
+    report: &LintReport,
+    finding: &Finding,
+) {
+    let severity = match finding.severity() {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+        Severity::Info => miette::Severity::Advice,
+    };
+    let mut diagnostic = MietteDiagnostic::new(format!("{path}: {}", finding.message))
+        .with_code(finding.code.as_str())
+        .with_severity(severity);
+    if let Some(help) = &finding.help {
+        diagnostic = diagnostic.with_help(help.clone());
+    }
+    let graph = finding
+        .node
+        .as_ref()
+        .and_then(|site| report.model.graphs.iter().find(|g| g.path == site.graph));
+    let (Some(site), Some(graph)) = (&finding.node, graph) else {
+        let _ = handler.render_report(out, &diagnostic);
+        return;
+    };
+    let listing = listing(graph, site.index, finding);
+    let mut labels = vec![LabeledSpan::new_primary_with_span(
+        Some(format!("{} node `{}`", site.op_type, site.name)),
+        listing.node.clone(),
+    )];
+    labels.extend(listing.inputs.iter().map(|(range, text)| {
+        LabeledSpan::new_with_span(Some(text.clone()), range.clone())
+    }));
+    let diagnostic = diagnostic.with_labels(labels);
+    let source = NamedSource::new(format!("{path} ({})", site.graph), listing.text);
+    let report = miette::Report::new(diagnostic).with_source_code(source);
+    let _ = handler.render_report(out, report.as_ref());
+}
+
+/// A few lines of a graph in ONNX textual syntax, and where the node and its inputs sit in them.
+struct Listing {
+    text: String,
+    node: std::ops::Range<usize>,
+    inputs: Vec<(std::ops::Range<usize>, String)>,
+}
+
+fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
+    let mut text = format!("{} {{\n", graph_name(graph));
+    let mut node_span = 0..0;
+    let mut inputs = Vec::new();
+    for node in graph
+        .nodes
+        .iter()
+        .skip(index.saturating_sub(CONTEXT_BEFORE))
+        .take(CONTEXT_BEFORE + 2)
+    {
+        let start = text.len();
+        text.push_str("   ");
+        let (line, input_spans) = node_line(graph, node);
+        if node.index == index {
+            for input in finding.inputs.iter().filter(|i| i.offending) {
+                if let Some(range) = input_spans.get(input.slot) {
+                    inputs.push((
+                        start + 3 + range.start..start + 3 + range.end,
+                        format!("{}: {}", input.name, input.shape),
+                    ));
+                }
+            }
+            node_span = start + 3..start + 3 + line.len();
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text.push('}');
+    Listing {
+        text,
+        node: node_span,
+        inputs,
+    }
+}
+
+fn graph_name(graph: &Graph) -> &str {
+    graph.path.rsplit('/').next().unwrap_or("main")
+}
+
+/// `y = Add (a, b)`, with the byte range of each input name (by slot) within the line.
+fn node_line(graph: &Graph, node: &Node) -> (String, Vec<std::ops::Range<usize>>) {
+    let outputs: Vec<&str> = node
+        .outputs
+        .iter()
+        .map(|v| v.map_or("", |v| graph.value_name(v)))
+        .collect();
+    let mut line = outputs.join(", ");
+    line.push_str(" = ");
+    if !node.domain.is_empty() {
+        line.push_str(&node.domain);
+        line.push('.');
+    }
+    line.push_str(&node.op_type);
+    line.push_str(" (");
+    let mut spans = Vec::with_capacity(node.inputs.len());
+    for (slot, input) in node.inputs.iter().enumerate() {
+        if slot > 0 {
+            line.push_str(", ");
+        }
+        let name = input.map_or("", |v| graph.value_name(v));
+        let start = line.len();
+        line.push_str(name);
+        spans.push(start..line.len());
+    }
+    line.push(')');
+    (line, spans)
+}
+
+/// `--shapes`: every main-graph value's inferred shape, per file.
+pub fn shapes(files: &[FileReport]) -> String {
+    let mut out = String::new();
+    for file in files {
+        let Ok(report) = &file.outcome else { continue };
+        let _ = writeln!(out, "\nshapes of {}:", file.path);
+        for (name, shape) in report.main_shapes() {
+            let _ = writeln!(out, "  {name}: {shape}");
+        }
+    }
+    out
+}

@@ -1,0 +1,102 @@
+//! `--format json`: the machine contract, schema version 1 (README: "JSON output").
+//!
+//! `{"version": 1, "tool": {"name", "version"}, "files": [{"path", "status", "error",
+//! "diagnostics": [...], "shapes": {...}}]}`; dims are integers (static), strings (symbolic
+//! expressions) or null (unknown); a shape of null is an unknown rank.
+
+use serde_json::{json, Map, Value};
+
+use super::FileReport;
+use crate::diag::Finding;
+use crate::shape::{Dim, Shape};
+
+/// The whole JSON document for a batch of files.
+pub fn render(files: &[FileReport], with_shapes: bool) -> String {
+    let files: Vec<Value> = files.iter().map(|file| file_json(file, with_shapes)).collect();
+    let document = json!({
+        "version": 1,
+        "tool": {"name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION")},
+        "files": files,
+    });
+    serde_json::to_string_pretty(&document).unwrap_or_default()
+}
+
+fn file_json(file: &FileReport, with_shapes: bool) -> Value {
+    let mut object = Map::new();
+    object.insert("path".into(), Value::String(file.path.clone()));
+    match &file.outcome {
+        Err(error) => {
+            object.insert("status".into(), "error".into());
+            object.insert(
+                "error".into(),
+                json!({"code": error.code(), "message": error.to_string()}),
+            );
+            object.insert("diagnostics".into(), Value::Array(Vec::new()));
+        }
+        Ok(report) => {
+            object.insert("status".into(), "ok".into());
+            object.insert("error".into(), Value::Null);
+            let diagnostics = report.findings.iter().map(finding_json).collect();
+            object.insert("diagnostics".into(), Value::Array(diagnostics));
+            object.insert(
+                "stats".into(),
+                json!({
+                    "graphs": report.model.graphs.len(),
+                    "nodes": report.model.main().map_or(0, |g| g.nodes.len()),
+                    "initializers": report.model.main().map_or(0, |g| g.initializers.len()),
+                    "values": report.model.main().map_or(0, |g| g.values.len()),
+                }),
+            );
+            if with_shapes {
+                let shapes: Map<String, Value> = report
+                    .main_shapes()
+                    .map(|(name, shape)| (name.to_owned(), shape_json(shape)))
+                    .collect();
+                object.insert("shapes".into(), Value::Object(shapes));
+            }
+        }
+    }
+    Value::Object(object)
+}
+
+fn finding_json(finding: &Finding) -> Value {
+    let node = finding.node.as_ref().map_or(Value::Null, |node| {
+        json!({
+            "graph": node.graph,
+            "index": node.index,
+            "name": node.name,
+            "op_type": node.op_type,
+            "domain": node.domain,
+            "byte_range": [node.span.start, node.span.end],
+        })
+    });
+    let inputs: Vec<Value> = finding
+        .inputs
+        .iter()
+        .map(|input| json!({"name": input.name, "shape": input.shape}))
+        .collect();
+    json!({
+        "code": finding.code.as_str(),
+        "severity": finding.severity().as_str(),
+        "message": finding.message,
+        "help": finding.help,
+        "node": node,
+        "inputs": inputs,
+    })
+}
+
+/// A shape as JSON: a list of dims, or null for an unknown rank.
+pub fn shape_json(shape: &Shape) -> Value {
+    match shape.dims() {
+        None => Value::Null,
+        Some(dims) => Value::Array(dims.iter().map(dim_json).collect()),
+    }
+}
+
+fn dim_json(dim: &Dim) -> Value {
+    match dim {
+        Dim::Known(size) => Value::from(*size),
+        Dim::Sym(_) => Value::String(dim.to_string()),
+        Dim::Unknown => Value::Null,
+    }
+}

@@ -1,0 +1,91 @@
+//! Output formats: human (miette), JSON (schema v1) and SARIF 2.1.0. Rendering is pure: it
+//! returns strings, and only `main.rs` prints.
+
+pub mod human;
+pub mod json;
+pub mod sarif;
+
+use crate::lint::LintReport;
+use crate::LoadError;
+
+/// The output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// miette reports with the node shown in a listing of its graph.
+    #[default]
+    Human,
+    /// The JSON contract.
+    Json,
+    /// SARIF 2.1.0.
+    Sarif,
+}
+
+/// The result for one input file.
+#[derive(Debug)]
+pub struct FileReport {
+    /// The path as given (or `<stdin>`).
+    pub path: String,
+    /// The lint report, or why the file could not be read.
+    pub outcome: Result<LintReport, LoadError>,
+}
+
+/// Counts over a batch, for the summary line and the exit code.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Findings of severity error.
+    pub errors: usize,
+    /// Findings of severity warning.
+    pub warnings: usize,
+    /// Findings of severity info.
+    pub infos: usize,
+    /// Files that could not be read.
+    pub unreadable: usize,
+    /// Files given.
+    pub files: usize,
+}
+
+impl Totals {
+    /// Counts the findings of every file.
+    pub fn of(files: &[FileReport]) -> Self {
+        let mut totals = Totals {
+            files: files.len(),
+            ..Totals::default()
+        };
+        for file in files {
+            match &file.outcome {
+                Err(_) => totals.unreadable += 1,
+                Ok(report) => {
+                    for finding in &report.findings {
+                        match finding.severity() {
+                            crate::diag::Severity::Error => totals.errors += 1,
+                            crate::diag::Severity::Warning => totals.warnings += 1,
+                            crate::diag::Severity::Info => totals.infos += 1,
+                        }
+                    }
+                }
+            }
+        }
+        totals
+    }
+
+    /// `3 errors, 1 warning in 2 files`.
+    pub fn summary(&self) -> String {
+        let plural = |n: usize, word: &str| {
+            if n == 1 {
+                format!("{n} {word}")
+            } else {
+                format!("{n} {word}s")
+            }
+        };
+        let mut line = format!(
+            "{}, {} in {}",
+            plural(self.errors, "error"),
+            plural(self.warnings, "warning"),
+            plural(self.files, "file")
+        );
+        if self.unreadable > 0 {
+            line.push_str(&format!(" ({} unreadable)", self.unreadable));
+        }
+        line
+    }
+}
