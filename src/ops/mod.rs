@@ -12,6 +12,8 @@ use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
 mod elementwise;
+#[cfg(test)]
+pub(crate) mod testing;
 
 /// What a rule sees of one present input.
 #[derive(Debug, Clone, Copy)]

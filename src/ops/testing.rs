@@ -1,0 +1,141 @@
+//! Test support for shape rules: run a rule on a node built from an op type, attributes and
+//! input facts, without loading a model.
+
+use std::cell::Cell;
+
+use super::{lookup, Ctx, Inferred, Input, RuleError};
+use crate::model::Node;
+use crate::proto::attribute_proto::AttributeType;
+use crate::proto::{AttributeProto, TensorProto};
+use crate::shape::values::ValueTensor;
+use crate::shape::Shape;
+
+/// Facts of one test input.
+#[derive(Debug, Clone)]
+pub(crate) struct Fact {
+    pub(crate) shape: Shape,
+    pub(crate) value: Option<ValueTensor>,
+    pub(crate) elem: Option<i32>,
+}
+
+/// An input with only a shape (float).
+pub(crate) fn shape(shape: Shape) -> Option<Fact> {
+    Some(Fact {
+        shape,
+        value: None,
+        elem: Some(1),
+    })
+}
+
+/// An int64 input with known elements.
+pub(crate) fn ints(values: ValueTensor) -> Option<Fact> {
+    let dims = values
+        .shape
+        .iter()
+        .map(|&d| crate::shape::Dim::known(i64::try_from(d).unwrap_or(0)))
+        .collect();
+    Some(Fact {
+        shape: Shape::Ranked(dims),
+        value: Some(values),
+        elem: Some(7),
+    })
+}
+
+/// An INT attribute.
+pub(crate) fn int_attr(name: &str, value: i64) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(value),
+        ..AttributeProto::default()
+    }
+}
+
+/// An INTS attribute.
+pub(crate) fn ints_attr(name: &str, values: &[i64]) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: values.to_vec(),
+        ..AttributeProto::default()
+    }
+}
+
+/// A FLOAT attribute.
+pub(crate) fn float_attr(name: &str, value: f32) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Float as i32),
+        f: Some(value),
+        ..AttributeProto::default()
+    }
+}
+
+/// A STRING attribute.
+pub(crate) fn string_attr(name: &str, value: &str) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::String as i32),
+        s: Some(value.as_bytes().to_vec().into()),
+        ..AttributeProto::default()
+    }
+}
+
+/// A TENSOR attribute.
+pub(crate) fn tensor_attr(name: &str, tensor: TensorProto) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Tensor as i32),
+        t: Some(tensor),
+        ..AttributeProto::default()
+    }
+}
+
+/// Runs the registered rule of `op_type` (default domain unless `domain` given) at `opset`.
+pub(crate) fn run_in(
+    domain: &str,
+    op_type: &str,
+    opset: i64,
+    inputs: &[Option<Fact>],
+    attributes: Vec<AttributeProto>,
+    outputs: usize,
+) -> Result<Inferred, RuleError> {
+    let node = Node {
+        index: 0,
+        name: "n".into(),
+        named: true,
+        op_type: op_type.into(),
+        domain: domain.into(),
+        opset: Some(opset),
+        inputs: Vec::new(),
+        outputs: vec![None; outputs],
+        attributes,
+        subgraphs: Vec::new(),
+        span: 0..0,
+        in_cycle: false,
+    };
+    let rule = lookup(domain, op_type).ok_or_else(|| RuleError::Invalid("no rule".into()))?;
+    let fresh = Cell::new(0);
+    let ctx_inputs = inputs
+        .iter()
+        .map(|fact| {
+            fact.as_ref().map(|f| Input {
+                shape: &f.shape,
+                value: f.value.as_ref(),
+                elem: f.elem,
+            })
+        })
+        .collect();
+    let ctx = Ctx::new(&node, ctx_inputs, opset, &fresh);
+    rule(&ctx)
+}
+
+/// Runs a default-domain rule with one output.
+pub(crate) fn run(
+    op_type: &str,
+    opset: i64,
+    inputs: &[Option<Fact>],
+    attributes: Vec<AttributeProto>,
+) -> Result<Inferred, RuleError> {
+    run_in("", op_type, opset, inputs, attributes, 1)
+}
