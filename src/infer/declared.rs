@@ -25,15 +25,15 @@ pub(crate) const MAX_VALUE_ELEMENTS: usize = 4096;
 
 /// The shape a `TypeProto` declares: `Unranked` when it has no shape or is not a tensor.
 pub(crate) fn shape_of(declared: Option<&TypeProto>) -> Shape {
-    let Some(type_proto::Value::TensorType(tensor) | type_proto::Value::SparseTensorType(tensor)) =
-        declared.and_then(|t| t.value.as_ref()).map(sparse_as_tensor)
-    else {
-        return Shape::Unranked;
+    let shape = match declared.and_then(|t| t.value.as_ref()) {
+        Some(type_proto::Value::TensorType(t)) => t.shape.as_ref(),
+        Some(type_proto::Value::SparseTensorType(t)) => t.shape.as_ref(),
+        _ => None,
     };
-    let Some(shape) = &tensor.shape else {
-        return Shape::Unranked;
-    };
-    Shape::Ranked(shape.dim.iter().map(|d| dim_of(d.value.as_ref())).collect())
+    match shape {
+        Some(shape) => Shape::Ranked(shape.dim.iter().map(|d| dim_of(d.value.as_ref())).collect()),
+        None => Shape::Unranked,
+    }
 }
 
 /// The element type a `TypeProto` declares.
@@ -42,18 +42,6 @@ pub(crate) fn elem_of(declared: Option<&TypeProto>) -> Option<i32> {
         type_proto::Value::TensorType(t) => t.elem_type,
         type_proto::Value::SparseTensorType(t) => t.elem_type,
         _ => None,
-    }
-}
-
-fn sparse_as_tensor(value: &type_proto::Value) -> type_proto::Value {
-    match value {
-        type_proto::Value::SparseTensorType(t) => {
-            type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: t.elem_type,
-                shape: t.shape.clone(),
-            })
-        }
-        other => other.clone(),
     }
 }
 
