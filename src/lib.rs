@@ -3,3 +3,4 @@
 //! Pipeline: `load -> graph -> infer -> check -> report`, each stage using only earlier ones.
 
 pub mod proto;
+pub mod shape;

@@ -1,0 +1,1 @@
+//! Worked examples of the specs in `shared/spec/`, as table tests.
