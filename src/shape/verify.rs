@@ -44,8 +44,27 @@ impl Display for Mismatch {
     }
 }
 
-/// Checks `declared` against `inferred`; the first offending axis is reported.
+/// Checks `declared` against `inferred` as the MLIR verification table does; the first
+/// offending axis is reported.
 pub fn compare(inferred: &Shape, declared: &Shape) -> Result<(), Mismatch> {
+    compare_with(inferred, declared, |a, b| a.eq_dim(b) == Tri::No)
+}
+
+/// The stricter check of the MLIR pseudo-code `ERROR_IF(IsStatic(actualDim) and
+/// inferredDim != actualDim)`: a static declared dim must be provably equal to the inferred
+/// one, so `?` inferred against a declared 4 fails (the spec's third incorrect example), which
+/// the MLIR table itself allows. Use it where a declared static size must be justified.
+pub fn compare_strict(inferred: &Shape, declared: &Shape) -> Result<(), Mismatch> {
+    compare_with(inferred, declared, |a, b| {
+        a.eq_dim(b) == Tri::No || (b.as_known().is_some() && a.eq_dim(b) != Tri::Yes)
+    })
+}
+
+fn compare_with(
+    inferred: &Shape,
+    declared: &Shape,
+    differs: impl Fn(&Dim, &Dim) -> bool,
+) -> Result<(), Mismatch> {
     let (Some(i), Some(d)) = (inferred.dims(), declared.dims()) else {
         return Ok(());
     };
@@ -56,7 +75,7 @@ pub fn compare(inferred: &Shape, declared: &Shape) -> Result<(), Mismatch> {
         });
     }
     for (axis, (a, b)) in i.iter().zip(d).enumerate() {
-        if a.eq_dim(b) == Tri::No {
+        if differs(a, b) {
             return Err(Mismatch::Dim {
                 axis,
                 inferred: a.clone(),

@@ -232,6 +232,21 @@ mod tests {
         assert_eq!(o.violation().unwrap().to_string(), "axis 0 is 2*n vs 3");
     }
 
+    /// Shrunk proptest failure (`fold_never_invents_a_violation`): `a+1 ∈ {1, 3}` and
+    /// `a ∈ {1, 3}` clash even when a non-linear `a*b ∈ {1, 3}` joins them.
+    #[test]
+    fn nonlinear_clause_does_not_hide_a_clash() {
+        let a = Dim::sym("a");
+        let x1 = s(vec![a.add(&Dim::known(1)), a.clone(), Dim::known(1)]);
+        let x2 = Shape::from_known(&[2, 3, 3, 1]);
+        let x3 = s(vec![a.mul(&Dim::sym("b")), Dim::known(1)]);
+        let o = multidirectional(&[&x1, &x2, &x3]);
+        assert_eq!(
+            o.violation().unwrap().to_string(),
+            "axis 2 is a vs 3 vs a*b"
+        );
+    }
+
     #[test]
     fn unknown_dims_follow_mlir_table() {
         let q = s(vec![Dim::Unknown, Dim::Unknown, Dim::Unknown]);

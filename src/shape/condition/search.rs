@@ -177,8 +177,22 @@ impl Condition {
             return Tri::No;
         }
         if self.witness().is_some() {
-            Tri::Yes
-        } else if self.space().decisive {
+            return Tri::Yes;
+        }
+        if self.space().decisive {
+            return Tri::No;
+        }
+        // The clauses inside the equality fragment are weaker than the whole condition:
+        // if they alone are unsatisfiable, so is the whole.
+        let core = Condition {
+            clauses: self
+                .clauses
+                .iter()
+                .filter(|c| c.0.iter().all(in_fragment))
+                .cloned()
+                .collect(),
+        };
+        if !core.is_true() && core.space().decisive && core.witness().is_none() {
             Tri::No
         } else {
             Tri::Unknown
@@ -281,6 +295,16 @@ mod tests {
         let square = Condition::eq(&n.mul(&n), &Dim::known(7));
         assert_eq!(square.satisfiable(), Tri::Unknown);
         assert_eq!(square.forced_values(), None);
+    }
+
+    #[test]
+    fn unsat_equality_core_decides_nonlinear_condition() {
+        let a = Dim::sym("a");
+        let ab = a.mul(&Dim::sym("b"));
+        let c = in_set(&a, &[0, 2])
+            .and(&in_set(&a, &[1, 3]))
+            .and(&in_set(&ab, &[1, 3]));
+        assert_eq!(c.satisfiable(), Tri::No);
     }
 
     #[test]
