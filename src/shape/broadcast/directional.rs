@@ -1,0 +1,135 @@
+//! ONNX unidirectional broadcasting ("tensor B is unidirectional broadcastable to tensor A",
+//! ONNX Broadcasting.md; used by `Gemm`'s C and `PRelu`'s slope), and the run matcher that the
+//! legacy and pdpd rules share: B's dims are laid against a run of A's dims.
+
+use super::{verdict_of, Offender, Outcome, Rule, Verdict, Violation, ViolationKind};
+use crate::shape::condition::Atom;
+use crate::shape::{Condition, Dim, Shape, Tri};
+
+/// What matching B against a run of A found.
+pub(crate) struct RunCheck {
+    pub(crate) violation: Option<Violation>,
+    /// A conjunction of clauses, one per symbolic axis.
+    pub(crate) condition: Condition,
+}
+
+/// Lays `b` against `a[offset..]`: each dim of B must equal A's, or be the static 1 when
+/// `ones_stretch`. `Unknown` on either side is left to run time (MLIR). A static mismatch or a
+/// provably false clause is a violation of `kind`; a jointly unsatisfiable set of clauses is a
+/// `NeverEqual` violation at the axis that made it so.
+pub(crate) fn match_run(
+    rule: Rule,
+    kind: ViolationKind,
+    a: &[Dim],
+    b: &[Dim],
+    offset: usize,
+    ones_stretch: bool,
+) -> RunCheck {
+    let mut condition = Condition::truth();
+    for (i, bd) in b.iter().enumerate() {
+        let axis = offset + i;
+        let ad = a.get(axis).cloned().unwrap_or(Dim::Unknown);
+        let offenders = || {
+            vec![
+                Offender {
+                    input: 0,
+                    axis,
+                    dim: ad.clone(),
+                },
+                Offender {
+                    input: 1,
+                    axis: i,
+                    dim: bd.clone(),
+                },
+            ]
+        };
+        if (ones_stretch && *bd == Dim::Known(1)) || ad.eq_dim(bd) == Tri::Yes {
+            continue;
+        }
+        if matches!((&ad, bd), (Dim::Unknown, _) | (_, Dim::Unknown)) {
+            continue;
+        }
+        let clause = if ones_stretch {
+            Condition::any_of([Atom::Eq(bd.clone(), ad.clone()), Atom::IsOne(bd.clone())])
+        } else {
+            Condition::eq(bd, &ad)
+        };
+        if clause.is_false() {
+            return RunCheck {
+                violation: Some(Violation::new(rule, kind, axis, offenders())),
+                condition,
+            };
+        }
+        condition = condition.and(&clause);
+        if condition.satisfiable() == Tri::No {
+            let v = Violation::new(rule, ViolationKind::NeverEqual, axis, offenders());
+            return RunCheck {
+                violation: Some(v),
+                condition,
+            };
+        }
+    }
+    RunCheck {
+        violation: None,
+        condition,
+    }
+}
+
+/// ONNX unidirectional broadcasting: B (input 1) is broadcast to A (input 0); the output is
+/// A's shape. B may not have a higher rank, and each of B's dims (right-aligned) must be 1 or
+/// A's dim. An unranked A gives an unranked, valid outcome; an unranked B gives A, valid.
+pub fn unidirectional(a: &Shape, b: &Shape) -> Outcome {
+    let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
+        return Outcome {
+            shape: a.clone(),
+            verdict: Verdict::Valid,
+        };
+    };
+    let Some(offset) = ad.len().checked_sub(bd.len()) else {
+        return Outcome {
+            shape: a.clone(),
+            verdict: Verdict::Invalid(Violation::whole(
+                Rule::Unidirectional,
+                ViolationKind::RankTooHigh,
+            )),
+        };
+    };
+    let kind = ViolationKind::NotBroadcastable;
+    let run = match_run(Rule::Unidirectional, kind, ad, bd, offset, true);
+    Outcome {
+        shape: a.clone(),
+        verdict: verdict_of(run.violation, run.condition),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unidirectional;
+    use crate::shape::broadcast::ViolationKind;
+    use crate::shape::{Dim, Shape};
+
+    #[test]
+    fn gemm_bias_row_broadcasts() {
+        let o = unidirectional(&Shape::from_known(&[2, 3]), &Shape::from_known(&[1, 3]));
+        assert!(o.is_valid());
+        assert_eq!(o.shape, Shape::from_known(&[2, 3]));
+    }
+
+    #[test]
+    fn b_may_not_grow_a() {
+        let o = unidirectional(&Shape::from_known(&[1, 3]), &Shape::from_known(&[2, 3]));
+        assert_eq!(o.violation().unwrap().to_string(), "axis 0 is 1 vs 2");
+        let o = unidirectional(&Shape::from_known(&[3]), &Shape::from_known(&[2, 3]));
+        assert_eq!(o.violation().unwrap().kind, ViolationKind::RankTooHigh);
+    }
+
+    #[test]
+    fn symbolic_slope_is_conditional() {
+        let a = Shape::Ranked(vec![Dim::sym("n"), Dim::sym("c")]);
+        let b = Shape::Ranked(vec![Dim::sym("k")]);
+        let o = unidirectional(&a, &b);
+        assert_eq!(o.condition().unwrap().to_string(), "k = c ∨ k = 1");
+        let same = unidirectional(&a, &Shape::Ranked(vec![Dim::sym("c")]));
+        assert!(same.is_valid());
+    }
+}

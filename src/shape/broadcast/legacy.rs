@@ -1,0 +1,221 @@
+//! Axis-based rules: ONNX element-wise ops before opset 7 (`broadcast`/`axis` attributes,
+//! "limited broadcast", opset-6 `Add` doc) and `OpenVINO` `pdpd` (002). Both lay B against a
+//! contiguous run of A's dims; they differ in that pdpd first drops B's trailing 1s and lets
+//! B's 1s stretch, while legacy requires B's dims to equal A's ("1-dim expansion doesn't work
+//! yet") unless B is a single element. Both output A's shape.
+
+use super::directional::match_run;
+use super::{verdict_of, Outcome, Rule, Verdict, Violation, ViolationKind};
+use crate::shape::condition::Atom;
+use crate::shape::{Condition, Dim, Shape, Tri};
+
+fn invalid(shape: &Shape, rule: Rule, kind: ViolationKind) -> Outcome {
+    Outcome {
+        shape: shape.clone(),
+        verdict: Verdict::Invalid(Violation::whole(rule, kind)),
+    }
+}
+
+fn valid(shape: &Shape) -> Outcome {
+    Outcome {
+        shape: shape.clone(),
+        verdict: Verdict::Valid,
+    }
+}
+
+/// Start of B's run in A: `None` means suffix matching; a negative axis counts from A's end
+/// (`axis + rank(A)`, the convention of later ONNX `axis` attributes; opset 6 does not say).
+fn run_start(rank_a: usize, rank_b: usize, axis: Option<i64>) -> Option<usize> {
+    let start = match axis {
+        None => return rank_a.checked_sub(rank_b),
+        Some(k) if k < 0 => i64::try_from(rank_a).ok()?.checked_add(k)?,
+        Some(k) => k,
+    };
+    usize::try_from(start).ok().filter(|s| *s <= rank_a)
+}
+
+/// ONNX element-wise broadcasting before opset 7 (opset-6 `Add` doc: "limited broadcast").
+///
+/// With `broadcast = false` the shapes must be equal. With `broadcast = true`, B (input 1) is
+/// either a single element (a scalar or all dims 1, rank <= A's) or its shape is a contiguous
+/// run of A's shape starting at `axis` (suffix-matched when `axis` is absent); B's 1s do not
+/// stretch. A symbolic B that might be all 1s is accepted on that condition. Output: A's shape.
+pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outcome {
+    let rule = Rule::Legacy;
+    let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
+        return valid(if broadcast || a.rank().is_some() {
+            a
+        } else {
+            b
+        });
+    };
+    if !broadcast {
+        if ad.len() != bd.len() {
+            return invalid(a, rule, ViolationKind::RankMismatch);
+        }
+        let run = match_run(rule, ViolationKind::RunMismatch, ad, bd, 0, false);
+        return Outcome {
+            shape: a.clone(),
+            verdict: verdict_of(run.violation, run.condition),
+        };
+    }
+    if bd.len() > ad.len() {
+        return invalid(a, rule, ViolationKind::RankTooHigh);
+    }
+    if bd.iter().all(|d| *d == Dim::Known(1)) {
+        return valid(a);
+    }
+    let Some(start) = run_start(ad.len(), bd.len(), axis) else {
+        return invalid(a, rule, ViolationKind::BadAxis);
+    };
+    // A single element when every dim of B is 1 at run time.
+    let single_possible = bd.iter().all(|d| d.is_one() != Tri::No);
+    let ones: Vec<Atom> = bd
+        .iter()
+        .filter(|d| matches!(d, Dim::Sym(_)))
+        .map(|d| Atom::IsOne(d.clone()))
+        .collect();
+    let single = ones.iter().fold(Condition::truth(), |c, o| {
+        c.and(&Condition::any_of([o.clone()]))
+    });
+    if start + bd.len() > ad.len() {
+        return if single_possible {
+            conditional(a, single)
+        } else {
+            invalid(a, rule, ViolationKind::RunOutOfRange)
+        };
+    }
+    let run = match_run(rule, ViolationKind::RunMismatch, ad, bd, start, false);
+    let verdict = match (run.violation, single_possible) {
+        (Some(_), true) => return conditional(a, single),
+        (Some(v), false) => Verdict::Invalid(v),
+        (None, true) if !ones.is_empty() => {
+            return conditional(a, either(&run.condition, &ones));
+        }
+        (None, _) => verdict_of(None, run.condition),
+    };
+    Outcome {
+        shape: a.clone(),
+        verdict,
+    }
+}
+
+fn conditional(a: &Shape, c: Condition) -> Outcome {
+    Outcome {
+        shape: a.clone(),
+        verdict: verdict_of(None, c),
+    }
+}
+
+/// `run ∨ (all of ones)` in conjunctive form: one clause per (run clause, one) pair. Above 64
+/// clauses, `run` alone (stricter, never wrongly valid).
+fn either(run: &Condition, ones: &[Atom]) -> Condition {
+    if run.is_true() {
+        return Condition::truth();
+    }
+    if run.clauses().len().saturating_mul(ones.len()) > 64 {
+        return run.clone();
+    }
+    let mut out = Condition::truth();
+    for clause in run.clauses() {
+        for one in ones {
+            let atoms = clause.atoms().iter().cloned().chain([one.clone()]);
+            out = out.and(&Condition::any_of(atoms));
+        }
+    }
+    out
+}
+
+/// `OpenVINO` `pdpd` broadcasting (002): B (input 1) has rank <= A's; `axis = -1` means
+/// `rank(A) - rank(B)` (B's rank before trimming); B's trailing 1s are dropped; the rest must
+/// lie within A from `axis` on, each dim 1 or equal to A's. Output: A's shape.
+pub fn pdpd(a: &Shape, b: &Shape, axis: i64) -> Outcome {
+    let rule = Rule::Pdpd;
+    let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
+        return valid(a);
+    };
+    let Some(default) = ad.len().checked_sub(bd.len()) else {
+        return invalid(a, rule, ViolationKind::RankTooHigh);
+    };
+    let start = match axis {
+        -1 => default,
+        k => match usize::try_from(k) {
+            Ok(s) if s <= ad.len() => s,
+            _ => return invalid(a, rule, ViolationKind::BadAxis),
+        },
+    };
+    let trimmed_len = bd.len() - bd.iter().rev().take_while(|d| **d == Dim::Known(1)).count();
+    let trimmed = bd.get(..trimmed_len).unwrap_or_default();
+    if start + trimmed.len() > ad.len() {
+        return invalid(a, rule, ViolationKind::RunOutOfRange);
+    }
+    let run = match_run(
+        rule,
+        ViolationKind::NotBroadcastable,
+        ad,
+        trimmed,
+        start,
+        true,
+    );
+    Outcome {
+        shape: a.clone(),
+        verdict: verdict_of(run.violation, run.condition),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{legacy, pdpd};
+    use crate::shape::broadcast::ViolationKind;
+    use crate::shape::{Dim, Shape};
+
+    #[test]
+    fn legacy_ones_do_not_stretch() {
+        let a = Shape::from_known(&[2, 3, 4, 5]);
+        let o = legacy(&a, &Shape::from_known(&[1, 5]), true, None);
+        assert_eq!(o.violation().unwrap().to_string(), "axis 2 is 4 vs 1");
+        assert_eq!(o.violation().unwrap().kind, ViolationKind::RunMismatch);
+    }
+
+    #[test]
+    fn legacy_without_broadcast_needs_equal_shapes() {
+        let a = Shape::from_known(&[2, 3]);
+        assert!(legacy(&a, &a, false, None).is_valid());
+        let o = legacy(&a, &Shape::from_known(&[3]), false, None);
+        assert_eq!(o.violation().unwrap().kind, ViolationKind::RankMismatch);
+        let o = legacy(&a, &Shape::from_known(&[2, 1]), false, None);
+        assert_eq!(o.violation().unwrap().to_string(), "axis 1 is 3 vs 1");
+    }
+
+    #[test]
+    fn legacy_symbolic_b_may_be_single_element() {
+        let a = Shape::from_known(&[2, 3]);
+        let b = Shape::Ranked(vec![Dim::sym("n")]);
+        let o = legacy(&a, &b, true, None);
+        assert_eq!(o.condition().unwrap().to_string(), "n ∈ {1, 3}");
+        let o = legacy(&a, &b, true, Some(0));
+        assert_eq!(o.condition().unwrap().to_string(), "n ∈ {1, 2}");
+        let b2 = Shape::Ranked(vec![Dim::sym("n"), Dim::known(7)]);
+        assert!(legacy(&a, &b2, true, None).is_invalid());
+    }
+
+    #[test]
+    fn legacy_bad_axis() {
+        let a = Shape::from_known(&[2, 3]);
+        let o = legacy(&a, &Shape::from_known(&[3]), true, Some(5));
+        assert_eq!(o.violation().unwrap().kind, ViolationKind::BadAxis);
+        let o = legacy(&a, &Shape::from_known(&[2]), true, Some(2));
+        assert_eq!(o.violation().unwrap().kind, ViolationKind::RunOutOfRange);
+    }
+
+    #[test]
+    fn pdpd_rejects_clash_and_bad_axis() {
+        let a = Shape::from_known(&[2, 3, 4, 5]);
+        let o = pdpd(&a, &Shape::from_known(&[3, 5]), 1);
+        assert_eq!(o.violation().unwrap().to_string(), "axis 2 is 4 vs 5");
+        let o = pdpd(&a, &Shape::from_known(&[5]), -2);
+        assert_eq!(o.violation().unwrap().kind, ViolationKind::BadAxis);
+        let o = pdpd(&a, &Shape::from_known(&[4, 5]), 3);
+        assert_eq!(o.violation().unwrap().kind, ViolationKind::RunOutOfRange);
+    }
+}

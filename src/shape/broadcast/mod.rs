@@ -1,0 +1,271 @@
+//! Broadcasting rules and their verdicts. Every rule returns an `Outcome`: the output shape
+//! (best effort even when invalid: clashing axes become `?`) and a `Verdict`.
+//!
+//! - `multidirectional` / `bidirectional` (here): numpy style, per axis as in `axis.rs`.
+//! - `unidirectional` (`directional.rs`): B broadcastable to A (`Gemm`'s C, `PRelu`'s slope).
+//! - `legacy` and `pdpd` (`legacy.rs`): opset < 7 `broadcast`/`axis`, and `OpenVINO` pdpd.
+
+mod axis;
+mod directional;
+#[cfg(test)]
+mod examples;
+#[cfg(test)]
+mod laws;
+mod legacy;
+mod violation;
+
+pub use directional::unidirectional;
+pub use legacy::{legacy, pdpd};
+pub use violation::{Offender, Rule, ViolationKind};
+
+use std::fmt::{self, Display, Formatter};
+
+use super::{Condition, Dim, Shape, Tri};
+use axis::{AxisEntry, AxisResult};
+
+/// Whether a broadcast is legal.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Verdict {
+    /// Legal for every value of the symbols (unknown dims are checked at run time, as MLIR).
+    Valid,
+    /// Legal exactly when the condition holds (satisfiable, or not decided).
+    Conditional(Condition),
+    /// Never legal.
+    Invalid(Violation),
+}
+
+/// The result of a broadcasting rule.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Outcome {
+    /// Output shape.
+    pub shape: Shape,
+    /// Legality.
+    pub verdict: Verdict,
+}
+
+impl Outcome {
+    /// The violation, if the verdict is `Invalid`.
+    pub fn violation(&self) -> Option<&Violation> {
+        match &self.verdict {
+            Verdict::Invalid(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The condition, if the verdict is `Conditional`.
+    pub fn condition(&self) -> Option<&Condition> {
+        match &self.verdict {
+            Verdict::Conditional(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Whether the verdict is `Invalid`.
+    pub fn is_invalid(&self) -> bool {
+        self.violation().is_some()
+    }
+
+    /// Whether the verdict is `Valid`.
+    pub fn is_valid(&self) -> bool {
+        self.verdict == Verdict::Valid
+    }
+}
+
+pub use violation::Violation;
+
+/// Finishes an outcome: the first violation wins; otherwise a condition that is provably
+/// unsatisfiable becomes a violation of kind `NeverEqual` at `unsat_axis`.
+pub(crate) fn verdict_of(violation: Option<Violation>, condition: Condition) -> Verdict {
+    match violation {
+        Some(v) => Verdict::Invalid(v),
+        None if condition.is_true() => Verdict::Valid,
+        None => Verdict::Conditional(condition),
+    }
+}
+
+/// ONNX multidirectional (numpy-style) broadcasting of any number of inputs (Add, Mul, Where,
+/// Sum, ...).
+///
+/// Follows SONNX `Broadcast` (reviewed spec, 004): ranks are equalised by prepending 1s (C1),
+/// each output dim is the common non-1 size, and error **E1** (some input dim is neither the
+/// output dim nor 1) makes the verdict `Invalid`. Dynamic dims follow the MLIR `Broadcastable`
+/// dimension-inference table (000): `?` with `?` or 1 gives `?`, `?` with a static `k > 1`
+/// gives `k`, checked at run time. `OpenVINO` numpy rules (002) give the same results.
+/// Symbolic dims yield conditions: `n` with 3 gives 3 if `n ∈ {1, 3}`; `n` with `m` gives `?`
+/// if `n = m ∨ n = 1 ∨ m = 1` (not `max(n, m)`: with a 0-sized dim numpy gives 0).
+///
+/// Unranked inputs: as in MLIR `InferResultShape` they are left out of the checks, but the
+/// output is unranked because an unranked input may have the highest rank. No ranked input
+/// gives an unranked, valid outcome.
+pub fn multidirectional(inputs: &[&Shape]) -> Outcome {
+    numpy_style(Rule::Multidirectional, inputs)
+}
+
+/// Bidirectional broadcasting of `input` to `target` (ONNX Expand, `OpenVINO` bidirectional
+/// rule in 002): `numpy.array(input) * numpy.ones(target)`, so the output is the numpy
+/// broadcast of both and may differ from `target` (when it has 1s or a smaller rank). Input 0
+/// is `input`, input 1 is `target`.
+pub fn bidirectional(input: &Shape, target: &Shape) -> Outcome {
+    numpy_style(Rule::Bidirectional, &[input, target])
+}
+
+fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
+    let ranked: Vec<(usize, &[Dim])> = inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((i, s.dims()?)))
+        .collect();
+    let Some(rank) = ranked.iter().map(|(_, d)| d.len()).max() else {
+        return Outcome {
+            shape: Shape::Unranked,
+            verdict: Verdict::Valid,
+        };
+    };
+    let mut dims = Vec::with_capacity(rank);
+    let mut condition = Condition::truth();
+    let mut violation: Option<Violation> = None;
+    for axis in 0..rank {
+        let entries: Vec<AxisEntry> = ranked
+            .iter()
+            .filter_map(|(input, d)| {
+                // Right alignment: input axis = output axis - (rank - input rank).
+                let own = axis.checked_sub(rank - d.len())?;
+                Some(AxisEntry {
+                    input: *input,
+                    axis: own,
+                    dim: d.get(own)?.clone(),
+                })
+            })
+            .collect();
+        let AxisResult {
+            dim,
+            condition: c,
+            clash,
+        } = axis::combine(&entries);
+        dims.push(dim);
+        if violation.is_some() {
+            continue;
+        }
+        if let Some(offenders) = clash {
+            violation = Some(Violation::new(
+                rule,
+                ViolationKind::SizeClash,
+                axis,
+                offenders,
+            ));
+            continue;
+        }
+        if !c.is_true() {
+            condition = condition.and(&c);
+            if condition.satisfiable() == Tri::No {
+                let offenders = axis::non_ones(&entries);
+                let kind = ViolationKind::NeverEqual;
+                violation = Some(Violation::new(rule, kind, axis, offenders));
+            }
+        }
+    }
+    let shape = if ranked.len() == inputs.len() {
+        Shape::Ranked(dims)
+    } else {
+        Shape::Unranked
+    };
+    Outcome {
+        shape,
+        verdict: verdict_of(violation, condition),
+    }
+}
+
+impl Display for Verdict {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Valid => f.write_str("valid"),
+            Verdict::Conditional(c) => write!(f, "valid if {c}"),
+            Verdict::Invalid(v) => write!(f, "invalid: {v}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{multidirectional, Verdict};
+    use crate::shape::{Dim, Shape};
+
+    fn s(d: Vec<Dim>) -> Shape {
+        Shape::Ranked(d)
+    }
+
+    #[test]
+    fn static_3_vs_4_conflicts() {
+        let o = multidirectional(&[&Shape::from_known(&[2, 3]), &Shape::from_known(&[4])]);
+        assert_eq!(o.violation().unwrap().to_string(), "axis 1 is 3 vs 4");
+        assert_eq!(o.shape.to_string(), "[2, ?]");
+    }
+
+    #[test]
+    fn symbol_vs_static_is_conditional() {
+        let n = Dim::sym("n");
+        let o = multidirectional(&[&s(vec![n.clone()]), &Shape::from_known(&[3])]);
+        assert_eq!(o.shape.to_string(), "[3]");
+        assert_eq!(o.condition().unwrap().to_string(), "n ∈ {1, 3}");
+    }
+
+    #[test]
+    fn two_symbols_give_unknown_dim() {
+        let o = multidirectional(&[&s(vec![Dim::sym("n")]), &s(vec![Dim::sym("m")])]);
+        assert_eq!(o.shape.to_string(), "[?]");
+        assert_eq!(o.condition().unwrap().to_string(), "n = m ∨ n = 1 ∨ m = 1");
+    }
+
+    #[test]
+    fn n_plus_1_vs_n_plus_2_needs_n_zero() {
+        let n = Dim::sym("n");
+        let a = s(vec![n.add(&Dim::known(1))]);
+        let b = s(vec![n.add(&Dim::known(2))]);
+        let o = multidirectional(&[&a, &b]);
+        assert_eq!(o.condition().unwrap().to_string(), "n = 0");
+    }
+
+    #[test]
+    fn two_n_vs_3_is_invalid() {
+        let n = Dim::sym("n");
+        let o = multidirectional(&[&s(vec![n.mul(&Dim::known(2))]), &Shape::from_known(&[3])]);
+        assert_eq!(o.violation().unwrap().to_string(), "axis 0 is 2*n vs 3");
+    }
+
+    /// Shrunk proptest failure (`fold_never_invents_a_violation`): `a+1 ∈ {1, 3}` and
+    /// `a ∈ {1, 3}` clash even when a non-linear `a*b ∈ {1, 3}` joins them.
+    #[test]
+    fn nonlinear_clause_does_not_hide_a_clash() {
+        let a = Dim::sym("a");
+        let x1 = s(vec![a.add(&Dim::known(1)), a.clone(), Dim::known(1)]);
+        let x2 = Shape::from_known(&[2, 3, 3, 1]);
+        let x3 = s(vec![a.mul(&Dim::sym("b")), Dim::known(1)]);
+        let o = multidirectional(&[&x1, &x2, &x3]);
+        assert_eq!(
+            o.violation().unwrap().to_string(),
+            "axis 2 is a vs 3 vs a*b"
+        );
+    }
+
+    #[test]
+    fn unknown_dims_follow_mlir_table() {
+        let q = s(vec![Dim::Unknown, Dim::Unknown, Dim::Unknown]);
+        let o = multidirectional(&[&q, &s(vec![Dim::Unknown, Dim::known(1), Dim::known(5)])]);
+        assert_eq!(o.shape.to_string(), "[?, ?, 5]");
+        assert_eq!(o.verdict, Verdict::Valid);
+    }
+
+    #[test]
+    fn unranked_input_gives_unranked_output_but_still_checks() {
+        let o = multidirectional(&[&Shape::Unranked, &Shape::from_known(&[2])]);
+        assert_eq!(o.shape, Shape::Unranked);
+        assert!(o.is_valid());
+        let bad = [
+            &Shape::Unranked,
+            &Shape::from_known(&[2]),
+            &Shape::from_known(&[3]),
+        ];
+        assert!(multidirectional(&bad).is_invalid());
+        assert_eq!(multidirectional(&[]).shape, Shape::Unranked);
+    }
+}

@@ -1,0 +1,321 @@
+//! Bounded search over symbol values: satisfiability, counterexamples, forced values.
+//!
+//! Candidate values per symbol: every non-negative literal of the condition (and 1); then, for
+//! conditions outside the equality fragment below, also 0, 1, 2, each literal's neighbours and
+//! the solutions of atoms linear in one symbol; then `N` fresh values (N = number of symbols),
+//! larger than every literal and distinct. At most `BUDGET` assignments are tried.
+//!
+//! Completeness: when every atom is `s = t`, `s = c` or `s = 1` for symbols `s`, `t` and a
+//! constant `c` (the fragment broadcasting produces from plain symbols), renaming the values of
+//! a model that are not literals to distinct fresh values keeps it a model, so trying all
+//! candidate assignments decides satisfiability exactly. Outside that fragment, or when the
+//! budget is too small, failing to find a model answers `Tri::Unknown`, never `No`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Atom, Condition};
+use crate::shape::{Binding, Dim, Tri};
+
+/// Most assignments tried by one search.
+pub const BUDGET: usize = 20_000;
+
+struct Space {
+    names: Vec<String>,
+    values: Vec<Vec<i64>>,
+    fresh: BTreeSet<i64>,
+    /// Trying every assignment decides the condition (equality fragment, within budget).
+    decisive: bool,
+}
+
+fn is_plain_symbol(d: &Dim) -> bool {
+    matches!(d, Dim::Sym(e) if e.as_symbol().is_some())
+}
+
+fn in_fragment(atom: &Atom) -> bool {
+    match atom {
+        Atom::IsOne(a) => is_plain_symbol(a),
+        Atom::Eq(a, b) => is_plain_symbol(a) && (is_plain_symbol(b) || matches!(b, Dim::Known(_))),
+    }
+}
+
+fn literals(d: &Dim) -> BTreeSet<i64> {
+    match d {
+        Dim::Known(v) => BTreeSet::from([*v]),
+        Dim::Sym(e) => e.literals(),
+        Dim::Unknown => BTreeSet::new(),
+    }
+}
+
+/// Nice-first order for counterexamples: 2, 3, ... then 1, then 0.
+fn nice_order(values: &mut [i64]) {
+    values.sort_by_key(|v| (*v < 2, if *v < 2 { -*v } else { *v }));
+}
+
+impl Condition {
+    fn space(&self) -> Space {
+        let names: Vec<String> = self.symbols().into_iter().collect();
+        let fragment = self.atoms().all(in_fragment);
+        let mut consts: BTreeSet<i64> = BTreeSet::from([1]);
+        for atom in self.atoms() {
+            for d in atom.dims() {
+                consts.extend(literals(d));
+            }
+        }
+        let mut common: BTreeSet<i64> = consts.iter().copied().filter(|v| *v >= 0).collect();
+        let mut per_symbol: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
+        if !fragment {
+            common.extend([0, 1, 2]);
+            for c in &consts {
+                common.extend(
+                    [c.saturating_sub(1), c.saturating_add(1)]
+                        .into_iter()
+                        .filter(|v| *v >= 0),
+                );
+            }
+            for atom in self.atoms() {
+                let (a, b) = match atom {
+                    Atom::Eq(a, b) => (a.clone(), b.clone()),
+                    Atom::IsOne(a) => (a.clone(), Dim::Known(1)),
+                };
+                if let Some(d) = a.sub(&b).to_expr() {
+                    if let Some((s, k, c)) = d.as_linear_in_one_symbol() {
+                        if k != 0 && c % k == 0 && -(c / k) >= 0 {
+                            per_symbol
+                                .entry(s.to_string())
+                                .or_default()
+                                .insert(-(c / k));
+                        }
+                    }
+                }
+            }
+        }
+        let base = consts
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(1)
+            .max(1)
+            .saturating_add(1);
+        let fresh: BTreeSet<i64> = (0..names.len())
+            .filter_map(|i| base.checked_add(i64::try_from(i).ok()?))
+            .collect();
+        let values: Vec<Vec<i64>> = names
+            .iter()
+            .map(|n| {
+                let mut v: BTreeSet<i64> = common.union(&fresh).copied().collect();
+                v.extend(per_symbol.get(n).into_iter().flatten());
+                let mut v: Vec<i64> = v.into_iter().collect();
+                nice_order(&mut v);
+                v
+            })
+            .collect();
+        let total = values
+            .iter()
+            .try_fold(1usize, |acc, v| acc.checked_mul(v.len()));
+        Space {
+            names,
+            values,
+            fresh,
+            decisive: fragment && total.is_some_and(|t| t <= BUDGET),
+        }
+    }
+
+    /// Calls `visit` on candidate assignments until it returns `true` or the budget runs out;
+    /// returns whether `visit` stopped the search.
+    fn enumerate(&self, space: &Space, mut visit: impl FnMut(&Binding, Tri) -> bool) -> bool {
+        let mut idx = vec![0usize; space.names.len()];
+        for _ in 0..BUDGET {
+            let binding: Binding = space
+                .names
+                .iter()
+                .zip(&space.values)
+                .zip(&idx)
+                .filter_map(|((n, vals), i)| Some((n.clone(), *vals.get(*i)?)))
+                .collect();
+            if visit(&binding, self.eval(&binding)) {
+                return true;
+            }
+            // Odometer step; done when every digit wrapped.
+            let mut carry = true;
+            for (i, vals) in idx.iter_mut().zip(&space.values) {
+                *i += 1;
+                if *i < vals.len() {
+                    carry = false;
+                    break;
+                }
+                *i = 0;
+            }
+            if carry {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// A binding of the condition's symbols under which it holds, if the search finds one.
+    pub fn witness(&self) -> Option<Binding> {
+        let space = self.space();
+        let mut found = None;
+        self.enumerate(&space, |b, t| {
+            let hit = t.is_yes();
+            if hit {
+                found = Some(b.clone());
+            }
+            hit
+        });
+        found
+    }
+
+    /// Whether some binding of non-negative integers satisfies the condition: `Yes` with a
+    /// witness, `No` only when proven (empty clause, or exhaustive search in the equality
+    /// fragment), else `Unknown`.
+    pub fn satisfiable(&self) -> Tri {
+        if self.is_true() {
+            return Tri::Yes;
+        }
+        if self.is_false() {
+            return Tri::No;
+        }
+        if self.witness().is_some() {
+            return Tri::Yes;
+        }
+        if self.space().decisive {
+            return Tri::No;
+        }
+        // The clauses inside the equality fragment are weaker than the whole condition:
+        // if they alone are unsatisfiable, so is the whole.
+        let core = Condition {
+            clauses: self
+                .clauses
+                .iter()
+                .filter(|c| c.0.iter().all(in_fragment))
+                .cloned()
+                .collect(),
+        };
+        if !core.is_true() && core.space().decisive && core.witness().is_none() {
+            Tri::No
+        } else {
+            Tri::Unknown
+        }
+    }
+
+    /// A binding under which the condition fails (for "fails when batch=2"), preferring values
+    /// 2, 3, ... over 1 and 0.
+    pub fn counterexample(&self) -> Option<Binding> {
+        let space = self.space();
+        let mut found = None;
+        self.enumerate(&space, |b, t| {
+            let hit = t.is_no();
+            if hit {
+                found = Some(b.clone());
+            }
+            hit
+        });
+        found
+    }
+
+    /// For each symbol limited to finitely many values by the condition, those values
+    /// (`n ∈ {1, 3} ∧ n ∈ {1, 4}` gives `n: {1}`); every symbol maps to the empty set when the
+    /// condition is unsatisfiable. `None` when the search cannot decide (see module docs).
+    pub fn forced_values(&self) -> Option<BTreeMap<String, BTreeSet<i64>>> {
+        let space = self.space();
+        if !space.decisive {
+            return None;
+        }
+        let mut seen: BTreeMap<String, BTreeSet<i64>> = space
+            .names
+            .iter()
+            .map(|n| (n.clone(), BTreeSet::new()))
+            .collect();
+        let mut unbounded: BTreeSet<String> = BTreeSet::new();
+        self.enumerate(&space, |b, t| {
+            if t.is_yes() {
+                for (name, v) in b {
+                    if space.fresh.contains(v) {
+                        unbounded.insert(name.clone());
+                    } else if let Some(set) = seen.get_mut(name) {
+                        set.insert(*v);
+                    }
+                }
+            }
+            false
+        });
+        seen.retain(|name, _| !unbounded.contains(name));
+        Some(seen)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use crate::shape::condition::{Atom, Condition};
+    use crate::shape::{Dim, Tri};
+
+    fn in_set(d: &Dim, values: &[i64]) -> Condition {
+        Condition::any_of(values.iter().map(|v| Atom::Eq(d.clone(), Dim::known(*v))))
+    }
+
+    #[test]
+    fn intersection_forces_one() {
+        let n = Dim::sym("n");
+        let c = in_set(&n, &[1, 3]).and(&in_set(&n, &[1, 4]));
+        let forced = c.forced_values().unwrap();
+        assert_eq!(forced.get("n"), Some(&BTreeSet::from([1])));
+        assert_eq!(c.satisfiable(), Tri::Yes);
+    }
+
+    #[test]
+    fn disjoint_sets_are_unsatisfiable() {
+        let n = Dim::sym("n");
+        let c = in_set(&n, &[3]).and(&in_set(&n, &[4]));
+        assert_eq!(c.satisfiable(), Tri::No);
+        assert_eq!(c.witness(), None);
+    }
+
+    #[test]
+    fn counterexample_prefers_small_values_above_one() {
+        let batch = Dim::sym("batch");
+        let seq = Dim::sym("seq");
+        let c = in_set(&batch, &[1, 3]).and(&Condition::any_of([
+            Atom::Eq(batch.clone(), seq.clone()),
+            Atom::IsOne(seq),
+        ]));
+        let cx = c.counterexample().unwrap();
+        assert_eq!(c.eval(&cx), Tri::No);
+        assert!(cx.values().all(|v| *v >= 1), "{cx:?}");
+    }
+
+    #[test]
+    fn nonlinear_conditions_never_claim_unsat() {
+        let n = Dim::sym("n");
+        let m = Dim::sym("m");
+        let c = Condition::eq(&n.mul(&m), &Dim::known(6));
+        assert_eq!(c.satisfiable(), Tri::Yes);
+        let square = Condition::eq(&n.mul(&n), &Dim::known(7));
+        assert_eq!(square.satisfiable(), Tri::Unknown);
+        assert_eq!(square.forced_values(), None);
+    }
+
+    #[test]
+    fn unsat_equality_core_decides_nonlinear_condition() {
+        let a = Dim::sym("a");
+        let ab = a.mul(&Dim::sym("b"));
+        let c = in_set(&a, &[0, 2])
+            .and(&in_set(&a, &[1, 3]))
+            .and(&in_set(&ab, &[1, 3]));
+        assert_eq!(c.satisfiable(), Tri::No);
+    }
+
+    #[test]
+    fn many_symbols_stay_within_budget() {
+        let mut c = Condition::truth();
+        for i in 0..12 {
+            let a = Dim::sym(&format!("s{i}"));
+            let b = Dim::sym(&format!("s{}", i + 1));
+            c = c.and(&Condition::any_of([Atom::Eq(a.clone(), b), Atom::IsOne(a)]));
+        }
+        assert_eq!(c.satisfiable(), Tri::Yes);
+        assert_eq!(c.forced_values(), None);
+    }
+}
