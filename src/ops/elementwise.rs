@@ -60,7 +60,7 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let elem = out_elem(ctx);
     let folded = input.value.and_then(|value| {
         let op = ctx.node().op_type.as_str();
-        let map = |f: fn(&Dim) -> Dim| Some(value.map(f));
+        let map = |f: fn(&Dim) -> Dim| ValueTensor::new(value.shape.clone(), value.data.iter().map(f).collect());
         match op {
             "Identity" | "Dropout" => Some(value.clone()),
             "Cast" | "CastLike" if elem.is_some_and(is_integer) => Some(value.clone()),
@@ -182,7 +182,7 @@ fn fold_binary(op: &str, x: &ValueTensor, y: &ValueTensor) -> Option<ValueTensor
 fn non_negative(dim: &Dim) -> bool {
     match dim {
         Dim::Known(v) => *v >= 0,
-        Dim::Sym(_) => dim.is_non_negative() == Tri::Yes,
+        Dim::Sym(expr) => expr.lower_bound().is_some_and(|low| low >= 0),
         Dim::Unknown => false,
     }
 }
