@@ -22,3 +22,9 @@ def truth_and_onnx(job):
         "onnx": inf,
         "producers": {k: list(v) for k, v in prod.items()},
     }
+
+
+def fault_ort_check(job):
+    from .faults import ort_check
+
+    return ort_check(job)
