@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# CI step (called from .ci/run): fresh venv from PyPI, models, self-test, full run,
+# ratchet against harness/expectations.json. Fails on a regression.
+# Torch/transformers models are OFF in CI (3 GB of wheels); HARNESS_TORCH=1 turns them on.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(dirname "$HERE")"
+start=$(date +%s)
+SETUP=(--no-torch)
+[[ "${HARNESS_TORCH:-0}" == 1 ]] && SETUP=()
+"$HERE/setup.sh" "${SETUP[@]}"
+BIN="${ONNX_BCAST_LINT:-$REPO/target/release/onnx-bcast-lint}"
+if [[ ! -x "$BIN" ]]; then
+  echo "ci: building $BIN"
+  (cd "$REPO" && cargo build --release --quiet) || echo "ci: cargo build failed; the engine is scored as failed" >&2
+fi
+cd "$HERE"
+.venv/bin/python -m pytest -q tests
+rc=0
+./run.sh > /dev/null || rc=$?
+echo "ci: per-family table (harness/out/family_table.md):"
+cat out/family_table.md
+echo "ci: harness took $(( $(date +%s) - start ))s"
+exit $rc

@@ -1,0 +1,1 @@
+"""Conformance harness for onnx-bcast-lint: runtime truth vs inferred shapes."""
