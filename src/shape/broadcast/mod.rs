@@ -8,6 +8,8 @@
 mod axis;
 mod directional;
 #[cfg(test)]
+mod directional_laws;
+#[cfg(test)]
 mod examples;
 #[cfg(test)]
 mod laws;

@@ -5,6 +5,8 @@
 //! its coefficients (`n+1 = 1` becomes `n = 0`). Satisfiability and counterexamples are found
 //! by the bounded search in `search.rs`.
 
+#[cfg(test)]
+mod laws;
 mod search;
 
 pub use search::BUDGET;
