@@ -56,7 +56,7 @@ pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outco
         let run = match_run(rule, ViolationKind::RunMismatch, ad, bd, 0, false);
         return Outcome {
             shape: a.clone(),
-            verdict: verdict_of(run.violation, run.condition),
+            verdict: verdict_of(rule, run.violation, &run.condition),
         };
     }
     if bd.len() > ad.len() {
@@ -82,7 +82,7 @@ pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outco
     };
     if let Some(kind) = misplaced {
         return if single_possible {
-            conditional(a, single)
+            conditional(a, &single)
         } else {
             invalid(a, rule, kind)
         };
@@ -90,12 +90,12 @@ pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outco
     let start = run_start(ad.len(), bd.len(), axis).unwrap_or_default();
     let run = match_run(rule, ViolationKind::RunMismatch, ad, bd, start, false);
     let verdict = match (run.violation, single_possible) {
-        (Some(_), true) => return conditional(a, single),
+        (Some(_), true) => return conditional(a, &single),
         (Some(v), false) => Verdict::Invalid(v),
         (None, true) if !ones.is_empty() => {
-            return conditional(a, either(&run.condition, &ones));
+            return conditional(a, &either(&run.condition, &ones));
         }
-        (None, _) => verdict_of(None, run.condition),
+        (None, _) => verdict_of(rule, None, &run.condition),
     };
     Outcome {
         shape: a.clone(),
@@ -103,10 +103,10 @@ pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outco
     }
 }
 
-fn conditional(a: &Shape, c: Condition) -> Outcome {
+fn conditional(a: &Shape, c: &Condition) -> Outcome {
     Outcome {
         shape: a.clone(),
-        verdict: verdict_of(None, c),
+        verdict: verdict_of(Rule::Legacy, None, c),
     }
 }
 
@@ -187,13 +187,9 @@ pub fn pdpd(a: &Shape, b: &Shape, axis: i64) -> Outcome {
         true,
     );
     let condition = run.condition.and(&past_end);
-    let violation = run.violation.or_else(|| {
-        (condition.satisfiable() == Tri::No)
-            .then(|| Violation::whole(rule, ViolationKind::NeverEqual))
-    });
     Outcome {
         shape: a.clone(),
-        verdict: verdict_of(violation, condition),
+        verdict: verdict_of(rule, run.violation, &condition),
     }
 }
 

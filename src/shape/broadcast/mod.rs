@@ -75,13 +75,28 @@ impl Outcome {
 
 pub use violation::Violation;
 
-/// Finishes an outcome: the first violation wins; otherwise a condition that is provably
-/// unsatisfiable becomes a violation of kind `NeverEqual` at `unsat_axis`.
-pub(crate) fn verdict_of(violation: Option<Violation>, condition: Condition) -> Verdict {
-    match violation {
-        Some(v) => Verdict::Invalid(v),
-        None if condition.is_true() => Verdict::Valid,
-        None => Verdict::Conditional(condition),
+/// Finishes a verdict: the violation if any; else a provably unsatisfiable condition is a
+/// `NeverEqual` violation of `rule` (rules that can name the axis do so earlier); else the
+/// simplified condition, or `Valid` when nothing is left.
+pub(crate) fn verdict_of(
+    rule: Rule,
+    violation: Option<Violation>,
+    condition: &Condition,
+) -> Verdict {
+    if let Some(v) = violation {
+        return Verdict::Invalid(v);
+    }
+    if condition.is_true() {
+        return Verdict::Valid;
+    }
+    if condition.satisfiable() == Tri::No {
+        return Verdict::Invalid(Violation::whole(rule, ViolationKind::NeverEqual));
+    }
+    let simple = condition.simplify();
+    if simple.is_true() {
+        Verdict::Valid
+    } else {
+        Verdict::Conditional(simple)
     }
 }
 
@@ -173,7 +188,7 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
     };
     Outcome {
         shape,
-        verdict: verdict_of(violation, condition),
+        verdict: verdict_of(rule, violation, &condition),
     }
 }
 

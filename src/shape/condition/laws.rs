@@ -1,7 +1,7 @@
 //! Property laws of conditions: on random conditions over `a`, `b`, `c`, the bounded search
 //! agrees with brute force over a grid of values: a witness holds, a counterexample fails,
 //! `No` means no grid point satisfies, forced values contain every grid model's values, and
-//! normalising an atom never changes its truth value.
+//! neither normalising an atom nor simplifying a condition changes its truth value.
 
 use proptest::prelude::*;
 
@@ -78,6 +78,14 @@ proptest! {
                     prop_assert!(values.contains(&v), "{}: {}={} not in {:?}", cond, name, v, values);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn simplify_is_equivalent(cond in condition()) {
+        let simple = cond.simplify();
+        for b in grid() {
+            prop_assert_eq!(simple.eval(&b), cond.eval(&b), "{} vs {}", simple, cond);
         }
     }
 

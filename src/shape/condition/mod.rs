@@ -78,6 +78,15 @@ impl Atom {
         }
     }
 
+    /// The atom with `binding` substituted into its dims (not renormalised).
+    #[must_use]
+    pub fn substitute(&self, binding: &Binding) -> Atom {
+        match self {
+            Atom::Eq(a, b) => Atom::Eq(a.substitute(binding), b.substitute(binding)),
+            Atom::IsOne(a) => Atom::IsOne(a.substitute(binding)),
+        }
+    }
+
     fn dims(&self) -> Vec<&Dim> {
         match self {
             Atom::Eq(a, b) => vec![a, b],

@@ -152,6 +152,47 @@ impl Condition {
         false
     }
 
+    /// The clauses inside the equality fragment: implied by the condition, and decidable.
+    fn core(&self) -> Condition {
+        Condition {
+            clauses: self
+                .clauses
+                .iter()
+                .filter(|c| c.0.iter().all(in_fragment))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// An equivalent, simpler condition: symbols that the equality-fragment clauses force to
+    /// a single value `v` become unit clauses `s = v`, substituted into every other clause
+    /// (`n ∈ {1, 3} ∧ n ∈ {1, 4}` becomes `n = 1`). Sound because every model of the whole
+    /// condition is a model of those clauses.
+    #[must_use]
+    pub fn simplify(&self) -> Condition {
+        let Some(forced) = self.core().forced_values() else {
+            return self.clone();
+        };
+        let binding: Binding = forced
+            .iter()
+            .filter_map(|(s, vs)| match vs.iter().collect::<Vec<_>>().as_slice() {
+                [v] => Some((s.clone(), **v)),
+                _ => None,
+            })
+            .collect();
+        if binding.is_empty() {
+            return self.clone();
+        }
+        let units = binding.iter().fold(Condition::truth(), |acc, (s, v)| {
+            acc.and(&Condition::eq(&Dim::sym(s), &Dim::known(*v)))
+        });
+        self.clauses.iter().fold(units, |acc, c| {
+            acc.and(&Condition::any_of(
+                c.0.iter().map(|a| a.substitute(&binding)),
+            ))
+        })
+    }
+
     /// A binding of the condition's symbols under which it holds, if the search finds one.
     pub fn witness(&self) -> Option<Binding> {
         let space = self.space();
@@ -184,14 +225,7 @@ impl Condition {
         }
         // The clauses inside the equality fragment are weaker than the whole condition:
         // if they alone are unsatisfiable, so is the whole.
-        let core = Condition {
-            clauses: self
-                .clauses
-                .iter()
-                .filter(|c| c.0.iter().all(in_fragment))
-                .cloned()
-                .collect(),
-        };
+        let core = self.core();
         if !core.is_true() && core.space().decisive && core.witness().is_none() {
             Tri::No
         } else {
@@ -263,6 +297,16 @@ mod tests {
         let forced = c.forced_values().unwrap();
         assert_eq!(forced.get("n"), Some(&BTreeSet::from([1])));
         assert_eq!(c.satisfiable(), Tri::Yes);
+    }
+
+    #[test]
+    fn simplify_substitutes_forced_values() {
+        let n = Dim::sym("n");
+        let c = in_set(&n, &[1, 3]).and(&in_set(&n, &[1, 4]));
+        assert_eq!(c.simplify().to_string(), "n = 1");
+        let m = Dim::sym("m");
+        let with_product = c.and(&in_set(&n.mul(&m), &[1, 5]));
+        assert_eq!(with_product.simplify().to_string(), "n = 1 ∧ m ∈ {1, 5}");
     }
 
     #[test]

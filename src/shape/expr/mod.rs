@@ -78,6 +78,20 @@ impl Atom {
             Atom::Max(a, b) => Some(a.eval(binding)?.max(b.eval(binding)?)),
         }
     }
+
+    /// The atom with bound symbols replaced, renormalised.
+    fn substitute(&self, binding: &Binding) -> Option<Expr> {
+        match self {
+            Atom::Sym(name) => Some(match binding.get(name.as_ref()) {
+                Some(v) => Expr::constant(*v),
+                None => Expr::symbol(name),
+            }),
+            Atom::FloorDiv(e, k) => e.substitute(binding)?.floor_div(*k),
+            Atom::Mod(e, k) => e.substitute(binding)?.modulo(*k),
+            Atom::Min(a, b) => a.substitute(binding)?.minimum(&b.substitute(binding)?),
+            Atom::Max(a, b) => a.substitute(binding)?.maximum(&b.substitute(binding)?),
+        }
+    }
 }
 
 impl Mono {
@@ -248,6 +262,23 @@ impl Expr {
         self.terms().iter().try_fold(0i64, |acc, (m, c)| {
             acc.checked_add(c.checked_mul(m.eval(binding)?)?)
         })
+    }
+
+    /// Replaces the symbols bound in `binding` by their values (others stay) and renormalises;
+    /// `None` on overflow or when the result is too big.
+    pub fn substitute(&self, binding: &Binding) -> Option<Expr> {
+        let mut acc = Expr::constant(0);
+        for (m, c) in self.terms() {
+            let mut term = Expr::constant(*c);
+            for (a, p) in &m.0 {
+                let x = a.substitute(binding)?;
+                for _ in 0..*p {
+                    term = term.mul(&x)?;
+                }
+            }
+            acc = acc.add(&term)?;
+        }
+        Some(acc)
     }
 
     /// The names of the symbols used, at any depth.
