@@ -18,7 +18,7 @@ mod violation;
 
 pub use directional::unidirectional;
 pub use legacy::{legacy, pdpd};
-pub use violation::{Offender, Rule, ViolationKind};
+pub use violation::{Offender, Rule, Violation, ViolationKind};
 
 use std::fmt::{self, Display, Formatter};
 
@@ -72,8 +72,6 @@ impl Outcome {
         self.verdict == Verdict::Valid
     }
 }
-
-pub use violation::Violation;
 
 /// Finishes a verdict: the violation if any; else a provably unsatisfiable condition is a
 /// `NeverEqual` violation of `rule` (rules that can name the axis do so earlier); else the
@@ -141,6 +139,9 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
     let mut dims = Vec::with_capacity(rank);
     let mut condition = Condition::truth();
     let mut violation: Option<Violation> = None;
+    let mut clash_found = false;
+    // (axis, condition of the axes so far, non-1 entries of the axis)
+    let mut pending: Vec<(usize, Condition, Vec<Offender>)> = Vec::new();
     for axis in 0..rank {
         let entries: Vec<AxisEntry> = ranked
             .iter()
@@ -160,25 +161,27 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
             clash,
         } = axis::combine(&entries);
         dims.push(dim);
-        if violation.is_some() {
+        if clash_found {
             continue;
         }
         if let Some(offenders) = clash {
-            violation = Some(Violation::new(
-                rule,
-                ViolationKind::SizeClash,
-                axis,
-                offenders,
-            ));
-            continue;
-        }
-        if !c.is_true() {
+            let kind = ViolationKind::SizeClash;
+            violation = Some(Violation::new(rule, kind, axis, offenders));
+            clash_found = true;
+        } else if !c.is_true() {
             condition = condition.and(&c);
-            if condition.satisfiable() == Tri::No {
-                let offenders = axis::non_ones(&entries);
-                let kind = ViolationKind::NeverEqual;
-                violation = Some(Violation::new(rule, kind, axis, offenders));
-            }
+            pending.push((axis, condition.clone(), axis::non_ones(&entries)));
+        }
+    }
+    // One search for the whole condition; only when it fails are prefixes searched, to
+    // name the first axis where the sizes can no longer agree (it precedes any static clash).
+    if condition.satisfiable() == Tri::No {
+        let first = pending
+            .into_iter()
+            .find(|(_, prefix, _)| prefix.satisfiable() == Tri::No);
+        if let Some((axis, _, offenders)) = first {
+            let kind = ViolationKind::NeverEqual;
+            violation = Some(Violation::new(rule, kind, axis, offenders));
         }
     }
     let shape = if ranked.len() == inputs.len() {
@@ -262,6 +265,18 @@ mod tests {
             o.violation().unwrap().to_string(),
             "axis 2 is a vs 3 vs a*b"
         );
+    }
+
+    /// 19 symbols are beyond exhaustive search; the all-ones witness still proves the
+    /// condition satisfiable without spending the search budget on every axis.
+    #[test]
+    fn many_symbols_are_conditional_not_undecided() {
+        let named = |p: &str| s((0..6).map(|i| Dim::sym(&format!("{p}{i}"))).collect());
+        let c = s((0..6)
+            .map(|i| Dim::sym(&format!("c{i}")).mul(&Dim::sym("z")))
+            .collect());
+        let o = multidirectional(&[&named("a"), &named("b"), &c]);
+        assert_eq!(o.condition().unwrap().clauses().len(), 18);
     }
 
     #[test]

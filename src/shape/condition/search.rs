@@ -17,7 +17,7 @@ use super::{Atom, Condition};
 use crate::shape::{Binding, Dim, Tri};
 
 /// Most assignments tried by one search.
-pub const BUDGET: usize = 20_000;
+pub const BUDGET: usize = 4_096;
 
 struct Space {
     names: Vec<String>,
@@ -124,26 +124,30 @@ impl Condition {
     /// returns whether `visit` stopped the search.
     fn enumerate(&self, space: &Space, mut visit: impl FnMut(&Binding, Tri) -> bool) -> bool {
         let mut idx = vec![0usize; space.names.len()];
+        let mut binding: Binding = space
+            .names
+            .iter()
+            .zip(&space.values)
+            .filter_map(|(n, vals)| Some((n.clone(), *vals.first()?)))
+            .collect();
         for _ in 0..BUDGET {
-            let binding: Binding = space
-                .names
-                .iter()
-                .zip(&space.values)
-                .zip(&idx)
-                .filter_map(|((n, vals), i)| Some((n.clone(), *vals.get(*i)?)))
-                .collect();
             if visit(&binding, self.eval(&binding)) {
                 return true;
             }
-            // Odometer step; done when every digit wrapped.
+            // Odometer step, updating only the digits that change; done when all wrapped.
             let mut carry = true;
-            for (i, vals) in idx.iter_mut().zip(&space.values) {
+            for ((i, vals), name) in idx.iter_mut().zip(&space.values).zip(&space.names) {
                 *i += 1;
-                if *i < vals.len() {
+                if *i >= vals.len() {
+                    *i = 0;
+                }
+                if let (Some(slot), Some(v)) = (binding.get_mut(name), vals.get(*i)) {
+                    *slot = *v;
+                }
+                if *i != 0 {
                     carry = false;
                     break;
                 }
-                *i = 0;
             }
             if carry {
                 return false;
@@ -196,6 +200,14 @@ impl Condition {
     /// A binding of the condition's symbols under which it holds, if the search finds one.
     pub fn witness(&self) -> Option<Binding> {
         let space = self.space();
+        // Broadcasting conditions usually hold when every symbol is 1, or all are equal:
+        // try those before the full search.
+        for v in space.values.first().into_iter().flatten() {
+            let uniform: Binding = space.names.iter().map(|n| (n.clone(), *v)).collect();
+            if self.eval(&uniform).is_yes() {
+                return Some(uniform);
+            }
+        }
         let mut found = None;
         self.enumerate(&space, |b, t| {
             let hit = t.is_yes();
