@@ -185,13 +185,13 @@ impl Dim {
         }
     }
 
-    /// Substitutes `binding`: bound symbols become numbers (a fully bound dim becomes
-    /// `Known`); `Unknown` stays `Unknown`.
+    /// Substitutes `binding`: bound symbols become numbers, others stay (a fully bound dim
+    /// becomes `Known`); `Unknown` stays `Unknown`, and so does an overflowing result.
     #[must_use]
     pub fn substitute(&self, binding: &Binding) -> Dim {
-        match self.eval(binding) {
-            Some(v) => Dim::Known(v),
-            None => self.clone(),
+        match self {
+            Dim::Sym(e) => e.substitute(binding).map_or(Dim::Unknown, Dim::from_expr),
+            _ => self.clone(),
         }
     }
 }

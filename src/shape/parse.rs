@@ -283,6 +283,25 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Hostile strings never panic; the result is unknown, known, or a symbol.
+        #[test]
+        fn any_string_parses(s in "[ a-z0-9_()+*/%,.-]{0,40}|unk__[0-9]{1,3}") {
+            let d = Dim::parse_dim_param(&s);
+            if s.starts_with("unk__") {
+                proptest::prop_assert_eq!(d, Dim::Unknown);
+            }
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_overflowed() {
+        let deep = format!("{}x{}", "(".repeat(10_000), ")".repeat(10_000));
+        assert_eq!(Dim::parse_dim_param(&deep), Dim::sym(&deep));
+        let floors = format!("{}s0{}", "floor(".repeat(200), ")".repeat(200));
+        assert_eq!(Dim::parse_dim_param(&floors), Dim::sym(&floors));
+    }
+
     #[test]
     fn placeholders_are_unknown() {
         assert_eq!(Dim::parse_dim_param("unk__12"), Dim::Unknown);
