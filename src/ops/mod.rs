@@ -11,7 +11,9 @@ use crate::shape::broadcast::{Outcome, Rule};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
+mod einsum;
 mod elementwise;
+mod linalg;
 #[cfg(test)]
 pub(crate) mod testing;
 
@@ -215,7 +217,7 @@ pub(crate) type RuleFn = fn(&Ctx<'_>) -> Result<Inferred, RuleError>;
 /// The rule for `op_type` in `domain` (`""` is the default domain), if the engine knows it.
 pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
     match domain {
-        "" => elementwise::lookup(op_type),
+        "" => elementwise::lookup(op_type).or_else(|| linalg::lookup(op_type)),
         _ => None,
     }
 }
