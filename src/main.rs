@@ -106,7 +106,9 @@ fn collect_models(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let is_model = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx"));
+        let is_model = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("onnx"));
         if path.is_dir() && !is_model {
             collect_models(&path, found, depth + 1);
         } else if is_model && path.is_file() {

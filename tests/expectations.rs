@@ -2,7 +2,12 @@
 //! `ok_*` nothing at error or warning level, `e1_*` an E1, `w1_*` a W1 and no error, `e2_*` an E2,
 //! `e3_*` an E3, `i1_*` an I1 (and, there, the unrelated E1 downstream of the custom op).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -63,7 +68,10 @@ fn each_finding_fixture_reports_its_code() {
     ] {
         for name in fixtures(prefix) {
             let (found, messages) = codes(&name);
-            assert!(found.contains(&code), "{name}: expected {code}, got {messages:#?}");
+            assert!(
+                found.contains(&code),
+                "{name}: expected {code}, got {messages:#?}"
+            );
         }
     }
 }

@@ -22,7 +22,9 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             let Origin::Node { node, .. } = value.origin else {
                 continue;
             };
-            let Some(node) = graph.node(node) else { continue };
+            let Some(node) = graph.node(node) else {
+                continue;
+            };
             // Only shapes the engine inferred itself can contradict a declaration.
             if !matches!(
                 facts.nodes.get(node.index).map(|f| &f.status),

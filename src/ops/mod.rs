@@ -84,7 +84,11 @@ impl<'a> Ctx<'a> {
 
     /// Every present input's shape, in slot order.
     pub(crate) fn present_shapes(&self) -> Vec<&'a Shape> {
-        self.inputs.iter().flatten().map(|input| input.shape).collect()
+        self.inputs
+            .iter()
+            .flatten()
+            .map(|input| input.shape)
+            .collect()
     }
 
     /// Typed attributes.
