@@ -1,6 +1,8 @@
 //! The `onnx-bcast-lint` command: flags -> library -> renderer -> exit code. The only code that
 //! prints.
 
+#![allow(clippy::print_stderr)] // the command is the one place that prints
+
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -85,7 +85,7 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
     findings
 }
 
-fn rule_name(rule: &Rule) -> &'static str {
+fn rule_name(rule: Rule) -> &'static str {
     match rule {
         Rule::Multidirectional => "multidirectional (numpy) broadcasting",
         Rule::Unidirectional => "unidirectional broadcasting",
@@ -148,7 +148,7 @@ fn incompatible(
     }
     let mut help = format!(
         "under {}, sizes on each axis must be equal or 1",
-        rule_name(&check.rule)
+        rule_name(check.rule)
     );
     if let Some(fix) = suggest_fix(&names, &shapes, check.rule == Rule::Legacy) {
         let _ = write!(help, "; {fix}");
@@ -181,7 +181,7 @@ fn definite_under_binding(
         ),
         help: Some(format!(
             "under {}, sizes on each axis must be equal or 1; this deployment's dims break that",
-            rule_name(&check.rule)
+            rule_name(check.rule)
         )),
         node: Some(node_site(graph, node)),
         inputs: input_sites(graph, Some(facts), node, &offending),
@@ -272,7 +272,7 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
             ),
             help: Some(format!(
                 "under {}, sizes on each axis must be equal or 1{breaks}; bind the dims with --dim to check one deployment",
-                rule_name(&c.check.rule)
+                rule_name(c.check.rule)
             )),
             node: Some(node_site(c.graph, c.node)),
             inputs: input_sites(c.graph, Some(c.facts), c.node, &c.check.slots),

@@ -1,4 +1,4 @@
-//! E2: a declared shape (value_info, graph output) contradicts the inferred one, under the MLIR
+//! E2: a declared shape (`value_info`, graph output) contradicts the inferred one, under the MLIR
 //! result-verification rules (different rank; two static dims that differ; symbolic dims that are
 //! provably different). Tool-invented placeholders never contradict anything.
 //!

@@ -82,7 +82,7 @@ fn outputs_of(engine: &Engine<'_>, graph: GraphId) -> Vec<ValueFacts> {
         .collect()
 }
 
-fn subgraph<'n>(node: &'n Node, attribute: &str) -> Option<GraphId> {
+fn subgraph(node: &Node, attribute: &str) -> Option<GraphId> {
     node.subgraphs
         .iter()
         .find(|(name, _)| name == attribute)

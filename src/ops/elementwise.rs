@@ -199,7 +199,7 @@ fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// The opset < 7 rule as models actually run. The opset-6 doc says B's 1s do not stretch, but
 /// runtimes execute these models through the opset 7 version converter, which aligns B at `axis`
-/// (trailing 1s appended) and then broadcasts multidirectionally, so B's 1s do stretch (PyTorch's
+/// (trailing 1s appended) and then broadcasts multidirectionally, so B's 1s do stretch (`PyTorch`'s
 /// exported `add_size1_broadcast` test models rely on it). An error must be a real run-time
 /// failure: the strict verdict stands only when the converted form fails too.
 fn legacy_at_run_time(

@@ -33,6 +33,7 @@ pub(crate) struct Ctx<'a> {
     node: &'a Node,
     inputs: Vec<Option<Input<'a>>>,
     opset: i64,
+    #[allow(dead_code)]
     fresh: &'a Cell<u64>,
 }
 
@@ -101,9 +102,10 @@ impl<'a> Ctx<'a> {
         Ok(self.attrs().int(name)?.unwrap_or(default))
     }
 
-    /// A fresh symbol for a data-dependent size (NonZero, Unique...): it names one unknown
+    /// A fresh symbol for a data-dependent size (`NonZero`, `Unique`...): it names one unknown
     /// value, so later uses of the same tensor still compare equal. The name is not an
     /// identifier, so it can never collide with a model's `dim_param`.
+    #[allow(dead_code)] // used by the data-dependent ops (NonZero, Compress, Unique) as they land
     pub(crate) fn fresh_dim(&self, what: &str) -> Dim {
         let serial = self.fresh.get();
         self.fresh.set(serial.wrapping_add(1));
