@@ -88,6 +88,12 @@ impl Dim {
             .map_or(Dim::Unknown, Dim::from_expr)
     }
 
+    /// `self / other` when it divides exactly as polynomials (Reshape's `-1`), else `Unknown`.
+    #[must_use]
+    pub fn div_exact(&self, other: &Dim) -> Dim {
+        self.lift(other, Expr::div_exact_by)
+    }
+
     /// Floor division (ONNX / Python `//`); a symbolic divisor or zero gives `Unknown`.
     #[must_use]
     pub fn floor_div(&self, other: &Dim) -> Dim {

@@ -9,6 +9,7 @@
 
 mod display;
 mod div;
+mod exact;
 mod facts;
 #[cfg(test)]
 mod laws;
