@@ -12,7 +12,13 @@ use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
 mod einsum;
+mod axes;
+mod concat;
 mod elementwise;
+mod gather;
+mod reshape;
+mod shape_of;
+mod slice;
 mod linalg;
 #[cfg(test)]
 pub(crate) mod testing;

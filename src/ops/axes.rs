@@ -1,0 +1,77 @@
+//! Helpers shared by the tensor-movement rules: axis normalisation and reading integer lists
+//! from attributes or from input values.
+
+use super::{Ctx, Input, RuleError};
+use crate::shape::values::ValueTensor;
+use crate::shape::{Dim, Shape};
+
+/// `axis` in `[-rank, rank)` as an index, as ONNX ops accept negative axes.
+pub(super) fn normalise(axis: i64, rank: usize) -> Option<usize> {
+    let rank = i64::try_from(rank).ok()?;
+    let axis = if axis < 0 { axis.checked_add(rank)? } else { axis };
+    (0..rank).contains(&axis).then(|| usize::try_from(axis).ok())?
+}
+
+/// Like [`normalise`], or an error naming the attribute.
+pub(super) fn require(axis: i64, rank: usize, what: &str) -> Result<usize, RuleError> {
+    normalise(axis, rank)
+        .ok_or_else(|| RuleError::Invalid(format!("{what} {axis} is out of range for rank {rank}")))
+}
+
+/// Every element of a value, when all are static integers.
+pub(super) fn known_ints(value: &ValueTensor) -> Option<Vec<i64>> {
+    value.data.iter().map(Dim::as_known).collect()
+}
+
+/// Static integers of an input's value.
+pub(super) fn input_ints(input: Option<Input<'_>>) -> Option<Vec<i64>> {
+    known_ints(input?.value?)
+}
+
+/// An INTS attribute before `opset`, the static value of input `slot` from then on (the move of
+/// `axes` and friends from attributes to inputs). `Ok(None)` when absent or not static.
+pub(super) fn ints_from(
+    ctx: &Ctx<'_>,
+    name: &str,
+    slot: usize,
+    input_since: i64,
+) -> Result<Option<Vec<i64>>, RuleError> {
+    if ctx.opset() < input_since {
+        return Ok(ctx.attrs().ints(name)?.map(<[i64]>::to_vec));
+    }
+    Ok(input_ints(ctx.input(slot)))
+}
+
+/// Whether input `slot` is present in the node (a non-empty name).
+pub(super) fn present(ctx: &Ctx<'_>, slot: usize) -> bool {
+    ctx.input(slot).is_some()
+}
+
+/// A shape of `rank` unknown dims.
+pub(super) fn unknown_dims(rank: usize) -> Shape {
+    Shape::Ranked(vec![Dim::Unknown; rank])
+}
+
+/// The product of dims (checked; unknown when any factor is).
+pub(super) fn product(dims: &[Dim]) -> Dim {
+    dims.iter().fold(Dim::known(1), |acc, d| acc.mul(d))
+}
+
+/// A dim from a `usize` count.
+pub(super) fn count(n: usize) -> Dim {
+    i64::try_from(n).map_or(Dim::Unknown, Dim::known)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negative_axes_count_from_the_end() {
+        assert_eq!(normalise(-1, 3), Some(2));
+        assert_eq!(normalise(2, 3), Some(2));
+        assert_eq!(normalise(3, 3), None);
+        assert_eq!(normalise(-4, 3), None);
+        assert_eq!(normalise(i64::MIN, 3), None);
+    }
+}

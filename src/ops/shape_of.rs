@@ -1,0 +1,338 @@
+//! Ops that turn shapes into data and data into shapes: `Shape` (with opset-15 `start`/`end`),
+//! `Size`, `Constant` (every `value_*` form), `ConstantOfShape` and `Range`. `Shape`'s output
+//! carries the input's dims as symbolic values, which is where data propagation starts.
+
+use super::axes::{count, product};
+use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use crate::infer::declared::{self, MAX_VALUE_ELEMENTS};
+use crate::infer::elem;
+use crate::shape::values::ValueTensor;
+use crate::shape::{Dim, Shape};
+
+/// The rule for `op_type`, if this family has it.
+pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
+    Some(match op_type {
+        "Shape" => shape,
+        "Size" => size,
+        "Constant" => constant,
+        "ConstantOfShape" => constant_of_shape,
+        "Range" => range,
+        _ => return None,
+    })
+}
+
+/// `Shape(x)`: a 1-D int64 tensor of x's dims (opset 15: the `[start, end)` slice of them, with
+/// negative and out-of-range bounds clamped as the spec says).
+fn shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let Some(dims) = input.shape.dims() else {
+        return Ok(Inferred::single(
+            Output::shape(Shape::Ranked(vec![Dim::Unknown])).elem(Some(elem::INT64)),
+        ));
+    };
+    let rank = i64::try_from(dims.len()).unwrap_or(i64::MAX);
+    let clamp = |v: i64| {
+        let v = if v < 0 { v.saturating_add(rank) } else { v };
+        usize::try_from(v.clamp(0, rank)).unwrap_or(0)
+    };
+    let (start, end) = if ctx.opset() >= 15 {
+        (
+            clamp(ctx.int("start", 0)?),
+            clamp(ctx.attrs().int("end")?.unwrap_or(rank)),
+        )
+    } else {
+        (0, dims.len())
+    };
+    let selected = dims.get(start..end.max(start)).unwrap_or_default().to_vec();
+    let value = ValueTensor::vector(selected)
+        .ok_or_else(|| RuleError::Invalid("shape too large to carry as a value".into()))?;
+    Ok(Inferred::single(Output::value(value, Some(elem::INT64))))
+}
+
+/// `Size(x)`: a scalar, the product of x's dims.
+fn size(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let total = input.shape.dims().map_or(Dim::Unknown, product);
+    let value = ValueTensor::new(Vec::new(), vec![total]);
+    Ok(Inferred::single(match value {
+        Some(value) => Output::value(value, Some(elem::INT64)),
+        None => Output::shape(Shape::scalar()).elem(Some(elem::INT64)),
+    }))
+}
+
+/// `Constant`: the shape of whichever `value*` attribute is set; integer tensors also carry
+/// their elements.
+fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let attrs = ctx.attrs();
+    if let Some(tensor) = attrs.tensor("value")? {
+        let shape = declared::shape_of(Some(&declared_type(tensor)));
+        return Ok(Inferred::single(match declared::int_values(tensor) {
+            Some(value) => Output::value(value, tensor.data_type),
+            None => Output::shape(shape).elem(tensor.data_type),
+        }));
+    }
+    if let Some(v) = attrs.int("value_int")? {
+        let value = ValueTensor::new(Vec::new(), vec![Dim::known(v)]);
+        return Ok(Inferred::single(value.map_or_else(
+            || Output::shape(Shape::scalar()),
+            |v| Output::value(v, Some(elem::INT64)),
+        )));
+    }
+    if let Some(list) = attrs.ints("value_ints")? {
+        let data = list.iter().copied().map(Dim::known).collect();
+        return Ok(Inferred::single(match ValueTensor::vector(data) {
+            Some(v) if list.len() <= MAX_VALUE_ELEMENTS => Output::value(v, Some(elem::INT64)),
+            _ => Output::shape(Shape::Ranked(vec![count(list.len())])).elem(Some(elem::INT64)),
+        }));
+    }
+    if attrs.float("value_float")?.is_some() {
+        return Ok(Inferred::single(Output::shape(Shape::scalar()).elem(Some(1))));
+    }
+    if let Some(list) = attrs.floats("value_floats")? {
+        return Ok(Inferred::single(
+            Output::shape(Shape::Ranked(vec![count(list.len())])).elem(Some(1)),
+        ));
+    }
+    if attrs.get("value_string").is_some() {
+        return Ok(Inferred::single(Output::shape(Shape::scalar()).elem(Some(8))));
+    }
+    if let Some(attr) = attrs.get("value_strings") {
+        return Ok(Inferred::single(
+            Output::shape(Shape::Ranked(vec![count(attr.strings.len())])).elem(Some(8)),
+        ));
+    }
+    if let Some(sparse) = attrs.get("sparse_value").and_then(|a| a.sparse_tensor.as_ref()) {
+        let dims = sparse
+            .dims
+            .iter()
+            .map(|&d| if d >= 0 { Dim::known(d) } else { Dim::Unknown })
+            .collect();
+        let elem_type = sparse.values.as_ref().and_then(|v| v.data_type);
+        return Ok(Inferred::single(Output::shape(Shape::Ranked(dims)).elem(elem_type)));
+    }
+    Err(RuleError::Invalid("Constant has no value attribute".into()))
+}
+
+fn declared_type(tensor: &crate::proto::TensorProto) -> crate::proto::TypeProto {
+    use crate::proto::{tensor_shape_proto, type_proto, TensorShapeProto, TypeProto};
+    let dim = tensor
+        .dims
+        .iter()
+        .map(|&size| tensor_shape_proto::Dimension {
+            value: Some(tensor_shape_proto::dimension::Value::DimValue(size)),
+            denotation: None,
+        })
+        .collect();
+    TypeProto {
+        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+            elem_type: tensor.data_type,
+            shape: Some(TensorShapeProto { dim }),
+        })),
+        denotation: None,
+    }
+}
+
+/// `ConstantOfShape(shape)`: the output's dims are the input's elements; the fill value's type
+/// comes from the `value` attribute (float 0 by default). Small integer fills carry values.
+fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let target = ctx.required(0)?;
+    let fill = ctx.attrs().tensor("value")?;
+    let elem_type = fill.and_then(|t| t.data_type).or(Some(1));
+    let dims = match target.value {
+        Some(value) => value.data.clone(),
+        None => match target.shape.dims() {
+            Some([length]) => match length.as_known().and_then(|n| usize::try_from(n).ok()) {
+                Some(n) => vec![Dim::Unknown; n],
+                None => return Ok(Inferred::single(Output::shape(Shape::Unranked).elem(elem_type))),
+            },
+            _ => return Ok(Inferred::single(Output::shape(Shape::Unranked).elem(elem_type))),
+        },
+    };
+    let fill_value = fill
+        .and_then(declared::int_values)
+        .and_then(|v| v.data.first().cloned());
+    let sizes: Option<Vec<usize>> = dims
+        .iter()
+        .map(|d| d.as_known().and_then(|n| usize::try_from(n).ok()))
+        .collect();
+    let value = match (fill_value, sizes) {
+        (Some(fill), Some(sizes)) => {
+            let total = sizes.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+            total
+                .filter(|&n| n <= MAX_VALUE_ELEMENTS)
+                .and_then(|n| ValueTensor::new(sizes, vec![fill; n]))
+        }
+        _ => None,
+    };
+    Ok(Inferred::single(match value {
+        Some(value) => Output::value(value, elem_type),
+        None => Output::shape(Shape::Ranked(dims)).elem(elem_type),
+    }))
+}
+
+/// `Range(start, limit, delta)`: length `max(ceil((limit - start) / delta), 0)`. Static inputs
+/// give the length (and small integer ranges their elements); `Range(0, n, 1)` and
+/// `Range(k, n, 1)` with `n - k` provably non-negative give a symbolic length.
+fn range(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let elem_type = ctx.required(0)?.elem;
+    let scalar = |slot: usize| -> Result<Option<Dim>, RuleError> {
+        Ok(ctx
+            .required(slot)?
+            .value
+            .and_then(|v| v.data.first().cloned()))
+    };
+    let (start, limit, delta) = (scalar(0)?, scalar(1)?, scalar(2)?);
+    let statics = (
+        start.as_ref().and_then(Dim::as_known),
+        limit.as_ref().and_then(Dim::as_known),
+        delta.as_ref().and_then(Dim::as_known),
+    );
+    let length = match statics {
+        (Some(s), Some(l), Some(d)) if d != 0 => static_length(s, l, d),
+        _ => match (start, limit, delta.and_then(|d| d.as_known())) {
+            (Some(s), Some(l), Some(1)) => {
+                let n = l.sub(&s);
+                if non_negative(&n) {
+                    n
+                } else {
+                    Dim::Unknown
+                }
+            }
+            _ => Dim::Unknown,
+        },
+    };
+    let value = match (statics, elem_type) {
+        ((Some(s), Some(_), Some(d)), Some(elem::INT64 | elem::INT32)) => length
+            .as_known()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= MAX_VALUE_ELEMENTS)
+            .and_then(|n| {
+                let data: Option<Vec<Dim>> = (0..n)
+                    .map(|i| {
+                        let i = i64::try_from(i).ok()?;
+                        Some(Dim::known(s.checked_add(i.checked_mul(d)?)?))
+                    })
+                    .collect();
+                ValueTensor::vector(data?)
+            }),
+        _ => None,
+    };
+    Ok(Inferred::single(match value {
+        Some(value) => Output::value(value, elem_type),
+        None => Output::shape(Shape::Ranked(vec![length])).elem(elem_type),
+    }))
+}
+
+fn static_length(start: i64, limit: i64, delta: i64) -> Dim {
+    let (Some(span), false) = (limit.checked_sub(start), delta == 0) else {
+        return Dim::Unknown;
+    };
+    // ceil(span / delta) for either sign of delta, then clamp at 0.
+    let q = span.checked_div(delta);
+    let r = span.checked_rem(delta);
+    match (q, r) {
+        (Some(q), Some(r)) => {
+            let ceil = if r != 0 && ((r > 0) == (delta > 0)) { q + 1 } else { q };
+            Dim::known(ceil.max(0))
+        }
+        _ => Dim::Unknown,
+    }
+}
+
+fn non_negative(dim: &Dim) -> bool {
+    match dim {
+        Dim::Known(v) => *v >= 0,
+        Dim::Sym(e) => e.lower_bound().is_some_and(|b| b >= 0),
+        Dim::Unknown => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{self, int_attr};
+    use super::axes::known_ints;
+    use crate::shape::values::ValueTensor;
+    use crate::shape::{Dim, Shape};
+
+    fn sym_shape() -> Shape {
+        Shape::Ranked(vec![Dim::sym("batch"), Dim::sym("seq"), Dim::known(768)])
+    }
+
+    #[test]
+    fn shape_carries_symbolic_dims_as_values() {
+        let out = testing::run("Shape", 13, &[testing::shape(sym_shape())], vec![]).unwrap();
+        let value = out.outputs[0].value.as_ref().unwrap();
+        assert_eq!(value.data, sym_shape().dims().unwrap().to_vec());
+        assert_eq!(out.outputs[0].shape, Shape::from_known(&[3]));
+    }
+
+    #[test]
+    fn shape_start_end_slice_the_dims() {
+        let out = testing::run(
+            "Shape",
+            15,
+            &[testing::shape(sym_shape())],
+            vec![int_attr("start", -2)],
+        )
+        .unwrap();
+        let value = out.outputs[0].value.as_ref().unwrap();
+        assert_eq!(value.data, vec![Dim::sym("seq"), Dim::known(768)]);
+    }
+
+    #[test]
+    fn size_is_the_product() {
+        let out = testing::run("Size", 13, &[testing::shape(sym_shape())], vec![]).unwrap();
+        let value = out.outputs[0].value.as_ref().unwrap();
+        assert_eq!(
+            value.data[0],
+            Dim::sym("batch").mul(&Dim::sym("seq")).mul(&Dim::known(768))
+        );
+    }
+
+    #[test]
+    fn range_lengths() {
+        let scalar = |v: i64| testing::ints(ValueTensor::new(vec![], vec![Dim::known(v)]).unwrap());
+        let out = testing::run("Range", 11, &[scalar(1), scalar(10), scalar(3)], vec![]).unwrap();
+        assert_eq!(
+            known_ints(out.outputs[0].value.as_ref().unwrap()),
+            Some(vec![1, 4, 7])
+        );
+        let out = testing::run("Range", 11, &[scalar(10), scalar(1), scalar(3)], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::from_known(&[0]));
+        let out = testing::run("Range", 11, &[scalar(10), scalar(1), scalar(-4)], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::from_known(&[3]));
+    }
+
+    #[test]
+    fn huge_ranges_are_not_materialised() {
+        let scalar = |v: i64| testing::ints(ValueTensor::new(vec![], vec![Dim::known(v)]).unwrap());
+        let out = testing::run(
+            "Range",
+            11,
+            &[scalar(0), scalar(1_000_000_000_000), scalar(1)],
+            vec![],
+        )
+        .unwrap();
+        assert!(out.outputs[0].value.is_none());
+        assert_eq!(out.outputs[0].shape, Shape::from_known(&[1_000_000_000_000]));
+    }
+
+    #[test]
+    fn symbolic_range_from_zero() {
+        let zero = testing::ints(ValueTensor::new(vec![], vec![Dim::known(0)]).unwrap());
+        let n = testing::ints(ValueTensor::new(vec![], vec![Dim::sym("seq")]).unwrap());
+        let one = testing::ints(ValueTensor::new(vec![], vec![Dim::known(1)]).unwrap());
+        let out = testing::run("Range", 11, &[zero, n, one], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::sym("seq")]));
+    }
+
+    #[test]
+    fn constant_of_shape_takes_dims_from_the_value() {
+        let target = ValueTensor::vector(vec![Dim::sym("batch"), Dim::known(4)]).unwrap();
+        let out = testing::run("ConstantOfShape", 9, &[testing::ints(target)], vec![]).unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("batch"), Dim::known(4)])
+        );
+    }
+}
