@@ -11,11 +11,14 @@ use crate::shape::broadcast::{Outcome, Rule};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
+mod conv;
 mod einsum;
 mod elementwise;
 mod linalg;
+mod norm;
 #[cfg(test)]
 pub(crate) mod testing;
+mod window;
 
 /// What a rule sees of one present input.
 #[derive(Debug, Clone, Copy)]
@@ -217,7 +220,10 @@ pub(crate) type RuleFn = fn(&Ctx<'_>) -> Result<Inferred, RuleError>;
 /// The rule for `op_type` in `domain` (`""` is the default domain), if the engine knows it.
 pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
     match domain {
-        "" => elementwise::lookup(op_type).or_else(|| linalg::lookup(op_type)),
+        "" => elementwise::lookup(op_type)
+            .or_else(|| linalg::lookup(op_type))
+            .or_else(|| conv::lookup(op_type))
+            .or_else(|| norm::lookup(op_type)),
         _ => None,
     }
 }
