@@ -11,11 +11,13 @@ use crate::shape::broadcast::{Outcome, Rule};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
+mod attention;
 mod conv;
 mod einsum;
 mod elementwise;
 mod linalg;
 mod norm;
+mod reduce;
 #[cfg(test)]
 pub(crate) mod testing;
 mod window;
@@ -223,7 +225,9 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
         "" => elementwise::lookup(op_type)
             .or_else(|| linalg::lookup(op_type))
             .or_else(|| conv::lookup(op_type))
-            .or_else(|| norm::lookup(op_type)),
+            .or_else(|| norm::lookup(op_type))
+            .or_else(|| attention::lookup(op_type))
+            .or_else(|| reduce::lookup(op_type)),
         _ => None,
     }
 }
