@@ -17,7 +17,10 @@ mod einsum;
 mod elementwise;
 mod linalg;
 mod norm;
+mod quant;
+mod recurrent;
 mod reduce;
+mod sequence;
 #[cfg(test)]
 pub(crate) mod testing;
 mod window;
@@ -227,7 +230,10 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
             .or_else(|| conv::lookup(op_type))
             .or_else(|| norm::lookup(op_type))
             .or_else(|| attention::lookup(op_type))
-            .or_else(|| reduce::lookup(op_type)),
+            .or_else(|| reduce::lookup(op_type))
+            .or_else(|| recurrent::lookup(op_type))
+            .or_else(|| quant::lookup(op_type))
+            .or_else(|| sequence::lookup(op_type)),
         _ => None,
     }
 }
