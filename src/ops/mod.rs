@@ -16,6 +16,7 @@ mod conv;
 mod einsum;
 mod elementwise;
 mod linalg;
+mod ml;
 mod norm;
 mod quant;
 mod recurrent;
@@ -234,6 +235,7 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
             .or_else(|| recurrent::lookup(op_type))
             .or_else(|| quant::lookup(op_type))
             .or_else(|| sequence::lookup(op_type)),
+        "ai.onnx.ml" => ml::lookup(op_type),
         _ => None,
     }
 }
