@@ -78,17 +78,29 @@ impl LintReport {
         let graph = self.model.main();
         let facts = self.inference.graphs.first();
         graph.into_iter().flat_map(move |graph| {
-            graph.values.iter().enumerate().filter_map(move |(i, value)| {
-                let shape = &facts?.values.get(i)?.shape;
-                Some((value.name.as_str(), shape))
-            })
+            graph
+                .values
+                .iter()
+                .enumerate()
+                .filter_map(move |(i, value)| {
+                    let shape = &facts?.values.get(i)?.shape;
+                    Some((value.name.as_str(), shape))
+                })
         })
     }
 
     /// The inferred shape of a main-graph value.
     pub fn shape(&self, name: &str) -> Option<&Shape> {
         let id = self.model.main()?.lookup(name)?;
-        Some(&self.inference.graphs.first()?.values.get(id.0 as usize)?.shape)
+        Some(
+            &self
+                .inference
+                .graphs
+                .first()?
+                .values
+                .get(id.0 as usize)?
+                .shape,
+        )
     }
 }
 

@@ -1,6 +1,8 @@
 //! The `onnx-bcast-lint` command: flags -> library -> renderer -> exit code. The only code that
 //! prints.
 
+#![allow(clippy::print_stderr)] // the command is the one place that prints
+
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -106,7 +108,9 @@ fn collect_models(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let is_model = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx"));
+        let is_model = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("onnx"));
         if path.is_dir() && !is_model {
             collect_models(&path, found, depth + 1);
         } else if is_model && path.is_file() {

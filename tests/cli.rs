@@ -1,7 +1,12 @@
 //! The command: exit codes 0/1/2, batches that mix good, failing and unreadable files, stdin,
 //! and the JSON and SARIF contracts (SARIF validated against the 2.1.0 schema).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -50,11 +55,20 @@ fn exit_1_on_a_broadcast_error() {
 
 #[test]
 fn exit_2_on_unreadable_input_and_on_usage_errors() {
-    for name in ["load_garbage.onnx", "load_empty.onnx", "load_directory.onnx"] {
+    for name in [
+        "load_garbage.onnx",
+        "load_empty.onnx",
+        "load_directory.onnx",
+    ] {
         let out = run(&[&model(name)]);
         assert_eq!(out.status.code(), Some(2), "{name}");
     }
-    assert_eq!(run(&["--format", "yaml", &model("ok_symbolic_batch.onnx")]).status.code(), Some(2));
+    assert_eq!(
+        run(&["--format", "yaml", &model("ok_symbolic_batch.onnx")])
+            .status
+            .code(),
+        Some(2)
+    );
     assert_eq!(run(&[]).status.code(), Some(2));
 }
 
@@ -63,7 +77,12 @@ fn warnings_fail_only_with_deny_warnings() {
     let path = model("w1_symbolic.onnx");
     assert_eq!(run(&[&path]).status.code(), Some(0));
     assert_eq!(run(&["--deny", "warnings", &path]).status.code(), Some(1));
-    assert_eq!(run(&["--deny", "warnings", "--allow", "W1", &path]).status.code(), Some(0));
+    assert_eq!(
+        run(&["--deny", "warnings", "--allow", "W1", &path])
+            .status
+            .code(),
+        Some(0)
+    );
 }
 
 #[test]
@@ -92,7 +111,10 @@ fn a_mixed_batch_reports_every_file_in_order() {
         .iter()
         .map(|f| f["path"].as_str().unwrap())
         .collect();
-    assert_eq!(reported, files.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        reported,
+        files.iter().map(String::as_str).collect::<Vec<_>>()
+    );
     assert_eq!(doc["files"][0]["status"], "ok");
     assert_eq!(doc["files"][1]["diagnostics"][0]["code"], "E1");
     assert_eq!(doc["files"][2]["status"], "error");

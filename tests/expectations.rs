@@ -2,7 +2,12 @@
 //! `ok_*` nothing at error or warning level, `e1_*` an E1, `w1_*` a W1 and no error, `e2_*` an E2,
 //! `e3_*` an E3, `i1_*` an I1 (and, there, the unrelated E1 downstream of the custom op).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -28,7 +33,12 @@ fn fixtures(prefix: &str) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(prefix) && n.ends_with(".onnx"))
+        .filter(|n| {
+            n.starts_with(prefix)
+                && std::path::Path::new(n)
+                    .extension()
+                    .is_some_and(|e| e == "onnx")
+        })
         .collect();
     names.sort();
     assert!(!names.is_empty(), "no fixtures named {prefix}*");
@@ -63,7 +73,10 @@ fn each_finding_fixture_reports_its_code() {
     ] {
         for name in fixtures(prefix) {
             let (found, messages) = codes(&name);
-            assert!(found.contains(&code), "{name}: expected {code}, got {messages:#?}");
+            assert!(
+                found.contains(&code),
+                "{name}: expected {code}, got {messages:#?}"
+            );
         }
     }
 }
@@ -89,7 +102,7 @@ fn checking_goes_on_past_a_custom_op() {
 fn one_fault_gives_one_finding() {
     for name in fixtures("e1_") {
         let (_, messages) = codes(&name);
-        let errors = messages.iter().filter(|m| m.starts_with("E")).count();
+        let errors = messages.iter().filter(|m| m.starts_with('E')).count();
         assert_eq!(errors, 1, "{name}: root cause only: {messages:#?}");
     }
 }

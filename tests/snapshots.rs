@@ -1,7 +1,12 @@
 //! Snapshots of the human and JSON output of every fixture. A snapshot change is reviewed like
 //! code (`cargo insta review`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::path::Path;
 
@@ -34,8 +39,7 @@ fn human_and_json_output_of_every_fixture() {
             },
         );
         insta::assert_snapshot!("human", text);
-        let document = json::render(&reports, true)
-            .replace(env!("CARGO_PKG_VERSION"), "[version]");
+        let document = json::render(&reports, true).replace(env!("CARGO_PKG_VERSION"), "[version]");
         insta::assert_snapshot!("json", document);
     });
 }

@@ -85,7 +85,7 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
     findings
 }
 
-fn rule_name(rule: &Rule) -> &'static str {
+fn rule_name(rule: Rule) -> &'static str {
     match rule {
         Rule::Multidirectional => "multidirectional (numpy) broadcasting",
         Rule::Unidirectional => "unidirectional broadcasting",
@@ -100,11 +100,10 @@ fn slot_names(graph: &Graph, node: &Node, check: &BroadcastCheck) -> Vec<String>
         .slots
         .iter()
         .map(|&slot| {
-            node.inputs
-                .get(slot)
-                .copied()
-                .flatten()
-                .map_or_else(|| format!("input {slot}"), |v| graph.value_name(v).to_owned())
+            node.inputs.get(slot).copied().flatten().map_or_else(
+                || format!("input {slot}"),
+                |v| graph.value_name(v).to_owned(),
+            )
         })
         .collect()
 }
@@ -149,9 +148,9 @@ fn incompatible(
     }
     let mut help = format!(
         "under {}, sizes on each axis must be equal or 1",
-        rule_name(&check.rule)
+        rule_name(check.rule)
     );
-    if let Some(fix) = suggest_fix(&names, &shapes) {
+    if let Some(fix) = suggest_fix(&names, &shapes, check.rule == Rule::Legacy) {
         let _ = write!(help, "; {fix}");
     }
     Finding {
@@ -182,7 +181,7 @@ fn definite_under_binding(
         ),
         help: Some(format!(
             "under {}, sizes on each axis must be equal or 1; this deployment's dims break that",
-            rule_name(&check.rule)
+            rule_name(check.rule)
         )),
         node: Some(node_site(graph, node)),
         inputs: input_sites(graph, Some(facts), node, &offending),
@@ -273,7 +272,7 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
             ),
             help: Some(format!(
                 "under {}, sizes on each axis must be equal or 1{breaks}; bind the dims with --dim to check one deployment",
-                rule_name(&c.check.rule)
+                rule_name(c.check.rule)
             )),
             node: Some(node_site(c.graph, c.node)),
             inputs: input_sites(c.graph, Some(c.facts), c.node, &c.check.slots),
@@ -284,7 +283,7 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
 
 /// A likely fix for two clashing shapes: sizes that look transposed, or a lower-rank input that
 /// lines up with other axes of the higher-rank one (it needs an Unsqueeze or Reshape).
-fn suggest_fix(names: &[String], shapes: &[&Shape]) -> Option<String> {
+fn suggest_fix(names: &[String], shapes: &[&Shape], legacy: bool) -> Option<String> {
     let ([a_name, b_name], [a, b]) = (names, shapes) else {
         return None;
     };
@@ -318,6 +317,12 @@ fn suggest_fix(names: &[String], shapes: &[&Shape]) -> Option<String> {
         if !fits {
             return None;
         }
+        if legacy {
+            return Some(format!(
+                "`{small_name}` lines up with axes {offset}..{} of the other input: set axis={offset}",
+                offset + r
+            ));
+        }
         let trailing = big - r - offset;
         let axes: Vec<String> = (r..r + trailing).map(|a| a.to_string()).collect();
         let mut target: Vec<String> = small.iter().map(ToString::to_string).collect();
@@ -329,4 +334,47 @@ fn suggest_fix(names: &[String], shapes: &[&Shape]) -> Option<String> {
             target.join(", ")
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Vec<String> {
+        vec!["a".into(), "b".into()]
+    }
+
+    #[test]
+    fn lower_rank_input_that_lines_up_elsewhere_gets_an_unsqueeze() {
+        let a = Shape::from_known(&[3, 4]);
+        let b = Shape::from_known(&[3]);
+        let fix = suggest_fix(&names(), &[&a, &b], false).unwrap();
+        assert!(
+            fix.contains("Unsqueeze it at axes [1] (to [3, 1])"),
+            "{fix}"
+        );
+    }
+
+    #[test]
+    fn legacy_misplaced_run_gets_the_right_axis() {
+        let a = Shape::from_known(&[2, 3, 4, 5]);
+        let b = Shape::from_known(&[3, 4]);
+        let fix = suggest_fix(&names(), &[&a, &b], true).unwrap();
+        assert!(fix.ends_with("set axis=1"), "{fix}");
+    }
+
+    #[test]
+    fn permuted_sizes_look_transposed() {
+        let a = Shape::from_known(&[3, 4]);
+        let b = Shape::from_known(&[4, 3]);
+        let fix = suggest_fix(&names(), &[&a, &b], false).unwrap();
+        assert!(fix.contains("Transpose"), "{fix}");
+    }
+
+    #[test]
+    fn unrelated_sizes_get_no_guess() {
+        let a = Shape::from_known(&[2, 3]);
+        let b = Shape::from_known(&[4]);
+        assert_eq!(suggest_fix(&names(), &[&a, &b], false), None);
+    }
 }

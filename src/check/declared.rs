@@ -1,4 +1,4 @@
-//! E2: a declared shape (value_info, graph output) contradicts the inferred one, under the MLIR
+//! E2: a declared shape (`value_info`, graph output) contradicts the inferred one, under the MLIR
 //! result-verification rules (different rank; two static dims that differ; symbolic dims that are
 //! provably different). Tool-invented placeholders never contradict anything.
 //!
@@ -22,7 +22,9 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             let Origin::Node { node, .. } = value.origin else {
                 continue;
             };
-            let Some(node) = graph.node(node) else { continue };
+            let Some(node) = graph.node(node) else {
+                continue;
+            };
             // Only shapes the engine inferred itself can contradict a declaration.
             if !matches!(
                 facts.nodes.get(node.index).map(|f| &f.status),

@@ -28,7 +28,9 @@ pub(super) fn check(model: &Model) -> Vec<Finding> {
                     "ONNX graphs must be acyclic; loops belong in a Loop or Scan body",
                 ),
                 ProblemKind::UndefinedInput { name } => (
-                    format!("{what}input `{name}` is produced by no node, graph input or initializer"),
+                    format!(
+                        "{what}input `{name}` is produced by no node, graph input or initializer"
+                    ),
                     "add the missing initializer or graph input, or fix the input name",
                 ),
                 ProblemKind::DuplicateProducer { name } => (

@@ -14,15 +14,17 @@ type Outcome = (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>);
 pub(crate) fn refine(inferred: &Shape, declared: &Shape) -> Shape {
     match (inferred, declared) {
         (Shape::Unranked, _) => declared.clone(),
-        (Shape::Ranked(ours), Shape::Ranked(theirs)) if ours.len() == theirs.len() => Shape::Ranked(
-            ours.iter()
-                .zip(theirs)
-                .map(|(ours, theirs)| match ours {
-                    Dim::Unknown => theirs.clone(),
-                    known => known.clone(),
-                })
-                .collect(),
-        ),
+        (Shape::Ranked(ours), Shape::Ranked(theirs)) if ours.len() == theirs.len() => {
+            Shape::Ranked(
+                ours.iter()
+                    .zip(theirs)
+                    .map(|(ours, theirs)| match ours {
+                        Dim::Unknown => theirs.clone(),
+                        known => known.clone(),
+                    })
+                    .collect(),
+            )
+        }
         _ => inferred.clone(),
     }
 }
@@ -80,7 +82,7 @@ fn outputs_of(engine: &Engine<'_>, graph: GraphId) -> Vec<ValueFacts> {
         .collect()
 }
 
-fn subgraph<'n>(node: &'n Node, attribute: &str) -> Option<GraphId> {
+fn subgraph(node: &Node, attribute: &str) -> Option<GraphId> {
     node.subgraphs
         .iter()
         .find(|(name, _)| name == attribute)
@@ -317,5 +319,9 @@ pub(crate) fn call(
         .map(|f| f.clone().unwrap_or_else(ValueFacts::unknown))
         .collect();
     engine.run_graph(body, Some(given));
-    (NodeStatus::Inferred, outputs_of(engine, body_id), Vec::new())
+    (
+        NodeStatus::Inferred,
+        outputs_of(engine, body_id),
+        Vec::new(),
+    )
 }

@@ -61,7 +61,9 @@ pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
         .iter()
         .map(|&d| usize::try_from(d).ok())
         .collect::<Option<_>>()?;
-    let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))?;
+    let count = shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))?;
     if count > MAX_VALUE_ELEMENTS || tensor.data_location == Some(1) {
         return None;
     }
@@ -76,13 +78,21 @@ pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
         elem::INT32 => match &tensor.raw_data {
             Some(raw) => raw
                 .chunks_exact(4)
-                .map(|c| <[u8; 4]>::try_from(c).map(|b| i64::from(i32::from_le_bytes(b))).ok())
+                .map(|c| {
+                    <[u8; 4]>::try_from(c)
+                        .map(|b| i64::from(i32::from_le_bytes(b)))
+                        .ok()
+                })
                 .collect::<Option<_>>()?,
             None => tensor.int32_data.iter().map(|&v| i64::from(v)).collect(),
         },
         elem::BOOL => match &tensor.raw_data {
             Some(raw) => raw.iter().map(|&b| i64::from(b != 0)).collect(),
-            None => tensor.int32_data.iter().map(|&v| i64::from(v != 0)).collect(),
+            None => tensor
+                .int32_data
+                .iter()
+                .map(|&v| i64::from(v != 0))
+                .collect(),
         },
         _ => return None,
     };

@@ -167,7 +167,10 @@ impl<'m> Engine<'m> {
                         .filter(|_| value.origin == Origin::Initializer)
                         .and_then(declared::int_values),
                 },
-                Origin::Outer { graph: outer, value } => self
+                Origin::Outer {
+                    graph: outer,
+                    value,
+                } => self
                     .value_facts(outer, value)
                     .cloned()
                     .unwrap_or_else(ValueFacts::unknown),
@@ -219,7 +222,9 @@ impl<'m> Engine<'m> {
             let declared_shape = declared::shape_of(declared.flatten());
             let refined = ValueFacts {
                 shape: control::refine(&inferred.shape, &declared_shape),
-                elem: inferred.elem.or_else(|| declared::elem_of(declared.flatten())),
+                elem: inferred
+                    .elem
+                    .or_else(|| declared::elem_of(declared.flatten())),
                 value: inferred.value,
             };
             if let Some(entry) = facts.values.get_mut(value.0 as usize) {

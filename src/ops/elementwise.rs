@@ -21,13 +21,60 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
         "Sum" | "Mean" | "Max" | "Min" => variadic,
         "Where" => select,
         "PRelu" => prelu,
-        "Neg" | "Not" | "Abs" | "Relu" | "Sigmoid" | "Tanh" | "Exp" | "Log" | "Sqrt" | "Reciprocal"
-        | "Floor" | "Ceil" | "Round" | "Sign" | "Erf" | "Sin" | "Cos" | "Tan" | "Asin" | "Acos"
-        | "Atan" | "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" | "Softplus" | "Softsign"
-        | "Elu" | "Selu" | "LeakyRelu" | "ThresholdedRelu" | "HardSigmoid" | "HardSwish"
-        | "Gelu" | "Mish" | "Celu" | "Shrink" | "IsNaN" | "IsInf" | "BitwiseNot" | "Clip"
-        | "Dropout" | "Identity" | "CastLike" | "Cast" | "Softmax" | "LogSoftmax" | "Hardmax"
-        | "LpNormalization" | "MeanVarianceNormalization" | "Trilu" | "CumSum" | "Swish" => unary,
+        "Neg"
+        | "Not"
+        | "Abs"
+        | "Relu"
+        | "Sigmoid"
+        | "Tanh"
+        | "Exp"
+        | "Log"
+        | "Sqrt"
+        | "Reciprocal"
+        | "Floor"
+        | "Ceil"
+        | "Round"
+        | "Sign"
+        | "Erf"
+        | "Sin"
+        | "Cos"
+        | "Tan"
+        | "Asin"
+        | "Acos"
+        | "Atan"
+        | "Sinh"
+        | "Cosh"
+        | "Asinh"
+        | "Acosh"
+        | "Atanh"
+        | "Softplus"
+        | "Softsign"
+        | "Elu"
+        | "Selu"
+        | "LeakyRelu"
+        | "ThresholdedRelu"
+        | "HardSigmoid"
+        | "HardSwish"
+        | "Gelu"
+        | "Mish"
+        | "Celu"
+        | "Shrink"
+        | "IsNaN"
+        | "IsInf"
+        | "BitwiseNot"
+        | "Clip"
+        | "Dropout"
+        | "Identity"
+        | "CastLike"
+        | "Cast"
+        | "Softmax"
+        | "LogSoftmax"
+        | "Hardmax"
+        | "LpNormalization"
+        | "MeanVarianceNormalization"
+        | "Trilu"
+        | "CumSum"
+        | "Swish" => unary,
         _ => return None,
     })
 }
@@ -35,8 +82,17 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
 fn is_comparison(op_type: &str) -> bool {
     matches!(
         op_type,
-        "Equal" | "Greater" | "Less" | "GreaterOrEqual" | "LessOrEqual" | "And" | "Or" | "Xor"
-            | "Not" | "IsNaN" | "IsInf"
+        "Equal"
+            | "Greater"
+            | "Less"
+            | "GreaterOrEqual"
+            | "LessOrEqual"
+            | "And"
+            | "Or"
+            | "Xor"
+            | "Not"
+            | "IsNaN"
+            | "IsInf"
     )
 }
 
@@ -47,7 +103,12 @@ fn out_elem(ctx: &Ctx<'_>) -> Option<i32> {
         return Some(elem::BOOL);
     }
     match op {
-        "Cast" => ctx.attrs().int("to").ok().flatten().and_then(|t| i32::try_from(t).ok()),
+        "Cast" => ctx
+            .attrs()
+            .int("to")
+            .ok()
+            .flatten()
+            .and_then(|t| i32::try_from(t).ok()),
         "CastLike" => ctx.input(1).and_then(|i| i.elem),
         _ => ctx.input(0).and_then(|i| i.elem),
     }
@@ -60,15 +121,19 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let elem = out_elem(ctx);
     let folded = input.value.and_then(|value| {
         let op = ctx.node().op_type.as_str();
-        let map = |f: fn(&Dim) -> Dim| ValueTensor::new(value.shape.clone(), value.data.iter().map(f).collect());
+        let map = |f: fn(&Dim) -> Dim| {
+            ValueTensor::new(value.shape.clone(), value.data.iter().map(f).collect())
+        };
         match op {
             "Identity" | "Dropout" => Some(value.clone()),
             "Cast" | "CastLike" if elem.is_some_and(is_integer) => Some(value.clone()),
-            "Cast" | "CastLike" if elem == Some(elem::BOOL) => map(|d| match d.eq_dim(&Dim::known(0)) {
-                Tri::Yes => Dim::known(0),
-                Tri::No => Dim::known(1),
-                Tri::Unknown => Dim::Unknown,
-            }),
+            "Cast" | "CastLike" if elem == Some(elem::BOOL) => {
+                map(|d| match d.eq_dim(&Dim::known(0)) {
+                    Tri::Yes => Dim::known(0),
+                    Tri::No => Dim::known(1),
+                    Tri::Unknown => Dim::Unknown,
+                })
+            }
             "Neg" => map(Dim::neg),
             "Abs" => map(|d| match d.as_known() {
                 Some(v) => v.checked_abs().map_or(Dim::Unknown, Dim::known),
@@ -104,14 +169,21 @@ fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
     let op = ctx.node().op_type.as_str();
-    let legacy = ctx.opset() < 7 && !matches!(op, "Mod" | "BitShift" | "GreaterOrEqual" | "LessOrEqual")
+    let legacy = ctx.opset() < 7
+        && !matches!(op, "Mod" | "BitShift" | "GreaterOrEqual" | "LessOrEqual")
         && !op.starts_with("Bitwise");
     let (rule, outcome) = if legacy {
         let broadcast = ctx.int("broadcast", 0)? != 0;
         let axis = ctx.attrs().int("axis")?;
-        (Rule::Legacy, broadcast::legacy(a.shape, b.shape, broadcast, axis))
+        (
+            Rule::Legacy,
+            legacy_at_run_time(a.shape, b.shape, broadcast, axis),
+        )
     } else {
-        (Rule::Multidirectional, broadcast::multidirectional(&[a.shape, b.shape]))
+        (
+            Rule::Multidirectional,
+            broadcast::multidirectional(&[a.shape, b.shape]),
+        )
     };
     let elem = out_elem(ctx);
     let folded = match (&outcome.verdict, a.value, b.value) {
@@ -123,6 +195,43 @@ fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         None => Output::shape(outcome.shape.clone()).elem(elem),
     };
     Ok(Inferred::single(output).with_check(rule, vec![0, 1], outcome))
+}
+
+/// The opset < 7 rule as models actually run. The opset-6 doc says B's 1s do not stretch, but
+/// runtimes execute these models through the opset 7 version converter, which aligns B at `axis`
+/// (trailing 1s appended) and then broadcasts multidirectionally, so B's 1s do stretch (`PyTorch`'s
+/// exported `add_size1_broadcast` test models rely on it). An error must be a real run-time
+/// failure: the strict verdict stands only when the converted form fails too.
+fn legacy_at_run_time(
+    a: &Shape,
+    b: &Shape,
+    broadcast: bool,
+    axis: Option<i64>,
+) -> broadcast::Outcome {
+    let strict = broadcast::legacy(a, b, broadcast, axis);
+    if !broadcast || !matches!(strict.verdict, Verdict::Invalid(_)) {
+        return strict;
+    }
+    let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
+        return strict;
+    };
+    let start = match axis {
+        None => ad.len().checked_sub(bd.len()),
+        Some(k) if k < 0 => i64::try_from(ad.len())
+            .ok()
+            .and_then(|r| usize::try_from(r + k).ok()),
+        Some(k) => usize::try_from(k).ok(),
+    };
+    let Some(trailing) = start.and_then(|s| ad.len().checked_sub(s + bd.len())) else {
+        return strict;
+    };
+    let mut aligned = bd.to_vec();
+    aligned.extend(std::iter::repeat_n(Dim::known(1), trailing));
+    let converted = broadcast::multidirectional(&[a, &Shape::Ranked(aligned)]);
+    if matches!(converted.verdict, Verdict::Invalid(_)) || converted.shape != *a {
+        return strict;
+    }
+    converted
 }
 
 /// Element-wise arithmetic on known values; comparisons give 1/0 only when decided.
@@ -169,7 +278,9 @@ fn fold_binary(op: &str, x: &ValueTensor, y: &ValueTensor) -> Option<ValueTensor
             ValueTensor::zip_with(x, y, |p, q| {
                 let (p, q) = if flip { (q, p) } else { (p, q) };
                 match (p.as_known(), q.as_known()) {
-                    (Some(p), Some(q)) => Dim::known(i64::from(if strict { p < q } else { p <= q })),
+                    (Some(p), Some(q)) => {
+                        Dim::known(i64::from(if strict { p < q } else { p <= q }))
+                    }
                     _ => Dim::Unknown,
                 }
             })
@@ -193,11 +304,16 @@ fn variadic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if shapes.is_empty() {
         return Err(RuleError::MissingInput(0));
     }
-    let slots: Vec<usize> = (0..ctx.input_count()).filter(|&s| ctx.input(s).is_some()).collect();
+    let slots: Vec<usize> = (0..ctx.input_count())
+        .filter(|&s| ctx.input(s).is_some())
+        .collect();
     if ctx.opset() < 8 {
         // Before opset 8 these ops take inputs of one shape (no broadcasting): each input is
         // checked against the first with the legacy rule's `broadcast=0` form.
-        let mut inferred = Inferred::single(Output::shape(shapes.first().map_or(Shape::Unranked, |s| (*s).clone())).elem(out_elem(ctx)));
+        let mut inferred = Inferred::single(
+            Output::shape(shapes.first().map_or(Shape::Unranked, |s| (*s).clone()))
+                .elem(out_elem(ctx)),
+        );
         for (&slot, shape) in slots.iter().zip(&shapes).skip(1) {
             if let (Some(&first), Some(first_shape)) = (slots.first(), shapes.first()) {
                 let outcome = broadcast::legacy(first_shape, shape, false, None);
@@ -209,7 +325,13 @@ fn variadic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let outcome = broadcast::multidirectional(&shapes);
     let rule = Rule::Multidirectional;
     let op = ctx.node().op_type.as_str();
-    let folded = match (&outcome.verdict, op, ctx.input(0), ctx.input(1), ctx.input_count()) {
+    let folded = match (
+        &outcome.verdict,
+        op,
+        ctx.input(0),
+        ctx.input(1),
+        ctx.input_count(),
+    ) {
         (Verdict::Invalid(_), ..) => None,
         (_, "Max" | "Min" | "Sum", Some(x), Some(y), 2) => match (x.value, y.value) {
             (Some(x), Some(y)) => fold_binary(if op == "Sum" { "Add" } else { op }, x, y),
@@ -275,7 +397,11 @@ fn numpy_shape(shapes: &[&Vec<usize>]) -> Option<Vec<usize>> {
         .map(|axis| {
             shapes.iter().try_fold(1usize, |acc, shape| {
                 let offset = rank - shape.len();
-                let size = if axis < offset { 1 } else { *shape.get(axis - offset)? };
+                let size = if axis < offset {
+                    1
+                } else {
+                    *shape.get(axis - offset)?
+                };
                 match (acc, size) {
                     (a, s) if a == s || s == 1 => Some(a),
                     (1, s) => Some(s),
@@ -296,4 +422,104 @@ fn prelu(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     let outcome = broadcast::unidirectional(x.shape, slope.shape);
     Ok(Inferred::single(output).with_check(Rule::Unidirectional, vec![0, 1], outcome))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{self, int_attr};
+    use crate::shape::values::ValueTensor;
+    use crate::shape::{Dim, Shape, Verdict};
+
+    fn known(dims: &[i64]) -> Shape {
+        Shape::from_known(dims)
+    }
+
+    #[test]
+    fn add_broadcasts_and_records_the_check() {
+        let out = testing::run(
+            "Add",
+            17,
+            &[testing::shape(known(&[2, 3])), testing::shape(known(&[3]))],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, known(&[2, 3]));
+        assert!(matches!(out.checks[0].outcome.verdict, Verdict::Valid));
+    }
+
+    #[test]
+    fn static_mismatch_is_invalid() {
+        let out = testing::run(
+            "Mul",
+            17,
+            &[testing::shape(known(&[2, 3])), testing::shape(known(&[4]))],
+            vec![],
+        )
+        .unwrap();
+        assert!(matches!(out.checks[0].outcome.verdict, Verdict::Invalid(_)));
+    }
+
+    #[test]
+    fn legacy_ones_stretch_as_the_version_converter_runs_them() {
+        let out = testing::run(
+            "Add",
+            6,
+            &[
+                testing::shape(known(&[2, 3])),
+                testing::shape(known(&[2, 1])),
+            ],
+            vec![int_attr("broadcast", 1), int_attr("axis", 0)],
+        )
+        .unwrap();
+        assert!(!matches!(
+            out.checks[0].outcome.verdict,
+            Verdict::Invalid(_)
+        ));
+    }
+
+    #[test]
+    fn legacy_misplaced_axis_is_invalid() {
+        let out = testing::run(
+            "Add",
+            6,
+            &[
+                testing::shape(known(&[2, 3, 4, 5])),
+                testing::shape(known(&[3, 4])),
+            ],
+            vec![int_attr("broadcast", 1), int_attr("axis", 2)],
+        )
+        .unwrap();
+        assert!(matches!(out.checks[0].outcome.verdict, Verdict::Invalid(_)));
+    }
+
+    #[test]
+    fn shape_arithmetic_is_folded() {
+        let dims = ValueTensor::vector(vec![Dim::sym("batch"), Dim::known(768)]).unwrap();
+        let twelve = ValueTensor::vector(vec![Dim::known(1), Dim::known(12)]).unwrap();
+        let out = testing::run(
+            "Div",
+            17,
+            &[testing::ints(dims), testing::ints(twelve)],
+            vec![],
+        )
+        .unwrap();
+        let value = out.outputs[0].value.as_ref().unwrap();
+        assert_eq!(value.data, vec![Dim::sym("batch"), Dim::known(64)]);
+    }
+
+    #[test]
+    fn where_selects_known_values() {
+        let cond = ValueTensor::vector(vec![Dim::known(1), Dim::known(0)]).unwrap();
+        let x = ValueTensor::vector(vec![Dim::sym("n"), Dim::known(5)]).unwrap();
+        let y = ValueTensor::vector(vec![Dim::known(7), Dim::known(9)]).unwrap();
+        let out = testing::run(
+            "Where",
+            17,
+            &[testing::ints(cond), testing::ints(x), testing::ints(y)],
+            vec![],
+        )
+        .unwrap();
+        let value = out.outputs[0].value.as_ref().unwrap();
+        assert_eq!(value.data, vec![Dim::sym("n"), Dim::known(9)]);
+    }
 }

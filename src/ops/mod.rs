@@ -42,6 +42,7 @@ pub(crate) struct Ctx<'a> {
     node: &'a Node,
     inputs: Vec<Option<Input<'a>>>,
     opset: i64,
+    #[allow(dead_code)]
     fresh: &'a Cell<u64>,
 }
 
@@ -93,7 +94,11 @@ impl<'a> Ctx<'a> {
 
     /// Every present input's shape, in slot order.
     pub(crate) fn present_shapes(&self) -> Vec<&'a Shape> {
-        self.inputs.iter().flatten().map(|input| input.shape).collect()
+        self.inputs
+            .iter()
+            .flatten()
+            .map(|input| input.shape)
+            .collect()
     }
 
     /// Typed attributes.
@@ -106,9 +111,10 @@ impl<'a> Ctx<'a> {
         Ok(self.attrs().int(name)?.unwrap_or(default))
     }
 
-    /// A fresh symbol for a data-dependent size (NonZero, Unique...): it names one unknown
+    /// A fresh symbol for a data-dependent size (`NonZero`, `Unique`...): it names one unknown
     /// value, so later uses of the same tensor still compare equal. The name is not an
     /// identifier, so it can never collide with a model's `dim_param`.
+    #[allow(dead_code)] // used by the data-dependent ops (NonZero, Compress, Unique) as they land
     pub(crate) fn fresh_dim(&self, what: &str) -> Dim {
         let serial = self.fresh.get();
         self.fresh.set(serial.wrapping_add(1));

@@ -1,6 +1,8 @@
 //! Test support for shape rules: run a rule on a node built from an op type, attributes and
 //! input facts, without loading a model.
 
+#![allow(dead_code, clippy::unnecessary_wraps)]
+
 use std::cell::Cell;
 
 use super::{lookup, Ctx, Inferred, Input, RuleError};

@@ -87,9 +87,12 @@ fn render_finding(
         Some(format!("{} node `{}`", site.op_type, site.name)),
         listing.node.clone(),
     )];
-    labels.extend(listing.inputs.iter().map(|(range, text)| {
-        LabeledSpan::new_with_span(Some(text.clone()), range.clone())
-    }));
+    labels.extend(
+        listing
+            .inputs
+            .iter()
+            .map(|(range, text)| LabeledSpan::new_with_span(Some(text.clone()), range.clone())),
+    );
     let diagnostic = diagnostic.with_labels(labels);
     let source = NamedSource::new(format!("{path} ({})", site.graph), listing.text);
     let report = miette::Report::new(diagnostic).with_source_code(source);

@@ -12,7 +12,10 @@ use crate::shape::{Dim, Shape};
 
 /// The whole JSON document for a batch of files.
 pub fn render(files: &[FileReport], with_shapes: bool) -> String {
-    let files: Vec<Value> = files.iter().map(|file| file_json(file, with_shapes)).collect();
+    let files: Vec<Value> = files
+        .iter()
+        .map(|file| file_json(file, with_shapes))
+        .collect();
     let document = json!({
         "version": 1,
         "tool": {"name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION")},

@@ -84,7 +84,7 @@ impl Totals {
             plural(self.files, "file")
         );
         if self.unreadable > 0 {
-            line.push_str(&format!(" ({} unreadable)", self.unreadable));
+            line = format!("{line} ({} unreadable)", self.unreadable);
         }
         line
     }

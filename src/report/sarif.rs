@@ -95,22 +95,31 @@ fn result(finding: &Finding, path: &str, artifact: usize) -> Value {
         text.push_str(". ");
         text.push_str(help);
     }
-    let mut location = json!({
-        "physicalLocation": {"artifactLocation": {"uri": uri(path), "index": artifact}},
-    });
+    let mut physical = json!({"artifactLocation": {"uri": uri(path), "index": artifact}});
+    let mut location = serde_json::Map::new();
     if let Some(node) = &finding.node {
         if node.span.end > node.span.start {
-            location["physicalLocation"]["region"] = json!({
-                "byteOffset": node.span.start,
-                "byteLength": node.span.end - node.span.start,
-            });
+            if let Some(object) = physical.as_object_mut() {
+                object.insert(
+                    "region".into(),
+                    json!({
+                        "byteOffset": node.span.start,
+                        "byteLength": node.span.end - node.span.start,
+                    }),
+                );
+            }
         }
-        location["logicalLocations"] = json!([{
-            "name": node.name,
-            "fullyQualifiedName": format!("{}/{}", node.graph, node.name),
-            "kind": "function",
-        }]);
+        location.insert(
+            "logicalLocations".into(),
+            json!([{
+                "name": node.name,
+                "fullyQualifiedName": format!("{}/{}", node.graph, node.name),
+                "kind": "function",
+            }]),
+        );
     }
+    location.insert("physicalLocation".into(), physical);
+    let location = Value::Object(location);
     json!({
         "ruleId": code.as_str(),
         "ruleIndex": rule_index,

@@ -88,6 +88,12 @@ impl Dim {
             .map_or(Dim::Unknown, Dim::from_expr)
     }
 
+    /// `self / other` when it divides exactly as polynomials (Reshape's `-1`), else `Unknown`.
+    #[must_use]
+    pub fn div_exact(&self, other: &Dim) -> Dim {
+        self.lift(other, Expr::div_exact_by)
+    }
+
     /// Floor division (ONNX / Python `//`); a symbolic divisor or zero gives `Unknown`.
     #[must_use]
     pub fn floor_div(&self, other: &Dim) -> Dim {
@@ -185,13 +191,13 @@ impl Dim {
         }
     }
 
-    /// Substitutes `binding`: bound symbols become numbers (a fully bound dim becomes
-    /// `Known`); `Unknown` stays `Unknown`.
+    /// Substitutes `binding`: bound symbols become numbers, others stay (a fully bound dim
+    /// becomes `Known`); `Unknown` stays `Unknown`, and so does an overflowing result.
     #[must_use]
     pub fn substitute(&self, binding: &Binding) -> Dim {
-        match self.eval(binding) {
-            Some(v) => Dim::Known(v),
-            None => self.clone(),
+        match self {
+            Dim::Sym(e) => e.substitute(binding).map_or(Dim::Unknown, Dim::from_expr),
+            _ => self.clone(),
         }
     }
 }

@@ -235,7 +235,15 @@ impl Dim {
     /// Reads a `dim_param` string; see the module documentation for what is recognised.
     pub fn parse_dim_param(s: &str) -> Dim {
         let t = s.trim();
-        if t.is_empty() || is_placeholder(t, "unk__") || is_placeholder(t, "DynamicDimension.") {
+        // Strings with no letter (`?`, `-1`, `*`) and Python's `None` are how several exporters
+        // (Paddle, TensorFlow) spell "unknown": read as a shared symbol, two unrelated `?` dims
+        // would wrongly compare equal.
+        let spelled_unknown = t == "None" || !t.bytes().any(|b| b.is_ascii_alphabetic());
+        if t.is_empty()
+            || spelled_unknown
+            || is_placeholder(t, "unk__")
+            || is_placeholder(t, "DynamicDimension.")
+        {
             return Dim::Unknown;
         }
         let parsed = tokenize(t).and_then(|toks| {
@@ -283,12 +291,34 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Hostile strings never panic; the result is unknown, known, or a symbol.
+        #[test]
+        fn any_string_parses(s in "[ a-z0-9_()+*/%,.-]{0,40}|unk__[0-9]{1,3}") {
+            let d = Dim::parse_dim_param(&s);
+            if s.starts_with("unk__") || !s.bytes().any(|b| b.is_ascii_alphabetic()) {
+                proptest::prop_assert_eq!(d, Dim::Unknown);
+            }
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_overflowed() {
+        let deep = format!("{}x{}", "(".repeat(10_000), ")".repeat(10_000));
+        assert_eq!(Dim::parse_dim_param(&deep), Dim::sym(&deep));
+        let floors = format!("{}s0{}", "floor(".repeat(200), ")".repeat(200));
+        assert_eq!(Dim::parse_dim_param(&floors), Dim::sym(&floors));
+    }
+
     #[test]
     fn placeholders_are_unknown() {
         assert_eq!(Dim::parse_dim_param("unk__12"), Dim::Unknown);
         assert_eq!(Dim::parse_dim_param("DynamicDimension.3"), Dim::Unknown);
         assert_eq!(Dim::parse_dim_param(""), Dim::Unknown);
         assert_eq!(Dim::parse_dim_param("  "), Dim::Unknown);
+        assert_eq!(Dim::parse_dim_param("?"), Dim::Unknown);
+        assert_eq!(Dim::parse_dim_param("-1"), Dim::Unknown);
+        assert_eq!(Dim::parse_dim_param("None"), Dim::Unknown);
         assert_eq!(p("unk__"), "unk__");
     }
 
@@ -299,7 +329,8 @@ mod tests {
         assert_eq!(Dim::parse_dim_param("s0//s1"), Dim::sym("s0//s1"));
         assert_eq!(Dim::parse_dim_param("N/A"), Dim::sym("N/A"));
         assert_eq!(p("a.b"), "`a.b`");
-        assert_eq!(Dim::parse_dim_param("8/2"), Dim::Known(4));
+        // A dim_param without a letter names nothing: unknown, never a number.
+        assert_eq!(Dim::parse_dim_param("8/2"), Dim::Unknown);
         assert_eq!(Dim::parse_dim_param("(((((x"), Dim::sym("(((((x"));
     }
 }

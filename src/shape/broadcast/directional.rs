@@ -98,7 +98,7 @@ pub fn unidirectional(a: &Shape, b: &Shape) -> Outcome {
     let run = match_run(Rule::Unidirectional, kind, ad, bd, offset, true);
     Outcome {
         shape: a.clone(),
-        verdict: verdict_of(run.violation, run.condition),
+        verdict: verdict_of(Rule::Unidirectional, run.violation, &run.condition),
     }
 }
 

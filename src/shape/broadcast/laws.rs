@@ -46,6 +46,9 @@ fn sym_dim() -> impl Strategy<Value = Dim> {
         1 => Just(a().add(&Dim::known(1))),
         1 => Just(b().mul(&Dim::known(2))),
         1 => Just(a().mul(&b())),
+        1 => Just(a().floor_div(&Dim::known(2))),
+        1 => Just(b().min(&Dim::known(3))),
+        1 => Just(a().modulo(&Dim::known(2)).add(&Dim::known(1))),
     ]
 }
 

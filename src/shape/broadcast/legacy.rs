@@ -5,7 +5,7 @@
 //! yet") unless B is a single element. Both output A's shape.
 
 use super::directional::match_run;
-use super::{verdict_of, Outcome, Rule, Verdict, Violation, ViolationKind};
+use super::{verdict_of, Offender, Outcome, Rule, Verdict, Violation, ViolationKind};
 use crate::shape::condition::Atom;
 use crate::shape::{Condition, Dim, Shape, Tri};
 
@@ -56,7 +56,7 @@ pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outco
         let run = match_run(rule, ViolationKind::RunMismatch, ad, bd, 0, false);
         return Outcome {
             shape: a.clone(),
-            verdict: verdict_of(run.violation, run.condition),
+            verdict: verdict_of(rule, run.violation, &run.condition),
         };
     }
     if bd.len() > ad.len() {
@@ -65,10 +65,7 @@ pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outco
     if bd.iter().all(|d| *d == Dim::Known(1)) {
         return valid(a);
     }
-    let Some(start) = run_start(ad.len(), bd.len(), axis) else {
-        return invalid(a, rule, ViolationKind::BadAxis);
-    };
-    // A single element when every dim of B is 1 at run time.
+    // A single element when every dim of B is 1 at run time; then `axis` does not matter.
     let single_possible = bd.iter().all(|d| d.is_one() != Tri::No);
     let ones: Vec<Atom> = bd
         .iter()
@@ -78,21 +75,27 @@ pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outco
     let single = ones.iter().fold(Condition::truth(), |c, o| {
         c.and(&Condition::any_of([o.clone()]))
     });
-    if start + bd.len() > ad.len() {
+    let misplaced = match run_start(ad.len(), bd.len(), axis) {
+        None => Some(ViolationKind::BadAxis),
+        Some(start) if start + bd.len() > ad.len() => Some(ViolationKind::RunOutOfRange),
+        Some(_) => None,
+    };
+    if let Some(kind) = misplaced {
         return if single_possible {
-            conditional(a, single)
+            conditional(a, &single)
         } else {
-            invalid(a, rule, ViolationKind::RunOutOfRange)
+            invalid(a, rule, kind)
         };
     }
+    let start = run_start(ad.len(), bd.len(), axis).unwrap_or_default();
     let run = match_run(rule, ViolationKind::RunMismatch, ad, bd, start, false);
     let verdict = match (run.violation, single_possible) {
-        (Some(_), true) => return conditional(a, single),
+        (Some(_), true) => return conditional(a, &single),
         (Some(v), false) => Verdict::Invalid(v),
         (None, true) if !ones.is_empty() => {
-            return conditional(a, either(&run.condition, &ones));
+            return conditional(a, &either(&run.condition, &ones));
         }
-        (None, _) => verdict_of(None, run.condition),
+        (None, _) => verdict_of(rule, None, &run.condition),
     };
     Outcome {
         shape: a.clone(),
@@ -100,10 +103,10 @@ pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outco
     }
 }
 
-fn conditional(a: &Shape, c: Condition) -> Outcome {
+fn conditional(a: &Shape, c: &Condition) -> Outcome {
     Outcome {
         shape: a.clone(),
-        verdict: verdict_of(None, c),
+        verdict: verdict_of(Rule::Legacy, None, c),
     }
 }
 
@@ -128,7 +131,8 @@ fn either(run: &Condition, ones: &[Atom]) -> Condition {
 
 /// `OpenVINO` `pdpd` broadcasting (002): B (input 1) has rank <= A's; `axis = -1` means
 /// `rank(A) - rank(B)` (B's rank before trimming); B's trailing 1s are dropped; the rest must
-/// lie within A from `axis` on, each dim 1 or equal to A's. Output: A's shape.
+/// lie within A from `axis` on, each dim 1 or equal to A's. Output: A's shape. A dim of B
+/// past A's end that is not 1 is a `RunOutOfRange` violation naming B's axis.
 pub fn pdpd(a: &Shape, b: &Shape, axis: i64) -> Outcome {
     let rule = Rule::Pdpd;
     let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
@@ -144,22 +148,48 @@ pub fn pdpd(a: &Shape, b: &Shape, axis: i64) -> Outcome {
             _ => return invalid(a, rule, ViolationKind::BadAxis),
         },
     };
-    let trimmed_len = bd.len() - bd.iter().rev().take_while(|d| **d == Dim::Known(1)).count();
-    let trimmed = bd.get(..trimmed_len).unwrap_or_default();
-    if start + trimmed.len() > ad.len() {
-        return invalid(a, rule, ViolationKind::RunOutOfRange);
+    // Dropping B's trailing 1s and then fitting B in A is the same as: every dim of B past
+    // A's end is 1 (those form a suffix of B, hence are dropped), and the dims inside A are
+    // 1 or equal to A's. Stated that way it also holds for symbolic dims, which may be 1 only
+    // at run time.
+    let inside = ad.len().saturating_sub(start).min(bd.len());
+    let (within, beyond) = bd.split_at(inside);
+    let mut past_end = Condition::truth();
+    for (i, d) in beyond.iter().enumerate() {
+        let clause = match d {
+            Dim::Unknown => continue,
+            _ => Condition::any_of([Atom::IsOne(d.clone())]),
+        };
+        if clause.is_false() {
+            let offender = Offender {
+                input: 1,
+                axis: inside + i,
+                dim: d.clone(),
+            };
+            // Past A's end there is no output axis to name; the offender carries B's axis.
+            let v = Violation {
+                inputs: vec![offender],
+                ..Violation::whole(rule, ViolationKind::RunOutOfRange)
+            };
+            return Outcome {
+                shape: a.clone(),
+                verdict: Verdict::Invalid(v),
+            };
+        }
+        past_end = past_end.and(&clause);
     }
     let run = match_run(
         rule,
         ViolationKind::NotBroadcastable,
         ad,
-        trimmed,
+        within,
         start,
         true,
     );
+    let condition = run.condition.and(&past_end);
     Outcome {
         shape: a.clone(),
-        verdict: verdict_of(run.violation, run.condition),
+        verdict: verdict_of(rule, run.violation, &condition),
     }
 }
 
@@ -206,6 +236,24 @@ mod tests {
         assert_eq!(o.violation().unwrap().kind, ViolationKind::BadAxis);
         let o = legacy(&a, &Shape::from_known(&[2]), true, Some(2));
         assert_eq!(o.violation().unwrap().kind, ViolationKind::RunOutOfRange);
+    }
+
+    /// Shrunk proptest failure (`pdpd_agrees`): B's last dim lies past A's end but is a
+    /// symbol that may be 1, a trailing 1 that pdpd drops.
+    #[test]
+    fn pdpd_symbolic_trailing_dim_may_be_dropped() {
+        let a = Shape::Ranked(vec![
+            Dim::known(1),
+            Dim::known(1),
+            Dim::known(1),
+            Dim::known(1),
+            Dim::sym("b"),
+        ]);
+        let b = Shape::Ranked(vec![Dim::known(1), Dim::sym("a")]);
+        let o = pdpd(&a, &b, 4);
+        assert_eq!(o.condition().unwrap().to_string(), "a = 1");
+        let past = pdpd(&a, &Shape::from_known(&[1, 3]), 4);
+        assert_eq!(past.violation().unwrap().kind, ViolationKind::RunOutOfRange);
     }
 
     #[test]

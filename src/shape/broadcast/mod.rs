@@ -8,6 +8,8 @@
 mod axis;
 mod directional;
 #[cfg(test)]
+mod directional_laws;
+#[cfg(test)]
 mod examples;
 #[cfg(test)]
 mod laws;
@@ -16,7 +18,7 @@ mod violation;
 
 pub use directional::unidirectional;
 pub use legacy::{legacy, pdpd};
-pub use violation::{Offender, Rule, ViolationKind};
+pub use violation::{Offender, Rule, Violation, ViolationKind};
 
 use std::fmt::{self, Display, Formatter};
 
@@ -71,15 +73,28 @@ impl Outcome {
     }
 }
 
-pub use violation::Violation;
-
-/// Finishes an outcome: the first violation wins; otherwise a condition that is provably
-/// unsatisfiable becomes a violation of kind `NeverEqual` at `unsat_axis`.
-pub(crate) fn verdict_of(violation: Option<Violation>, condition: Condition) -> Verdict {
-    match violation {
-        Some(v) => Verdict::Invalid(v),
-        None if condition.is_true() => Verdict::Valid,
-        None => Verdict::Conditional(condition),
+/// Finishes a verdict: the violation if any; else a provably unsatisfiable condition is a
+/// `NeverEqual` violation of `rule` (rules that can name the axis do so earlier); else the
+/// simplified condition, or `Valid` when nothing is left.
+pub(crate) fn verdict_of(
+    rule: Rule,
+    violation: Option<Violation>,
+    condition: &Condition,
+) -> Verdict {
+    if let Some(v) = violation {
+        return Verdict::Invalid(v);
+    }
+    if condition.is_true() {
+        return Verdict::Valid;
+    }
+    if condition.satisfiable() == Tri::No {
+        return Verdict::Invalid(Violation::whole(rule, ViolationKind::NeverEqual));
+    }
+    let simple = condition.simplify();
+    if simple.is_true() {
+        Verdict::Valid
+    } else {
+        Verdict::Conditional(simple)
     }
 }
 
@@ -124,6 +139,9 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
     let mut dims = Vec::with_capacity(rank);
     let mut condition = Condition::truth();
     let mut violation: Option<Violation> = None;
+    let mut clash_found = false;
+    // (axis, condition of the axes so far, non-1 entries of the axis)
+    let mut pending: Vec<(usize, Condition, Vec<Offender>)> = Vec::new();
     for axis in 0..rank {
         let entries: Vec<AxisEntry> = ranked
             .iter()
@@ -143,25 +161,27 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
             clash,
         } = axis::combine(&entries);
         dims.push(dim);
-        if violation.is_some() {
+        if clash_found {
             continue;
         }
         if let Some(offenders) = clash {
-            violation = Some(Violation::new(
-                rule,
-                ViolationKind::SizeClash,
-                axis,
-                offenders,
-            ));
-            continue;
-        }
-        if !c.is_true() {
+            let kind = ViolationKind::SizeClash;
+            violation = Some(Violation::new(rule, kind, axis, offenders));
+            clash_found = true;
+        } else if !c.is_true() {
             condition = condition.and(&c);
-            if condition.satisfiable() == Tri::No {
-                let offenders = axis::non_ones(&entries);
-                let kind = ViolationKind::NeverEqual;
-                violation = Some(Violation::new(rule, kind, axis, offenders));
-            }
+            pending.push((axis, condition.clone(), axis::non_ones(&entries)));
+        }
+    }
+    // One search for the whole condition; only when it fails are prefixes searched, to
+    // name the first axis where the sizes can no longer agree (it precedes any static clash).
+    if condition.satisfiable() == Tri::No {
+        let first = pending
+            .into_iter()
+            .find(|(_, prefix, _)| prefix.satisfiable() == Tri::No);
+        if let Some((axis, _, offenders)) = first {
+            let kind = ViolationKind::NeverEqual;
+            violation = Some(Violation::new(rule, kind, axis, offenders));
         }
     }
     let shape = if ranked.len() == inputs.len() {
@@ -171,7 +191,7 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
     };
     Outcome {
         shape,
-        verdict: verdict_of(violation, condition),
+        verdict: verdict_of(rule, violation, &condition),
     }
 }
 
@@ -245,6 +265,18 @@ mod tests {
             o.violation().unwrap().to_string(),
             "axis 2 is a vs 3 vs a*b"
         );
+    }
+
+    /// 19 symbols are beyond exhaustive search; the all-ones witness still proves the
+    /// condition satisfiable without spending the search budget on every axis.
+    #[test]
+    fn many_symbols_are_conditional_not_undecided() {
+        let named = |p: &str| s((0..6).map(|i| Dim::sym(&format!("{p}{i}"))).collect());
+        let c = s((0..6)
+            .map(|i| Dim::sym(&format!("c{i}")).mul(&Dim::sym("z")))
+            .collect());
+        let o = multidirectional(&[&named("a"), &named("b"), &c]);
+        assert_eq!(o.condition().unwrap().clauses().len(), 18);
     }
 
     #[test]

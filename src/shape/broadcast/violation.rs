@@ -110,8 +110,11 @@ impl Display for Violation {
             (_, ViolationKind::RankMismatch) => f.write_str("ranks differ"),
             (_, ViolationKind::RunOutOfRange) => f.write_str("B's run goes past A's last axis"),
             (_, ViolationKind::BadAxis) => f.write_str("axis attribute out of range"),
-            (Some(axis), kind) => write!(f, "axis {axis}: {kind:?}"),
-            (None, kind) => write!(f, "{kind:?}"),
+            (_, ViolationKind::NeverEqual) => {
+                f.write_str("no values of the symbols make the shapes compatible")
+            }
+            (Some(axis), _) => write!(f, "axis {axis} cannot broadcast"),
+            (None, _) => f.write_str("shapes cannot broadcast"),
         }
     }
 }

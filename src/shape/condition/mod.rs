@@ -5,6 +5,8 @@
 //! its coefficients (`n+1 = 1` becomes `n = 0`). Satisfiability and counterexamples are found
 //! by the bounded search in `search.rs`.
 
+#[cfg(test)]
+mod laws;
 mod search;
 
 pub use search::BUDGET;
@@ -73,6 +75,15 @@ impl Atom {
         match (a, b) {
             (Some(x), Some(y)) => Tri::from_bool(x == y),
             _ => Tri::Unknown,
+        }
+    }
+
+    /// The atom with `binding` substituted into its dims (not renormalised).
+    #[must_use]
+    pub fn substitute(&self, binding: &Binding) -> Atom {
+        match self {
+            Atom::Eq(a, b) => Atom::Eq(a.substitute(binding), b.substitute(binding)),
+            Atom::IsOne(a) => Atom::IsOne(a.substitute(binding)),
         }
     }
 

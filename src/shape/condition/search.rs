@@ -17,7 +17,7 @@ use super::{Atom, Condition};
 use crate::shape::{Binding, Dim, Tri};
 
 /// Most assignments tried by one search.
-pub const BUDGET: usize = 20_000;
+pub const BUDGET: usize = 4_096;
 
 struct Space {
     names: Vec<String>,
@@ -124,26 +124,30 @@ impl Condition {
     /// returns whether `visit` stopped the search.
     fn enumerate(&self, space: &Space, mut visit: impl FnMut(&Binding, Tri) -> bool) -> bool {
         let mut idx = vec![0usize; space.names.len()];
+        let mut binding: Binding = space
+            .names
+            .iter()
+            .zip(&space.values)
+            .filter_map(|(n, vals)| Some((n.clone(), *vals.first()?)))
+            .collect();
         for _ in 0..BUDGET {
-            let binding: Binding = space
-                .names
-                .iter()
-                .zip(&space.values)
-                .zip(&idx)
-                .filter_map(|((n, vals), i)| Some((n.clone(), *vals.get(*i)?)))
-                .collect();
             if visit(&binding, self.eval(&binding)) {
                 return true;
             }
-            // Odometer step; done when every digit wrapped.
+            // Odometer step, updating only the digits that change; done when all wrapped.
             let mut carry = true;
-            for (i, vals) in idx.iter_mut().zip(&space.values) {
+            for ((i, vals), name) in idx.iter_mut().zip(&space.values).zip(&space.names) {
                 *i += 1;
-                if *i < vals.len() {
+                if *i >= vals.len() {
+                    *i = 0;
+                }
+                if let (Some(slot), Some(v)) = (binding.get_mut(name), vals.get(*i)) {
+                    *slot = *v;
+                }
+                if *i != 0 {
                     carry = false;
                     break;
                 }
-                *i = 0;
             }
             if carry {
                 return false;
@@ -152,9 +156,58 @@ impl Condition {
         false
     }
 
+    /// The clauses inside the equality fragment: implied by the condition, and decidable.
+    fn core(&self) -> Condition {
+        Condition {
+            clauses: self
+                .clauses
+                .iter()
+                .filter(|c| c.0.iter().all(in_fragment))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// An equivalent, simpler condition: symbols that the equality-fragment clauses force to
+    /// a single value `v` become unit clauses `s = v`, substituted into every other clause
+    /// (`n ∈ {1, 3} ∧ n ∈ {1, 4}` becomes `n = 1`). Sound because every model of the whole
+    /// condition is a model of those clauses.
+    #[must_use]
+    pub fn simplify(&self) -> Condition {
+        let Some(forced) = self.core().forced_values() else {
+            return self.clone();
+        };
+        let binding: Binding = forced
+            .iter()
+            .filter_map(|(s, vs)| match vs.iter().collect::<Vec<_>>().as_slice() {
+                [v] => Some((s.clone(), **v)),
+                _ => None,
+            })
+            .collect();
+        if binding.is_empty() {
+            return self.clone();
+        }
+        let units = binding.iter().fold(Condition::truth(), |acc, (s, v)| {
+            acc.and(&Condition::eq(&Dim::sym(s), &Dim::known(*v)))
+        });
+        self.clauses.iter().fold(units, |acc, c| {
+            acc.and(&Condition::any_of(
+                c.0.iter().map(|a| a.substitute(&binding)),
+            ))
+        })
+    }
+
     /// A binding of the condition's symbols under which it holds, if the search finds one.
     pub fn witness(&self) -> Option<Binding> {
         let space = self.space();
+        // Broadcasting conditions usually hold when every symbol is 1, or all are equal:
+        // try those before the full search.
+        for v in space.values.first().into_iter().flatten() {
+            let uniform: Binding = space.names.iter().map(|n| (n.clone(), *v)).collect();
+            if self.eval(&uniform).is_yes() {
+                return Some(uniform);
+            }
+        }
         let mut found = None;
         self.enumerate(&space, |b, t| {
             let hit = t.is_yes();
@@ -184,14 +237,7 @@ impl Condition {
         }
         // The clauses inside the equality fragment are weaker than the whole condition:
         // if they alone are unsatisfiable, so is the whole.
-        let core = Condition {
-            clauses: self
-                .clauses
-                .iter()
-                .filter(|c| c.0.iter().all(in_fragment))
-                .cloned()
-                .collect(),
-        };
+        let core = self.core();
         if !core.is_true() && core.space().decisive && core.witness().is_none() {
             Tri::No
         } else {
@@ -263,6 +309,16 @@ mod tests {
         let forced = c.forced_values().unwrap();
         assert_eq!(forced.get("n"), Some(&BTreeSet::from([1])));
         assert_eq!(c.satisfiable(), Tri::Yes);
+    }
+
+    #[test]
+    fn simplify_substitutes_forced_values() {
+        let n = Dim::sym("n");
+        let c = in_set(&n, &[1, 3]).and(&in_set(&n, &[1, 4]));
+        assert_eq!(c.simplify().to_string(), "n = 1");
+        let m = Dim::sym("m");
+        let with_product = c.and(&in_set(&n.mul(&m), &[1, 5]));
+        assert_eq!(with_product.simplify().to_string(), "n = 1 ∧ m ∈ {1, 5}");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 
 use super::Expr;
-use crate::shape::Binding;
+use crate::shape::{Binding, Dim};
 
 /// A tiny expression tree, built both canonically and as plain integers.
 #[derive(Clone, Debug)]
@@ -112,6 +112,16 @@ proptest! {
         if let (Some(x), Some(y)) = (build(&a), build(&b)) {
             prop_assert_eq!(x.add(&y), y.add(&x));
             prop_assert_eq!(x.mul(&y), y.mul(&x));
+        }
+    }
+
+    /// The display grammar is the output contract: reading it back (with `/` as Python's `//`)
+    /// gives the same canonical expression, so precedence and parentheses are right.
+    #[test]
+    fn display_reads_back(t in tree()) {
+        if let Some(e) = build(&t) {
+            let text = e.to_string().replace('/', "//");
+            prop_assert_eq!(Dim::parse_dim_param(&text), Dim::from_expr(e), "{}", text);
         }
     }
 

@@ -1,0 +1,79 @@
+//! Exact division by a single-term divisor (`batch*seq*768 / (batch*12) = seq*64`), the algebra
+//! behind Reshape's `-1`: the quotient is returned only when every term divides, so it is right
+//! for every binding under which the divisor is non-zero.
+
+use std::collections::BTreeMap;
+
+use super::{Expr, Mono};
+
+impl Mono {
+    /// `self / other` when every atom of `other` appears in `self` with at least its power.
+    fn divide(&self, other: &Mono) -> Option<Mono> {
+        let mut powers: BTreeMap<_, u32> = self.0.iter().cloned().collect();
+        for (atom, power) in &other.0 {
+            let slot = powers.get_mut(atom)?;
+            *slot = slot.checked_sub(*power)?;
+        }
+        Some(Mono(powers.into_iter().filter(|(_, p)| *p > 0).collect()))
+    }
+}
+
+impl Expr {
+    /// `self / divisor` when the divisor is one term `c*m` and every term of `self` is a
+    /// multiple of it; `None` otherwise (including a zero divisor).
+    pub fn div_exact_by(&self, divisor: &Expr) -> Option<Expr> {
+        let [(m, c)] = divisor.terms() else {
+            return None;
+        };
+        if *c == 0 {
+            return None;
+        }
+        let terms: Option<Vec<(Mono, i64)>> = self
+            .terms()
+            .iter()
+            .map(|(mi, ci)| {
+                let q = mi.divide(m)?;
+                (ci.checked_rem(*c)? == 0).then_some(())?;
+                Some((q, ci.checked_div(*c)?))
+            })
+            .collect();
+        Expr::from_terms(terms?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym(n: &str) -> Expr {
+        Expr::symbol(n)
+    }
+
+    #[test]
+    fn products_divide_by_their_factors() {
+        let total = sym("batch")
+            .mul(&sym("seq"))
+            .and_then(|e| e.scale(768))
+            .unwrap();
+        let others = sym("batch").scale(12).unwrap();
+        let q = total.div_exact_by(&others).unwrap();
+        assert_eq!(q, sym("seq").scale(64).unwrap());
+    }
+
+    #[test]
+    fn sums_divide_term_by_term() {
+        let e = sym("n").scale(4).and_then(|e| e.add(&Expr::constant(8))).unwrap();
+        let q = e.div_exact_by(&Expr::constant(4)).unwrap();
+        assert_eq!(q, sym("n").add(&Expr::constant(2)).unwrap());
+    }
+
+    #[test]
+    fn inexact_division_is_refused() {
+        let e = sym("n").add(&Expr::constant(1)).unwrap();
+        assert_eq!(e.div_exact_by(&Expr::constant(2)), None);
+        assert_eq!(sym("n").div_exact_by(&sym("m")), None);
+        let two_terms = sym("n").add(&sym("m")).unwrap();
+        assert_eq!(sym("n").div_exact_by(&two_terms), None);
+        assert_eq!(sym("n").div_exact_by(&Expr::constant(0)), None);
+    }
+}
