@@ -11,6 +11,8 @@ use crate::shape::broadcast::{Outcome, Rule};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
+mod attention;
+mod conv;
 mod einsum;
 mod axes;
 mod concat;
@@ -20,8 +22,15 @@ mod reshape;
 mod shape_of;
 mod slice;
 mod linalg;
+mod ml;
+mod norm;
+mod quant;
+mod recurrent;
+mod reduce;
+mod sequence;
 #[cfg(test)]
 pub(crate) mod testing;
+mod window;
 
 /// What a rule sees of one present input.
 #[derive(Debug, Clone, Copy)]
@@ -229,7 +238,16 @@ pub(crate) type RuleFn = fn(&Ctx<'_>) -> Result<Inferred, RuleError>;
 /// The rule for `op_type` in `domain` (`""` is the default domain), if the engine knows it.
 pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
     match domain {
-        "" => elementwise::lookup(op_type).or_else(|| linalg::lookup(op_type)),
+        "" => elementwise::lookup(op_type)
+            .or_else(|| linalg::lookup(op_type))
+            .or_else(|| conv::lookup(op_type))
+            .or_else(|| norm::lookup(op_type))
+            .or_else(|| attention::lookup(op_type))
+            .or_else(|| reduce::lookup(op_type))
+            .or_else(|| recurrent::lookup(op_type))
+            .or_else(|| quant::lookup(op_type))
+            .or_else(|| sequence::lookup(op_type)),
+        "ai.onnx.ml" => ml::lookup(op_type),
         _ => None,
     }
 }

@@ -1,0 +1,233 @@
+//! `Attention` (ONNX Attention-23): Q, K, V as 4-D `(batch, heads, seq, head_size)` or 3-D
+//! `(batch, seq, heads * head_size)` with `q_num_heads`/`kv_num_heads`; optional past key and
+//! value caches. `attn_mask` is broadcast unidirectionally to the scores
+//! `(batch, q_heads, q_seq, total_seq)`, recorded as a check.
+
+use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use crate::shape::broadcast::{self, Rule};
+use crate::shape::{Dim, Shape};
+
+/// The rule for `Attention`, if `op_type` is it.
+pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
+    match op_type {
+        "Attention" => Some(infer),
+        _ => None,
+    }
+}
+
+/// One of Q, K, V seen as `(batch, heads, seq, head_size)`; `packed` when the input is 3-D.
+struct View {
+    batch: Dim,
+    heads: Dim,
+    seq: Dim,
+    head_size: Dim,
+    packed: bool,
+}
+
+/// Views a Q/K/V input; a 3-D input needs its head count from `heads_attr`. An unranked input
+/// gives an unknown view.
+fn view(shape: &Shape, heads_attr: Option<i64>, name: &str) -> Result<Option<View>, RuleError> {
+    match shape.dims() {
+        None => Ok(None),
+        Some([b, h, s, d]) => Ok(Some(View {
+            batch: b.clone(),
+            heads: h.clone(),
+            seq: s.clone(),
+            head_size: d.clone(),
+            packed: false,
+        })),
+        Some([b, s, hidden]) => {
+            let heads = heads_attr.filter(|&h| h > 0).ok_or_else(|| {
+                RuleError::Invalid(format!(
+                    "Attention with 3-D {name} needs a positive head count"
+                ))
+            })?;
+            // An accepted model has hidden divisible by heads, so the floor division is exact.
+            Ok(Some(View {
+                batch: b.clone(),
+                heads: Dim::known(heads),
+                seq: s.clone(),
+                head_size: hidden.floor_div(&Dim::known(heads)),
+                packed: true,
+            }))
+        }
+        Some(d) => Err(RuleError::Invalid(format!(
+            "Attention {name} must be 3-D or 4-D, got rank {}",
+            d.len()
+        ))),
+    }
+}
+
+fn field(v: Option<&View>, f: impl Fn(&View) -> Dim) -> Dim {
+    v.map_or(Dim::Unknown, f)
+}
+
+/// The Attention rule.
+fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let q_in = ctx.required(0)?;
+    let q_heads = ctx.attrs().int("q_num_heads")?;
+    let kv_heads = ctx.attrs().int("kv_num_heads")?;
+    let q = view(q_in.shape, q_heads, "Q")?;
+    let k = view(ctx.shape(1)?, kv_heads, "K")?;
+    let v = view(ctx.shape(2)?, kv_heads, "V")?;
+    let past_seq = match ctx.input(4) {
+        None => Dim::known(0),
+        Some(past) => past
+            .shape
+            .dims()
+            .and_then(|d| d.get(2))
+            .cloned()
+            .unwrap_or(Dim::Unknown),
+    };
+    let kv_seq = field(k.as_ref(), |k| k.seq.clone());
+    let total = past_seq.add(&kv_seq);
+    let batch = field(q.as_ref(), |q| q.batch.clone());
+    let heads = field(q.as_ref(), |q| q.heads.clone());
+    let q_seq = field(q.as_ref(), |q| q.seq.clone());
+    let v_head = field(v.as_ref(), |v| v.head_size.clone());
+    let y = match &q {
+        None => Shape::Unranked,
+        Some(q) if q.packed => {
+            Shape::Ranked(vec![batch.clone(), q_seq.clone(), heads.mul(&v_head)])
+        }
+        Some(_) => Shape::Ranked(vec![
+            batch.clone(),
+            heads.clone(),
+            q_seq.clone(),
+            v_head.clone(),
+        ]),
+    };
+    let scores = Shape::Ranked(vec![batch.clone(), heads, q_seq, total.clone()]);
+    let kv_heads_dim = field(k.as_ref(), |k| k.heads.clone());
+    let k_head = field(k.as_ref(), |k| k.head_size.clone());
+    let elem = q_in.elem;
+    let mut inferred = Inferred::many(vec![
+        Output::shape(y).elem(elem),
+        Output::shape(Shape::Ranked(vec![
+            batch.clone(),
+            kv_heads_dim.clone(),
+            total.clone(),
+            k_head,
+        ]))
+        .elem(elem),
+        Output::shape(Shape::Ranked(vec![batch, kv_heads_dim, total, v_head])).elem(elem),
+        Output::shape(scores.clone()).elem(elem),
+    ]);
+    if let Some(mask) = ctx.input(3) {
+        let outcome = broadcast::unidirectional(&scores, mask.shape);
+        // The scores have no input of their own; Q, which gives their leading dims, stands for
+        // them.
+        inferred = inferred.with_check(Rule::Unidirectional, vec![0, 3], outcome);
+    }
+    Ok(inferred)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ops::testing::{self, int_attr, run_in};
+    use crate::shape::{Dim, Shape};
+
+    fn s(dims: &[&str]) -> Option<testing::Fact> {
+        testing::shape(Shape::Ranked(
+            dims.iter()
+                .map(|d| d.parse::<i64>().map_or_else(|_| Dim::sym(d), Dim::known))
+                .collect(),
+        ))
+    }
+
+    fn shapes(r: &crate::ops::Inferred) -> Vec<String> {
+        r.outputs.iter().map(|o| o.shape.to_string()).collect()
+    }
+
+    #[test]
+    fn four_d_with_past_cache_and_mask() {
+        let r = run_in(
+            "",
+            "Attention",
+            23,
+            &[
+                s(&["b", "8", "q", "64"]),
+                s(&["b", "2", "k", "64"]),
+                s(&["b", "2", "k", "32"]),
+                s(&["q", "1"]),
+                s(&["b", "2", "p", "64"]),
+                s(&["b", "2", "p", "32"]),
+            ],
+            vec![],
+            4,
+        )
+        .unwrap();
+        assert_eq!(
+            shapes(&r),
+            [
+                "[b, 8, q, 32]",
+                "[b, 2, k+p, 64]",
+                "[b, 2, k+p, 32]",
+                "[b, 8, q, k+p]"
+            ]
+        );
+        assert_eq!(r.checks[0].slots, vec![0, 3]);
+    }
+
+    #[test]
+    fn mask_of_wrong_length_is_invalid() {
+        let r = run_in(
+            "",
+            "Attention",
+            23,
+            &[
+                s(&["2", "4", "10", "16"]),
+                s(&["2", "4", "12", "16"]),
+                s(&["2", "4", "12", "16"]),
+                s(&["10", "10"]),
+            ],
+            vec![],
+            1,
+        )
+        .unwrap();
+        assert!(r.checks[0].outcome.is_invalid());
+        let ok = run_in(
+            "",
+            "Attention",
+            23,
+            &[
+                s(&["2", "4", "10", "16"]),
+                s(&["2", "4", "12", "16"]),
+                s(&["2", "4", "12", "16"]),
+                s(&["1", "12"]),
+            ],
+            vec![],
+            1,
+        )
+        .unwrap();
+        assert!(ok.checks[0].outcome.is_valid());
+    }
+
+    #[test]
+    fn three_d_needs_head_counts() {
+        let inputs = [
+            s(&["b", "s", "512"]),
+            s(&["b", "t", "128"]),
+            s(&["b", "t", "128"]),
+        ];
+        let r = run_in(
+            "",
+            "Attention",
+            23,
+            &inputs,
+            vec![int_attr("q_num_heads", 8), int_attr("kv_num_heads", 2)],
+            4,
+        )
+        .unwrap();
+        assert_eq!(
+            shapes(&r),
+            [
+                "[b, s, 512]",
+                "[b, 2, t, 64]",
+                "[b, 2, t, 64]",
+                "[b, 8, s, t]"
+            ]
+        );
+        assert!(run_in("", "Attention", 23, &inputs, vec![], 1).is_err());
+    }
+}
