@@ -1,15 +1,21 @@
 //! Helpers shared by the tensor-movement rules: axis normalisation and reading integer lists
 //! from attributes or from input values.
 
-use super::{Ctx, Input, RuleError};
+use super::{Input, RuleError};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
 /// `axis` in `[-rank, rank)` as an index, as ONNX ops accept negative axes.
 pub(super) fn normalise(axis: i64, rank: usize) -> Option<usize> {
     let rank = i64::try_from(rank).ok()?;
-    let axis = if axis < 0 { axis.checked_add(rank)? } else { axis };
-    (0..rank).contains(&axis).then(|| usize::try_from(axis).ok())?
+    let axis = if axis < 0 {
+        axis.checked_add(rank)?
+    } else {
+        axis
+    };
+    (0..rank)
+        .contains(&axis)
+        .then(|| usize::try_from(axis).ok())?
 }
 
 /// Like [`normalise`], or an error naming the attribute.
@@ -26,25 +32,6 @@ pub(super) fn known_ints(value: &ValueTensor) -> Option<Vec<i64>> {
 /// Static integers of an input's value.
 pub(super) fn input_ints(input: Option<Input<'_>>) -> Option<Vec<i64>> {
     known_ints(input?.value?)
-}
-
-/// An INTS attribute before `opset`, the static value of input `slot` from then on (the move of
-/// `axes` and friends from attributes to inputs). `Ok(None)` when absent or not static.
-pub(super) fn ints_from(
-    ctx: &Ctx<'_>,
-    name: &str,
-    slot: usize,
-    input_since: i64,
-) -> Result<Option<Vec<i64>>, RuleError> {
-    if ctx.opset() < input_since {
-        return Ok(ctx.attrs().ints(name)?.map(<[i64]>::to_vec));
-    }
-    Ok(input_ints(ctx.input(slot)))
-}
-
-/// Whether input `slot` is present in the node (a non-empty name).
-pub(super) fn present(ctx: &Ctx<'_>, slot: usize) -> bool {
-    ctx.input(slot).is_some()
 }
 
 /// A shape of `rank` unknown dims.

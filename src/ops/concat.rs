@@ -22,7 +22,9 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
 /// `Concat(inputs..., axis)`: equal ranks; the axis is the sum; other dims agree, so a static or
 /// symbolic dim of any input stands for all.
 fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let inputs: Vec<_> = (0..ctx.input_count()).filter_map(|s| ctx.input(s)).collect();
+    let inputs: Vec<_> = (0..ctx.input_count())
+        .filter_map(|s| ctx.input(s))
+        .collect();
     let elem = inputs.first().and_then(|i| i.elem);
     let axis = ctx
         .attrs()
@@ -39,12 +41,16 @@ fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         return Err(RuleError::MissingInput(0));
     };
     if ranked.iter().any(|d| d.len() != rank) {
-        return Err(RuleError::Invalid("Concat inputs have different ranks".into()));
+        return Err(RuleError::Invalid(
+            "Concat inputs have different ranks".into(),
+        ));
     }
     let axis = axes::require(axis, rank, "Concat axis")?;
     let dims = (0..rank)
         .map(|i| {
-            let column = ranked.iter().map(|d| d.get(i).cloned().unwrap_or(Dim::Unknown));
+            let column = ranked
+                .iter()
+                .map(|d| d.get(i).cloned().unwrap_or(Dim::Unknown));
             if i == axis {
                 column.fold(Dim::known(0), |acc, d| acc.add(&d))
             } else {
@@ -99,7 +105,10 @@ fn expand(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     let outcome = broadcast::bidirectional(input.shape, &target_shape);
     let value = input.value.and_then(|v| {
-        let sizes: Option<Vec<usize>> = outcome.shape.dims()?.iter()
+        let sizes: Option<Vec<usize>> = outcome
+            .shape
+            .dims()?
+            .iter()
             .map(|d| d.as_known().and_then(|n| usize::try_from(n).ok()))
             .collect();
         v.broadcast_to(&sizes?)
@@ -130,7 +139,9 @@ fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let Some(dims) = data.shape.dims() else {
-        return Ok(Inferred::single(Output::shape(Shape::Unranked).elem(data.elem)));
+        return Ok(Inferred::single(
+            Output::shape(Shape::Unranked).elem(data.elem),
+        ));
     };
     let pads: Option<Vec<Dim>> = if ctx.opset() < 11 {
         ctx.attrs()
@@ -145,12 +156,16 @@ fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             .map(|&a| axes::require(a, dims.len(), "Pad axis"))
             .collect::<Result<_, _>>()?,
         _ if ctx.opset() >= 18 && ctx.input(3).is_some() => {
-            return Ok(Inferred::single(Output::shape(unknown_dims(dims.len())).elem(data.elem)))
+            return Ok(Inferred::single(
+                Output::shape(unknown_dims(dims.len())).elem(data.elem),
+            ))
         }
         _ => (0..dims.len()).collect(),
     };
     let Some(pads) = pads.filter(|p| p.len() == 2 * axes.len()) else {
-        return Ok(Inferred::single(Output::shape(unknown_dims(dims.len())).elem(data.elem)));
+        return Ok(Inferred::single(
+            Output::shape(unknown_dims(dims.len())).elem(data.elem),
+        ));
     };
     let n = axes.len();
     let mut out = dims.to_vec();
@@ -175,7 +190,9 @@ fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             };
         }
     }
-    Ok(Inferred::single(Output::shape(Shape::Ranked(out)).elem(data.elem)))
+    Ok(Inferred::single(
+        Output::shape(Shape::Ranked(out)).elem(data.elem),
+    ))
 }
 
 #[cfg(test)]
@@ -188,14 +205,26 @@ mod tests {
     fn concat_sums_the_axis_and_joins_values() {
         let a = ValueTensor::vector(vec![Dim::sym("batch")]).unwrap();
         let b = ValueTensor::vector(vec![Dim::known(-1), Dim::known(64)]).unwrap();
-        let out = testing::run("Concat", 13, &[testing::ints(a), testing::ints(b)], vec![int_attr("axis", 0)]).unwrap();
+        let out = testing::run(
+            "Concat",
+            13,
+            &[testing::ints(a), testing::ints(b)],
+            vec![int_attr("axis", 0)],
+        )
+        .unwrap();
         assert_eq!(
             out.outputs[0].value.as_ref().unwrap().data,
             vec![Dim::sym("batch"), Dim::known(-1), Dim::known(64)]
         );
         let x = Shape::Ranked(vec![Dim::sym("batch"), Dim::sym("seq")]);
         let y = Shape::Ranked(vec![Dim::sym("batch"), Dim::known(1)]);
-        let out = testing::run("Concat", 13, &[testing::shape(x), testing::shape(y)], vec![int_attr("axis", 1)]).unwrap();
+        let out = testing::run(
+            "Concat",
+            13,
+            &[testing::shape(x), testing::shape(y)],
+            vec![int_attr("axis", 1)],
+        )
+        .unwrap();
         assert_eq!(
             out.outputs[0].shape,
             Shape::Ranked(vec![Dim::sym("batch"), Dim::sym("seq").add(&Dim::known(1))])
@@ -206,19 +235,41 @@ mod tests {
     fn expand_checks_bidirectional_broadcasting() {
         let x = Shape::from_known(&[3, 1]);
         let good = ValueTensor::vector(vec![Dim::known(2), Dim::known(1), Dim::known(6)]).unwrap();
-        let out = testing::run("Expand", 13, &[testing::shape(x.clone()), testing::ints(good)], vec![]).unwrap();
+        let out = testing::run(
+            "Expand",
+            13,
+            &[testing::shape(x.clone()), testing::ints(good)],
+            vec![],
+        )
+        .unwrap();
         assert_eq!(out.outputs[0].shape, Shape::from_known(&[2, 3, 6]));
         assert!(matches!(out.checks[0].outcome.verdict, Verdict::Valid));
         let bad = ValueTensor::vector(vec![Dim::known(4), Dim::known(6)]).unwrap();
-        let out = testing::run("Expand", 13, &[testing::shape(x), testing::ints(bad)], vec![]).unwrap();
+        let out = testing::run(
+            "Expand",
+            13,
+            &[testing::shape(x), testing::ints(bad)],
+            vec![],
+        )
+        .unwrap();
         assert!(matches!(out.checks[0].outcome.verdict, Verdict::Invalid(_)));
     }
 
     #[test]
     fn pad_adds_both_sides() {
         let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]);
-        let pads = ValueTensor::vector(vec![Dim::known(0), Dim::known(1), Dim::known(0), Dim::known(2)]).unwrap();
-        let out = testing::run("Pad", 13, &[testing::shape(x), testing::ints(pads)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::sym("n"), Dim::known(7)]));
+        let pads = ValueTensor::vector(vec![
+            Dim::known(0),
+            Dim::known(1),
+            Dim::known(0),
+            Dim::known(2),
+        ])
+        .unwrap();
+        let out =
+            testing::run("Pad", 13, &[testing::shape(x), testing::ints(pads)], vec![]).unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(7)])
+        );
     }
 }

@@ -29,12 +29,16 @@ fn same_as_input(slot: usize) -> RuleFn {
     match slot {
         0 => |ctx| {
             let data = ctx.required(0)?;
-            Ok(Inferred::single(Output::shape(data.shape.clone()).elem(data.elem)))
+            Ok(Inferred::single(
+                Output::shape(data.shape.clone()).elem(data.elem),
+            ))
         },
         _ => |ctx| {
             let data = ctx.required(0)?;
             let indices = ctx.required(1)?;
-            Ok(Inferred::single(Output::shape(indices.shape.clone()).elem(data.elem)))
+            Ok(Inferred::single(
+                Output::shape(indices.shape.clone()).elem(data.elem),
+            ))
         },
     }
 }
@@ -46,16 +50,22 @@ fn gather(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let indices = ctx.required(1)?;
     let (Some(data_dims), Some(index_dims)) = (data.shape.dims(), indices.shape.dims()) else {
-        return Ok(Inferred::single(Output::shape(Shape::Unranked).elem(data.elem)));
+        return Ok(Inferred::single(
+            Output::shape(Shape::Unranked).elem(data.elem),
+        ));
     };
     let axis = axes::require(ctx.int("axis", 0)?, data_dims.len(), "Gather axis")?;
     let mut dims: Vec<Dim> = data_dims.get(..axis).unwrap_or_default().to_vec();
     dims.extend(index_dims.iter().cloned());
-    dims.extend(data_dims.get(axis + 1..).unwrap_or_default().iter().cloned());
+    dims.extend(
+        data_dims
+            .get(axis + 1..)
+            .unwrap_or_default()
+            .iter()
+            .cloned(),
+    );
     let value = match (data.value, indices.value) {
-        (Some(values), Some(index)) if values.shape.len() == 1 => {
-            gather_vector(values, index)
-        }
+        (Some(values), Some(index)) if values.shape.len() == 1 => gather_vector(values, index),
         _ => None,
     };
     Ok(Inferred::single(match value {
@@ -85,14 +95,16 @@ fn gather_nd(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let indices = ctx.required(1)?;
     let batch = usize::try_from(ctx.int("batch_dims", 0)?).unwrap_or(0);
     let shape = match (data.shape.dims(), indices.shape.dims()) {
-        (Some(d), Some([front @ .., last])) => match last.as_known().and_then(|k| usize::try_from(k).ok()) {
-            Some(k) if batch + k <= d.len() => {
-                let mut dims = front.to_vec();
-                dims.extend(d.get(batch + k..).unwrap_or_default().iter().cloned());
-                Shape::Ranked(dims)
+        (Some(d), Some([front @ .., last])) => {
+            match last.as_known().and_then(|k| usize::try_from(k).ok()) {
+                Some(k) if batch + k <= d.len() => {
+                    let mut dims = front.to_vec();
+                    dims.extend(d.get(batch + k..).unwrap_or_default().iter().cloned());
+                    Shape::Ranked(dims)
+                }
+                _ => Shape::Unranked,
             }
-            _ => Shape::Unranked,
-        },
+        }
         _ => Shape::Unranked,
     };
     Ok(Inferred::single(Output::shape(shape).elem(data.elem)))
@@ -208,7 +220,6 @@ fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(Output::shape(shape).elem(elem_type)))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::{self, int_attr};
@@ -217,10 +228,20 @@ mod tests {
 
     #[test]
     fn gather_picks_dims_out_of_a_shape_value() {
-        let dims = ValueTensor::vector(vec![Dim::sym("batch"), Dim::sym("seq"), Dim::known(768)]).unwrap();
+        let dims =
+            ValueTensor::vector(vec![Dim::sym("batch"), Dim::sym("seq"), Dim::known(768)]).unwrap();
         let index = ValueTensor::new(vec![], vec![Dim::known(-2)]).unwrap();
-        let out = testing::run("Gather", 13, &[testing::ints(dims), testing::ints(index)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].value.as_ref().unwrap().data, vec![Dim::sym("seq")]);
+        let out = testing::run(
+            "Gather",
+            13,
+            &[testing::ints(dims), testing::ints(index)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].value.as_ref().unwrap().data,
+            vec![Dim::sym("seq")]
+        );
         assert_eq!(out.outputs[0].shape, Shape::scalar());
     }
 
@@ -228,7 +249,13 @@ mod tests {
     fn gather_embedding_shape() {
         let table = Shape::from_known(&[30522, 768]);
         let ids = Shape::Ranked(vec![Dim::sym("batch"), Dim::sym("seq")]);
-        let out = testing::run("Gather", 13, &[testing::shape(table), testing::shape(ids)], vec![]).unwrap();
+        let out = testing::run(
+            "Gather",
+            13,
+            &[testing::shape(table), testing::shape(ids)],
+            vec![],
+        )
+        .unwrap();
         assert_eq!(
             out.outputs[0].shape,
             Shape::Ranked(vec![Dim::sym("batch"), Dim::sym("seq"), Dim::known(768)])
@@ -239,7 +266,12 @@ mod tests {
     fn gather_axis_out_of_range_is_an_error() {
         let table = Shape::from_known(&[4, 5]);
         let ids = Shape::from_known(&[2]);
-        let out = testing::run("Gather", 13, &[testing::shape(table), testing::shape(ids)], vec![int_attr("axis", 2)]);
+        let out = testing::run(
+            "Gather",
+            13,
+            &[testing::shape(table), testing::shape(ids)],
+            vec![int_attr("axis", 2)],
+        );
         assert!(out.is_err());
     }
 

@@ -12,22 +12,22 @@ use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
 mod attention;
-mod conv;
-mod einsum;
 mod axes;
 mod concat;
+mod conv;
+mod einsum;
 mod elementwise;
 mod gather;
-mod reshape;
-mod shape_of;
-mod slice;
 mod linalg;
 mod ml;
 mod norm;
 mod quant;
 mod recurrent;
 mod reduce;
+mod reshape;
 mod sequence;
+mod shape_of;
+mod slice;
 #[cfg(test)]
 pub(crate) mod testing;
 mod window;
@@ -239,6 +239,11 @@ pub(crate) type RuleFn = fn(&Ctx<'_>) -> Result<Inferred, RuleError>;
 pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
     match domain {
         "" => elementwise::lookup(op_type)
+            .or_else(|| shape_of::lookup(op_type))
+            .or_else(|| reshape::lookup(op_type))
+            .or_else(|| gather::lookup(op_type))
+            .or_else(|| concat::lookup(op_type))
+            .or_else(|| slice::lookup(op_type))
             .or_else(|| linalg::lookup(op_type))
             .or_else(|| conv::lookup(op_type))
             .or_else(|| norm::lookup(op_type))

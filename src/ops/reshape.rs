@@ -49,20 +49,21 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let target: Vec<Dim> = if ctx.opset() < 5 {
         match ctx.attrs().ints("shape")? {
             Some(list) => list.iter().copied().map(Dim::known).collect(),
-            None => return Err(RuleError::Invalid("Reshape-1 needs a shape attribute".into())),
+            None => {
+                return Err(RuleError::Invalid(
+                    "Reshape-1 needs a shape attribute".into(),
+                ))
+            }
         }
     } else {
         let shape_input = ctx.required(1)?;
         match shape_input.value {
             Some(value) => value.data.clone(),
             None => {
-                let rank = shape_input
-                    .shape
-                    .dims()
-                    .and_then(|d| match d {
-                        [n] => n.as_known().and_then(|n| usize::try_from(n).ok()),
-                        _ => None,
-                    });
+                let rank = shape_input.shape.dims().and_then(|d| match d {
+                    [n] => n.as_known().and_then(|n| usize::try_from(n).ok()),
+                    _ => None,
+                });
                 return Ok(Inferred::single(reshaped(
                     ctx,
                     rank.map_or(Shape::Unranked, unknown_dims),
@@ -82,7 +83,9 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
                 .unwrap_or(Dim::Unknown),
             Some(-1) => {
                 if inferred_at.replace(i).is_some() {
-                    return Err(RuleError::Invalid("Reshape target has two -1 entries".into()));
+                    return Err(RuleError::Invalid(
+                        "Reshape target has two -1 entries".into(),
+                    ));
                 }
                 Dim::Unknown
             }
@@ -230,13 +233,17 @@ fn transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         None => (0..dims.len()).rev().collect(),
     };
     if perm.len() != dims.len() {
-        return Err(RuleError::Invalid("Transpose perm length differs from rank".into()));
+        return Err(RuleError::Invalid(
+            "Transpose perm length differs from rank".into(),
+        ));
     }
     let out = perm
         .iter()
         .map(|&p| dims.get(p).cloned().unwrap_or(Dim::Unknown))
         .collect();
-    Ok(Inferred::single(Output::shape(Shape::Ranked(out)).elem(elem)))
+    Ok(Inferred::single(
+        Output::shape(Shape::Ranked(out)).elem(elem),
+    ))
 }
 
 /// `DepthToSpace`: `[N, C, H, W] -> [N, C/(b*b), H*b, W*b]`.
@@ -286,8 +293,13 @@ mod tests {
         let x = Shape::Ranked(vec![b(), s(), Dim::known(768)]);
         let target =
             ValueTensor::vector(vec![b(), Dim::known(-1), Dim::known(12), Dim::known(64)]).unwrap();
-        let out = testing::run("Reshape", 14, &[testing::shape(x), testing::ints(target)], vec![])
-            .unwrap();
+        let out = testing::run(
+            "Reshape",
+            14,
+            &[testing::shape(x), testing::ints(target)],
+            vec![],
+        )
+        .unwrap();
         assert_eq!(
             out.outputs[0].shape,
             Shape::Ranked(vec![b(), s(), Dim::known(12), Dim::known(64)])
@@ -297,9 +309,15 @@ mod tests {
     #[test]
     fn reshape_zero_copies_and_inexact_minus_one_is_unknown() {
         let x = Shape::Ranked(vec![b(), s(), Dim::known(10)]);
-        let target = ValueTensor::vector(vec![Dim::known(0), Dim::known(-1), Dim::known(3)]).unwrap();
-        let out = testing::run("Reshape", 14, &[testing::shape(x), testing::ints(target)], vec![])
-            .unwrap();
+        let target =
+            ValueTensor::vector(vec![Dim::known(0), Dim::known(-1), Dim::known(3)]).unwrap();
+        let out = testing::run(
+            "Reshape",
+            14,
+            &[testing::shape(x), testing::ints(target)],
+            vec![],
+        )
+        .unwrap();
         assert_eq!(
             out.outputs[0].shape,
             Shape::Ranked(vec![b(), Dim::Unknown, Dim::known(3)])
@@ -309,13 +327,23 @@ mod tests {
     #[test]
     fn unsqueeze_attribute_and_input_forms() {
         let x = Shape::Ranked(vec![b(), s()]);
-        let old = testing::run("Unsqueeze", 11, &[testing::shape(x.clone())], vec![ints_attr("axes", &[0, -1])])
-            .unwrap();
+        let old = testing::run(
+            "Unsqueeze",
+            11,
+            &[testing::shape(x.clone())],
+            vec![ints_attr("axes", &[0, -1])],
+        )
+        .unwrap();
         let expected = Shape::Ranked(vec![Dim::known(1), b(), s(), Dim::known(1)]);
         assert_eq!(old.outputs[0].shape, expected);
         let axes = ValueTensor::vector(vec![Dim::known(0), Dim::known(3)]).unwrap();
-        let new = testing::run("Unsqueeze", 13, &[testing::shape(x), testing::ints(axes)], vec![])
-            .unwrap();
+        let new = testing::run(
+            "Unsqueeze",
+            13,
+            &[testing::shape(x), testing::ints(axes)],
+            vec![],
+        )
+        .unwrap();
         assert_eq!(new.outputs[0].shape, expected);
     }
 
@@ -333,24 +361,44 @@ mod tests {
     fn transpose_default_reverses() {
         let x = Shape::Ranked(vec![b(), s(), Dim::known(3)]);
         let out = testing::run("Transpose", 13, &[testing::shape(x.clone())], vec![]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::known(3), s(), b()]));
-        let out = testing::run("Transpose", 13, &[testing::shape(x)], vec![ints_attr("perm", &[0, 2, 1])]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![b(), Dim::known(3), s()]));
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::known(3), s(), b()])
+        );
+        let out = testing::run(
+            "Transpose",
+            13,
+            &[testing::shape(x)],
+            vec![ints_attr("perm", &[0, 2, 1])],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![b(), Dim::known(3), s()])
+        );
     }
 
     #[test]
     fn flatten_multiplies_both_sides() {
         let x = Shape::Ranked(vec![b(), Dim::known(3), Dim::known(4)]);
         let out = testing::run("Flatten", 13, &[testing::shape(x)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![b(), Dim::known(12)]));
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![b(), Dim::known(12)])
+        );
     }
 
     #[test]
     fn unsqueezed_scalars_keep_their_value() {
         let scalar = ValueTensor::new(vec![], vec![s()]).unwrap();
         let axes = ValueTensor::vector(vec![Dim::known(0)]).unwrap();
-        let out = testing::run("Unsqueeze", 13, &[testing::ints(scalar), testing::ints(axes)], vec![])
-            .unwrap();
+        let out = testing::run(
+            "Unsqueeze",
+            13,
+            &[testing::ints(scalar), testing::ints(axes)],
+            vec![],
+        )
+        .unwrap();
         assert_eq!(out.outputs[0].value.as_ref().unwrap().data, vec![s()]);
     }
 }

@@ -86,7 +86,9 @@ fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }));
     }
     if attrs.float("value_float")?.is_some() {
-        return Ok(Inferred::single(Output::shape(Shape::scalar()).elem(Some(1))));
+        return Ok(Inferred::single(
+            Output::shape(Shape::scalar()).elem(Some(1)),
+        ));
     }
     if let Some(list) = attrs.floats("value_floats")? {
         return Ok(Inferred::single(
@@ -94,21 +96,28 @@ fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         ));
     }
     if attrs.get("value_string").is_some() {
-        return Ok(Inferred::single(Output::shape(Shape::scalar()).elem(Some(8))));
+        return Ok(Inferred::single(
+            Output::shape(Shape::scalar()).elem(Some(8)),
+        ));
     }
     if let Some(attr) = attrs.get("value_strings") {
         return Ok(Inferred::single(
             Output::shape(Shape::Ranked(vec![count(attr.strings.len())])).elem(Some(8)),
         ));
     }
-    if let Some(sparse) = attrs.get("sparse_value").and_then(|a| a.sparse_tensor.as_ref()) {
+    if let Some(sparse) = attrs
+        .get("sparse_value")
+        .and_then(|a| a.sparse_tensor.as_ref())
+    {
         let dims = sparse
             .dims
             .iter()
             .map(|&d| if d >= 0 { Dim::known(d) } else { Dim::Unknown })
             .collect();
         let elem_type = sparse.values.as_ref().and_then(|v| v.data_type);
-        return Ok(Inferred::single(Output::shape(Shape::Ranked(dims)).elem(elem_type)));
+        return Ok(Inferred::single(
+            Output::shape(Shape::Ranked(dims)).elem(elem_type),
+        ));
     }
     Err(RuleError::Invalid("Constant has no value attribute".into()))
 }
@@ -143,9 +152,17 @@ fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         None => match target.shape.dims() {
             Some([length]) => match length.as_known().and_then(|n| usize::try_from(n).ok()) {
                 Some(n) => vec![Dim::Unknown; n],
-                None => return Ok(Inferred::single(Output::shape(Shape::Unranked).elem(elem_type))),
+                None => {
+                    return Ok(Inferred::single(
+                        Output::shape(Shape::Unranked).elem(elem_type),
+                    ))
+                }
             },
-            _ => return Ok(Inferred::single(Output::shape(Shape::Unranked).elem(elem_type))),
+            _ => {
+                return Ok(Inferred::single(
+                    Output::shape(Shape::Unranked).elem(elem_type),
+                ))
+            }
         },
     };
     let fill_value = fill
@@ -232,7 +249,11 @@ fn static_length(start: i64, limit: i64, delta: i64) -> Dim {
     let r = span.checked_rem(delta);
     match (q, r) {
         (Some(q), Some(r)) => {
-            let ceil = if r != 0 && ((r > 0) == (delta > 0)) { q + 1 } else { q };
+            let ceil = if r != 0 && ((r > 0) == (delta > 0)) {
+                q + 1
+            } else {
+                q
+            };
             Dim::known(ceil.max(0))
         }
         _ => Dim::Unknown,
@@ -250,7 +271,7 @@ fn non_negative(dim: &Dim) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{self, int_attr};
-    use super::axes::known_ints;
+    use super::super::axes::known_ints;
     use crate::shape::values::ValueTensor;
     use crate::shape::{Dim, Shape};
 
@@ -285,7 +306,9 @@ mod tests {
         let value = out.outputs[0].value.as_ref().unwrap();
         assert_eq!(
             value.data[0],
-            Dim::sym("batch").mul(&Dim::sym("seq")).mul(&Dim::known(768))
+            Dim::sym("batch")
+                .mul(&Dim::sym("seq"))
+                .mul(&Dim::known(768))
         );
     }
 
@@ -314,7 +337,10 @@ mod tests {
         )
         .unwrap();
         assert!(out.outputs[0].value.is_none());
-        assert_eq!(out.outputs[0].shape, Shape::from_known(&[1_000_000_000_000]));
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::from_known(&[1_000_000_000_000])
+        );
     }
 
     #[test]

@@ -29,7 +29,11 @@ fn static_slice(len: i64, start: i64, end: i64, step: i64) -> Option<(i64, i64)>
     };
     let span = if step > 0 { end - start } else { start - end };
     let step_abs = step.checked_abs()?;
-    let count = if span <= 0 { 0 } else { (span + step_abs - 1) / step_abs };
+    let count = if span <= 0 {
+        0
+    } else {
+        (span + step_abs - 1) / step_abs
+    };
     Some((start, count))
 }
 
@@ -54,7 +58,9 @@ fn symbolic_slice(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
 fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let Some(dims) = data.shape.dims() else {
-        return Ok(Inferred::single(Output::shape(Shape::Unranked).elem(data.elem)));
+        return Ok(Inferred::single(
+            Output::shape(Shape::Unranked).elem(data.elem),
+        ));
     };
     let read = |name: &str, slot: usize| -> Result<Option<Vec<i64>>, RuleError> {
         if ctx.opset() < 10 {
@@ -64,23 +70,38 @@ fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }
     };
     let (Some(starts), Some(ends)) = (read("starts", 1)?, read("ends", 2)?) else {
-        return Ok(Inferred::single(Output::shape(unknown_dims(dims.len())).elem(data.elem)));
+        return Ok(Inferred::single(
+            Output::shape(unknown_dims(dims.len())).elem(data.elem),
+        ));
     };
     let given_axes = read("axes", 3)?;
     if ctx.opset() >= 10 && ctx.input(3).is_some() && given_axes.is_none() {
-        return Ok(Inferred::single(Output::shape(unknown_dims(dims.len())).elem(data.elem)));
+        return Ok(Inferred::single(
+            Output::shape(unknown_dims(dims.len())).elem(data.elem),
+        ));
     }
-    let slice_axes = given_axes.unwrap_or_else(|| (0..starts.len()).filter_map(|a| i64::try_from(a).ok()).collect());
+    let slice_axes = given_axes.unwrap_or_else(|| {
+        (0..starts.len())
+            .filter_map(|a| i64::try_from(a).ok())
+            .collect()
+    });
     let steps = if ctx.opset() >= 10 && ctx.input(4).is_some() {
         match axes::input_ints(ctx.input(4)) {
             Some(steps) => steps,
-            None => return Ok(Inferred::single(Output::shape(unknown_dims(dims.len())).elem(data.elem))),
+            None => {
+                return Ok(Inferred::single(
+                    Output::shape(unknown_dims(dims.len())).elem(data.elem),
+                ))
+            }
         }
     } else {
         vec![1; starts.len()]
     };
-    if starts.len() != ends.len() || slice_axes.len() != starts.len() || steps.len() != starts.len() {
-        return Err(RuleError::Invalid("Slice starts, ends, axes and steps differ in length".into()));
+    if starts.len() != ends.len() || slice_axes.len() != starts.len() || steps.len() != starts.len()
+    {
+        return Err(RuleError::Invalid(
+            "Slice starts, ends, axes and steps differ in length".into(),
+        ));
     }
     let mut out = dims.to_vec();
     let mut value_range = None;
@@ -89,7 +110,9 @@ fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         if step == 0 {
             return Err(RuleError::Invalid("Slice step is 0".into()));
         }
-        let Some(slot) = out.get_mut(axis) else { continue };
+        let Some(slot) = out.get_mut(axis) else {
+            continue;
+        };
         *slot = match slot.as_known() {
             Some(len) => match static_slice(len, start, end, step) {
                 Some((first, count)) => {
@@ -127,11 +150,17 @@ fn split(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let outputs = ctx.node().outputs.len();
     let Some(dims) = data.shape.dims() else {
-        return Ok(Inferred::many(vec![Output::shape(Shape::Unranked).elem(data.elem); outputs]));
+        return Ok(Inferred::many(vec![
+            Output::shape(Shape::Unranked)
+                .elem(data.elem);
+            outputs
+        ]));
     };
     let axis = axes::require(ctx.int("axis", 0)?, dims.len(), "Split axis")?;
     let sizes: Option<Vec<Dim>> = if ctx.opset() < 13 {
-        ctx.attrs().ints("split")?.map(|s| s.iter().copied().map(Dim::known).collect())
+        ctx.attrs()
+            .ints("split")?
+            .map(|s| s.iter().copied().map(Dim::known).collect())
     } else {
         ctx.input(1).and_then(|i| i.value).map(|v| v.data.clone())
     };
@@ -187,10 +216,14 @@ mod tests {
 
     #[test]
     fn slicing_a_shape_value() {
-        let dims = ValueTensor::vector(vec![Dim::sym("b"), Dim::sym("s"), Dim::known(768)]).unwrap();
+        let dims =
+            ValueTensor::vector(vec![Dim::sym("b"), Dim::sym("s"), Dim::known(768)]).unwrap();
         let v = |x: i64| testing::ints(ValueTensor::vector(vec![Dim::known(x)]).unwrap());
         let out = testing::run("Slice", 13, &[testing::ints(dims), v(0), v(2)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].value.as_ref().unwrap().data, vec![Dim::sym("b"), Dim::sym("s")]);
+        assert_eq!(
+            out.outputs[0].value.as_ref().unwrap().data,
+            vec![Dim::sym("b"), Dim::sym("s")]
+        );
     }
 
     #[test]
@@ -200,19 +233,48 @@ mod tests {
             "Slice",
             9,
             &[testing::shape(x)],
-            vec![ints_attr("starts", &[1]), ints_attr("ends", &[-1]), ints_attr("axes", &[1])],
+            vec![
+                ints_attr("starts", &[1]),
+                ints_attr("ends", &[-1]),
+                ints_attr("axes", &[1]),
+            ],
         )
         .unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::sym("n"), Dim::known(8)]));
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(8)])
+        );
     }
 
     #[test]
     fn split_equal_and_explicit() {
         let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(12)]);
-        let out = testing::run_in("", "Split", 13, &[testing::shape(x.clone()), None], vec![testing::int_attr("axis", 1)], 3).unwrap();
-        assert_eq!(out.outputs[2].shape, Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]));
+        let out = testing::run_in(
+            "",
+            "Split",
+            13,
+            &[testing::shape(x.clone()), None],
+            vec![testing::int_attr("axis", 1)],
+            3,
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[2].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)])
+        );
         let sizes = ValueTensor::vector(vec![Dim::known(2), Dim::known(10)]).unwrap();
-        let out = testing::run_in("", "Split", 13, &[testing::shape(x), testing::ints(sizes)], vec![testing::int_attr("axis", 1)], 2).unwrap();
-        assert_eq!(out.outputs[1].shape, Shape::Ranked(vec![Dim::sym("n"), Dim::known(10)]));
+        let out = testing::run_in(
+            "",
+            "Split",
+            13,
+            &[testing::shape(x), testing::ints(sizes)],
+            vec![testing::int_attr("axis", 1)],
+            2,
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[1].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(10)])
+        );
     }
 }

@@ -235,12 +235,8 @@ impl Dim {
     /// Reads a `dim_param` string; see the module documentation for what is recognised.
     pub fn parse_dim_param(s: &str) -> Dim {
         let t = s.trim();
-        // Strings with no letter (`?`, `-1`, `*`) and Python's `None` are how several exporters
-        // (Paddle, TensorFlow) spell "unknown": read as a shared symbol, two unrelated `?` dims
-        // would wrongly compare equal.
-        let spelled_unknown = t == "None" || !t.bytes().any(|b| b.is_ascii_alphabetic());
         if t.is_empty()
-            || spelled_unknown
+            || t == "None"
             || is_placeholder(t, "unk__")
             || is_placeholder(t, "DynamicDimension.")
         {
@@ -255,7 +251,13 @@ impl Dim {
             let v = p.sum()?;
             (p.pos == p.toks.len()).then_some(v)
         });
+        // Strings with no letter that are no expression (`?`, `*`) and negative numbers (`-1`)
+        // are how several exporters (Paddle, TensorFlow) spell "unknown", like Python's `None`:
+        // read as a shared symbol, two unrelated `?` dims would wrongly compare equal.
+        let letterless = !t.bytes().any(|b| b.is_ascii_alphabetic());
         match parsed.and_then(Parser::int) {
+            Some(Dim::Known(v)) if v < 0 => Dim::Unknown,
+            Some(Dim::Unknown) | None if letterless => Dim::Unknown,
             Some(Dim::Unknown) | None => Dim::sym(s),
             Some(d) => d,
         }
@@ -296,7 +298,7 @@ mod tests {
         #[test]
         fn any_string_parses(s in "[ a-z0-9_()+*/%,.-]{0,40}|unk__[0-9]{1,3}") {
             let d = Dim::parse_dim_param(&s);
-            if s.starts_with("unk__") || !s.bytes().any(|b| b.is_ascii_alphabetic()) {
+            if s.starts_with("unk__") {
                 proptest::prop_assert_eq!(d, Dim::Unknown);
             }
         }
@@ -329,8 +331,7 @@ mod tests {
         assert_eq!(Dim::parse_dim_param("s0//s1"), Dim::sym("s0//s1"));
         assert_eq!(Dim::parse_dim_param("N/A"), Dim::sym("N/A"));
         assert_eq!(p("a.b"), "`a.b`");
-        // A dim_param without a letter names nothing: unknown, never a number.
-        assert_eq!(Dim::parse_dim_param("8/2"), Dim::Unknown);
+        assert_eq!(Dim::parse_dim_param("8/2"), Dim::Known(4));
         assert_eq!(Dim::parse_dim_param("(((((x"), Dim::sym("(((((x"));
     }
 }

@@ -62,7 +62,10 @@ mod tests {
 
     #[test]
     fn sums_divide_term_by_term() {
-        let e = sym("n").scale(4).and_then(|e| e.add(&Expr::constant(8))).unwrap();
+        let e = sym("n")
+            .scale(4)
+            .and_then(|e| e.add(&Expr::constant(8)))
+            .unwrap();
         let q = e.div_exact_by(&Expr::constant(4)).unwrap();
         assert_eq!(q, sym("n").add(&Expr::constant(2)).unwrap());
     }
