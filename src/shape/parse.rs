@@ -104,7 +104,9 @@ impl Parser {
             Val::Int(d) => Some(d),
             // A true quotient outside floor/ceiling is an integer only when exact.
             Val::Ratio(a, b) => match (a.as_known(), b.as_known()) {
-                (Some(x), Some(y)) if y != 0 && x % y == 0 => Some(Dim::Known(x / y)),
+                (Some(x), Some(y)) if x.checked_rem(y) == Some(0) => {
+                    x.checked_div(y).map(Dim::Known)
+                }
                 _ => None,
             },
         }

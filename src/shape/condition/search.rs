@@ -79,11 +79,14 @@ impl Condition {
                 };
                 if let Some(d) = a.sub(&b).to_expr() {
                     if let Some((s, k, c)) = d.as_linear_in_one_symbol() {
-                        if k != 0 && c % k == 0 && -(c / k) >= 0 {
-                            per_symbol
-                                .entry(s.to_string())
-                                .or_default()
-                                .insert(-(c / k));
+                        // a*s + c = 0 at s = -c/a, when that is a non-negative integer.
+                        let root = c.checked_neg().and_then(|n| {
+                            (n.checked_rem(k) == Some(0))
+                                .then(|| n.checked_div(k))
+                                .flatten()
+                        });
+                        if let Some(v) = root.filter(|v| *v >= 0) {
+                            per_symbol.entry(s.to_string()).or_default().insert(v);
                         }
                     }
                 }
