@@ -1,0 +1,110 @@
+//! Errors for files that cannot be read or decoded, each with a stable `load/...` code, and the
+//! resource limits that protect the linter from hostile files.
+
+use std::path::PathBuf;
+
+/// Resource limits applied while loading and analysing a model. Exceeding one is a clean
+/// [`LoadError::Limit`], never a crash or an unbounded allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest nesting of protobuf messages (prost refuses more than 100 anyway).
+    pub max_depth: usize,
+    /// Largest rank of a tensor, a declared shape or an inferred shape.
+    pub max_rank: usize,
+    /// Most nodes in a model, all graphs and functions together.
+    pub max_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_depth: 100,
+            max_rank: 1024,
+            max_nodes: 16_000_000,
+        }
+    }
+}
+
+/// A model that cannot be linted at all. The command exits with code 2 for these.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum LoadError {
+    /// The file could not be opened or read.
+    #[error("cannot read {path}: {source}")]
+    #[diagnostic(code("load/io"))]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The path names a directory where a model file was expected.
+    #[error("{path} is a directory, not an ONNX model")]
+    #[diagnostic(code("load/directory"))]
+    Directory {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// The file has no bytes at all.
+    #[error("{path} is empty (0 bytes)")]
+    #[diagnostic(code("load/empty"))]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The bytes are not a valid `ModelProto`.
+    #[error("{path}: not a valid ONNX protobuf at byte {offset} ({context}): {problem}")]
+    #[diagnostic(
+        code("load/decode"),
+        help("the file is truncated, corrupt, or not an ONNX model")
+    )]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset of the fault (0 when only the decoder saw it and could not place it).
+        offset: usize,
+        /// The message and field the fault is in.
+        context: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The file goes beyond one of the [`Limits`].
+    #[error("{path}: {what} at byte {offset} exceeds the limit of {limit}")]
+    #[diagnostic(code("load/limit"))]
+    Limit {
+        /// The file.
+        path: PathBuf,
+        /// Which limit (`message nesting depth`, `rank`, `node count`).
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+        /// Byte offset where the limit was passed.
+        offset: usize,
+    },
+    /// A tensor whose dims are negative, or whose element count overflows.
+    #[error("{path}: tensor `{tensor}` has invalid dims {dims:?}: {problem}")]
+    #[diagnostic(code("load/dims"))]
+    InvalidDims {
+        /// The file.
+        path: PathBuf,
+        /// The tensor's name.
+        tensor: String,
+        /// Its dims as stored.
+        dims: Vec<i64>,
+        /// `negative dim` or `element count overflows`.
+        problem: &'static str,
+    },
+}
+
+impl LoadError {
+    /// The stable code, as printed in the JSON and SARIF output.
+    pub fn code(&self) -> &'static str {
+        match self {
+            LoadError::Io { .. } => "load/io",
+            LoadError::Directory { .. } => "load/directory",
+            LoadError::Empty { .. } => "load/empty",
+            LoadError::Decode { .. } => "load/decode",
+            LoadError::Limit { .. } => "load/limit",
+            LoadError::InvalidDims { .. } => "load/dims",
+        }
+    }
+}

@@ -1,0 +1,595 @@
+//! Builds the petgraph DAG and the value table of every graph: the main graph, the subgraphs held
+//! by GRAPH/GRAPHS attributes (`If`, `Loop`, `Scan`, ...), and model-local function bodies.
+//!
+//! Structural problems (cycles, undefined inputs, duplicate producers, missing op types) become
+//! [`StructuralProblem`]s, never errors: the rest of the model is still linted.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use super::wire::{GraphLayout, ModelLayout};
+use super::{
+    Edge, Function, Graph, GraphId, Model, Node, Opsets, Origin, ProblemKind, StructuralProblem,
+    Value, ValueId,
+};
+use crate::error::{Limits, LoadError};
+use crate::proto::{
+    tensor_shape_proto, type_proto, GraphProto, ModelProto, NodeProto, TensorProto,
+    TensorShapeProto, TypeProto, ValueInfoProto,
+};
+
+/// Builds a [`Model`] from its decoded protobuf and (when read from bytes) its wire layout.
+pub(crate) fn build(
+    proto: ModelProto,
+    layout: Option<ModelLayout>,
+    path: &Path,
+    limits: Limits,
+) -> Result<Model, LoadError> {
+    let opsets = Opsets::from_imports(&proto.opset_import);
+    let (graph_layout, mut function_layouts) = match layout {
+        Some(layout) => (Some(layout.graph), layout.functions.into_iter()),
+        None => (None, Vec::new().into_iter()),
+    };
+    let mut builder = Builder {
+        path,
+        limits,
+        graphs: Vec::new(),
+        problems: Vec::new(),
+        nodes_seen: 0,
+    };
+    let main = proto.graph.unwrap_or_else(|| {
+        builder.problems.push(StructuralProblem {
+            graph: GraphId(0),
+            node: None,
+            kind: ProblemKind::NoGraph,
+        });
+        GraphProto::default()
+    });
+    builder.graph(main, "main", None, graph_layout, &opsets, 0)?;
+
+    let mut functions = Vec::new();
+    for function in proto.functions {
+        let mut imports = opsets.clone();
+        imports.extend(&Opsets::from_imports(&function.opset_import));
+        let domain = function.domain.unwrap_or_default();
+        let name = function.name.unwrap_or_default();
+        let body = GraphProto {
+            node: function.node,
+            input: function.input.into_iter().map(named_value).collect(),
+            output: function.output.into_iter().map(named_value).collect(),
+            value_info: function.value_info,
+            ..GraphProto::default()
+        };
+        let (id, _) = builder.graph(
+            body,
+            &format!("function/{domain}/{name}"),
+            None,
+            function_layouts.next(),
+            &imports,
+            0,
+        )?;
+        functions.push(Function {
+            domain,
+            name,
+            graph: id,
+            attributes: function.attribute,
+        });
+    }
+    Ok(Model {
+        ir_version: proto.ir_version.unwrap_or(0),
+        opsets,
+        graphs: builder.graphs,
+        functions,
+        problems: builder.problems,
+    })
+}
+
+fn named_value(name: String) -> ValueInfoProto {
+    ValueInfoProto {
+        name: Some(name),
+        ..ValueInfoProto::default()
+    }
+}
+
+struct Builder<'p> {
+    path: &'p Path,
+    limits: Limits,
+    graphs: Vec<Graph>,
+    problems: Vec<StructuralProblem>,
+    nodes_seen: usize,
+}
+
+/// A graph held by an attribute, waiting to be built once its parent's values are known.
+struct PendingSubgraph {
+    node: usize,
+    attribute: String,
+    body: GraphProto,
+    layout: Option<GraphLayout>,
+}
+
+/// Values of enclosing graphs that a subgraph reads: `(defining graph, value there)`.
+type Captures = Vec<(GraphId, ValueId)>;
+
+impl Builder<'_> {
+    fn problem(&mut self, graph: GraphId, node: Option<usize>, kind: ProblemKind) {
+        self.problems.push(StructuralProblem { graph, node, kind });
+    }
+
+    fn graph_mut(&mut self, id: GraphId) -> Option<&mut Graph> {
+        self.graphs.get_mut(id.0 as usize)
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn graph(
+        &mut self,
+        proto: GraphProto,
+        path: &str,
+        parent: Option<(GraphId, usize)>,
+        layout: Option<GraphLayout>,
+        opsets: &Opsets,
+        depth: usize,
+    ) -> Result<(GraphId, Captures), LoadError> {
+        if depth > self.limits.max_depth {
+            return Err(LoadError::Limit {
+                path: self.path.to_path_buf(),
+                what: "subgraph nesting depth",
+                limit: self.limits.max_depth,
+                offset: 0,
+            });
+        }
+        let id = GraphId(u32::try_from(self.graphs.len()).unwrap_or(u32::MAX));
+        let mut table = Table::default();
+
+        for input in proto.input {
+            let name = input.name.unwrap_or_default();
+            let (value, fresh) = table.define(&name, Origin::Input);
+            if !fresh {
+                self.problem(id, None, ProblemKind::DuplicateProducer { name });
+            } else if let Some(slot) = table.values.get_mut(value.0 as usize) {
+                slot.declared = input.r#type;
+            }
+        }
+        let inputs: Vec<ValueId> = (0..table.values.len())
+            .filter_map(|i| u32::try_from(i).ok().map(ValueId))
+            .collect();
+
+        let mut initializers = Vec::with_capacity(proto.initializer.len());
+        let dense = proto
+            .initializer
+            .into_iter()
+            .map(|t| (t, Origin::Initializer));
+        let sparse = proto.sparse_initializer.into_iter().map(|sparse| {
+            let values = sparse.values.unwrap_or_default();
+            let tensor = TensorProto {
+                name: values.name,
+                data_type: values.data_type,
+                dims: sparse.dims,
+                ..TensorProto::default()
+            };
+            (tensor, Origin::SparseInitializer)
+        });
+        for (tensor, origin) in dense.chain(sparse) {
+            let name = tensor.name.clone().unwrap_or_default();
+            self.check_dims(&name, &tensor.dims)?;
+            let index = initializers.len();
+            match table.lookup(&name) {
+                Some(value) if inputs.contains(&value) => {
+                    // IR < 4: an initializer doubles as the default of a graph input.
+                    if let Some(slot) = table.values.get_mut(value.0 as usize) {
+                        slot.initializer = Some(index);
+                    }
+                }
+                Some(_) => self.problem(id, None, ProblemKind::DuplicateProducer { name }),
+                None => {
+                    let (value, _) = table.define(&name, origin);
+                    if let Some(slot) = table.values.get_mut(value.0 as usize) {
+                        slot.initializer = Some(index);
+                        slot.declared = Some(tensor_type(&tensor));
+                    }
+                }
+            }
+            initializers.push(tensor);
+        }
+
+        let mut node_layouts = layout.map(|layout| layout.nodes.into_iter());
+        let mut nodes = Vec::with_capacity(proto.node.len());
+        let mut pending = Vec::new();
+        let mut raw_inputs = Vec::with_capacity(proto.node.len());
+        for (index, node) in proto.node.into_iter().enumerate() {
+            self.nodes_seen += 1;
+            if self.nodes_seen > self.limits.max_nodes {
+                return Err(LoadError::Limit {
+                    path: self.path.to_path_buf(),
+                    what: "node count",
+                    limit: self.limits.max_nodes,
+                    offset: 0,
+                });
+            }
+            let node_layout = node_layouts.as_mut().and_then(Iterator::next);
+            let (built, inputs, subgraphs) =
+                self.node(id, index, node, node_layout, opsets, &mut table);
+            pending.extend(subgraphs);
+            raw_inputs.push(inputs);
+            nodes.push(built);
+        }
+
+        // Inputs are resolved once every output is known: the file order need not be topological.
+        let mut captures: Captures = Vec::new();
+        let parent_id = parent.map(|(graph, _)| graph);
+        for (node, names) in nodes.iter_mut().zip(raw_inputs) {
+            for name in names {
+                if name.is_empty() {
+                    node.inputs.push(None);
+                    continue;
+                }
+                let value = self.resolve(
+                    id,
+                    &name,
+                    &mut table,
+                    &mut captures,
+                    Some(node.index),
+                    parent_id,
+                );
+                node.inputs.push(Some(value));
+            }
+        }
+
+        for info in proto.value_info {
+            let name = info.name.unwrap_or_default();
+            if let Some(slot) = table
+                .lookup(&name)
+                .and_then(|v| table.values.get_mut(v.0 as usize))
+            {
+                if slot.declared.is_none() {
+                    slot.declared = info.r#type;
+                }
+            }
+        }
+        let mut outputs = Vec::with_capacity(proto.output.len());
+        for output in proto.output {
+            let name = output.name.unwrap_or_default();
+            let value = self.resolve(id, &name, &mut table, &mut captures, None, parent_id);
+            if let Some(slot) = table.values.get_mut(value.0 as usize) {
+                if slot.declared.is_none() || matches!(slot.origin, Origin::Node { .. }) {
+                    slot.declared = output.r#type.or(slot.declared.take());
+                }
+            }
+            outputs.push(value);
+        }
+
+        self.graphs.push(Graph {
+            id,
+            path: path.to_owned(),
+            parent: parent.map(|(graph, _)| graph),
+            owner: parent.map(|(_, node)| node),
+            nodes,
+            values: table.values,
+            by_name: table.by_name,
+            inputs,
+            outputs,
+            initializers,
+            dag: DiGraph::new(),
+            order: Vec::new(),
+        });
+
+        let mut implicit: Vec<(usize, ValueId)> = Vec::new();
+        for sub in pending {
+            let node_name = self
+                .graph_mut(id)
+                .and_then(|graph| graph.nodes.get(sub.node))
+                .map(|node| node.name.clone())
+                .unwrap_or_default();
+            let (child, child_captures) = self.graph(
+                sub.body,
+                &format!("{path}/{node_name}/{}", sub.attribute),
+                Some((id, sub.node)),
+                sub.layout,
+                opsets,
+                depth + 1,
+            )?;
+            if let Some(node) = self.graph_mut(id).and_then(|g| g.nodes.get_mut(sub.node)) {
+                node.subgraphs.push((sub.attribute, child));
+            }
+            for (graph, value) in child_captures {
+                if graph == id {
+                    implicit.push((sub.node, value));
+                } else {
+                    captures.push((graph, value));
+                }
+            }
+        }
+
+        let problems = self.finish(id, &implicit);
+        self.problems.extend(problems);
+        Ok((id, captures))
+    }
+
+    /// Builds one node: its identity, its outputs in the value table, and its pending subgraphs.
+    /// Input names are returned for resolution once all outputs are defined.
+    fn node(
+        &mut self,
+        graph: GraphId,
+        index: usize,
+        proto: NodeProto,
+        layout: Option<super::wire::NodeLayout>,
+        opsets: &Opsets,
+        table: &mut Table,
+    ) -> (Node, Vec<String>, Vec<PendingSubgraph>) {
+        let op_type = proto.op_type.unwrap_or_default();
+        if op_type.is_empty() {
+            self.problem(graph, Some(index), ProblemKind::MissingOpType);
+        }
+        let domain = super::opset::normalise(proto.domain.as_deref().unwrap_or("")).to_owned();
+        let named = proto.name.as_deref().is_some_and(|name| !name.is_empty());
+        let name = match proto.name {
+            Some(name) if !name.is_empty() => name,
+            _ => format!("{op_type}_{index}"),
+        };
+        let (span, mut sub_layouts) = match layout {
+            Some(layout) => (layout.span, layout.subgraphs),
+            None => (0..0, Vec::new()),
+        };
+        sub_layouts.reverse();
+        let mut take_layout = |ordinal: usize| {
+            if sub_layouts.last().is_some_and(|(at, _)| *at == ordinal) {
+                sub_layouts.pop().map(|(_, layout)| layout)
+            } else {
+                None
+            }
+        };
+
+        let mut attributes = proto.attribute;
+        let mut pending = Vec::new();
+        for (ordinal, attr) in attributes.iter_mut().enumerate() {
+            let attr_name = attr.name.clone().unwrap_or_default();
+            if let Some(body) = attr.g.take() {
+                pending.push(PendingSubgraph {
+                    node: index,
+                    attribute: attr_name.clone(),
+                    body,
+                    layout: take_layout(ordinal),
+                });
+            }
+            let many = std::mem::take(&mut attr.graphs);
+            let count = many.len();
+            for (k, body) in many.into_iter().enumerate() {
+                let attribute = if count == 1 {
+                    attr_name.clone()
+                } else {
+                    format!("{attr_name}[{k}]")
+                };
+                pending.push(PendingSubgraph {
+                    node: index,
+                    attribute,
+                    body,
+                    layout: take_layout(ordinal),
+                });
+            }
+        }
+
+        let is_constant = op_type == "Constant" && domain.is_empty();
+        let mut outputs = Vec::with_capacity(proto.output.len());
+        for (slot, output) in proto.output.into_iter().enumerate() {
+            if output.is_empty() {
+                outputs.push(None);
+                continue;
+            }
+            let origin = if is_constant {
+                Origin::Constant { node: index }
+            } else {
+                Origin::Node {
+                    node: index,
+                    slot: u32::try_from(slot).unwrap_or(u32::MAX),
+                }
+            };
+            let (value, fresh) = table.define(&output, origin);
+            if !fresh {
+                self.problem(
+                    graph,
+                    Some(index),
+                    ProblemKind::DuplicateProducer { name: output },
+                );
+            }
+            outputs.push(Some(value));
+        }
+        let node = Node {
+            index,
+            name,
+            named,
+            opset: opsets.version(&domain),
+            op_type,
+            domain,
+            inputs: Vec::with_capacity(proto.input.len()),
+            outputs,
+            attributes,
+            subgraphs: Vec::new(),
+            span,
+            in_cycle: false,
+        };
+        (node, proto.input, pending)
+    }
+
+    /// Finds `name` in this graph or an enclosing one; an outer value becomes a local `Outer`
+    /// entry plus a capture. Unknown names become `Undefined` values and a structural problem.
+    fn resolve(
+        &mut self,
+        graph: GraphId,
+        name: &str,
+        table: &mut Table,
+        captures: &mut Captures,
+        node: Option<usize>,
+        parent: Option<GraphId>,
+    ) -> ValueId {
+        if let Some(value) = table.lookup(name) {
+            return value;
+        }
+        let mut outer = parent;
+        while let Some(candidate) = outer {
+            let Some(found) = self.graphs.get(candidate.0 as usize) else {
+                break;
+            };
+            if let Some(&value) = found.by_name.get(name) {
+                captures.push((candidate, value));
+                return table
+                    .define(
+                        name,
+                        Origin::Outer {
+                            graph: candidate,
+                            value,
+                        },
+                    )
+                    .0;
+            }
+            outer = found.parent;
+        }
+        self.problem(
+            graph,
+            node,
+            ProblemKind::UndefinedInput {
+                name: name.to_owned(),
+            },
+        );
+        table.define(name, Origin::Undefined).0
+    }
+
+    fn check_dims(&self, name: &str, dims: &[i64]) -> Result<(), LoadError> {
+        let invalid = |problem| LoadError::InvalidDims {
+            path: self.path.to_path_buf(),
+            tensor: name.to_owned(),
+            dims: dims.iter().copied().take(16).collect(),
+            problem,
+        };
+        if dims.len() > self.limits.max_rank {
+            return Err(LoadError::Limit {
+                path: self.path.to_path_buf(),
+                what: "rank",
+                limit: self.limits.max_rank,
+                offset: 0,
+            });
+        }
+        if dims.iter().any(|&dim| dim < 0) {
+            return Err(invalid("negative dim"));
+        }
+        dims.iter()
+            .try_fold(1i64, |acc, &dim| acc.checked_mul(dim))
+            .map(|_| ())
+            .ok_or_else(|| invalid("element count overflows a 64-bit integer"))
+    }
+
+    /// Builds the DAG (explicit inputs plus values captured by subgraphs) and the topological
+    /// order; nodes on cycles are marked and reported.
+    fn finish(&mut self, id: GraphId, implicit: &[(usize, ValueId)]) -> Vec<StructuralProblem> {
+        let Some(graph) = self.graphs.get_mut(id.0 as usize) else {
+            return Vec::new();
+        };
+        let mut dag: DiGraph<usize, Edge> = DiGraph::with_capacity(graph.nodes.len(), 0);
+        for node in &graph.nodes {
+            dag.add_node(node.index);
+        }
+        let producer = |value: ValueId| match graph.values.get(value.0 as usize)?.origin {
+            Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
+            _ => None,
+        };
+        for node in &graph.nodes {
+            for (slot, value) in node.inputs.iter().enumerate() {
+                let Some(value) = *value else { continue };
+                if let Some(from) = producer(value) {
+                    let slot = u32::try_from(slot).ok();
+                    dag.add_edge(
+                        NodeIndex::new(from),
+                        NodeIndex::new(node.index),
+                        Edge { value, slot },
+                    );
+                }
+            }
+        }
+        for &(node, value) in implicit {
+            if let Some(from) = producer(value) {
+                dag.add_edge(
+                    NodeIndex::new(from),
+                    NodeIndex::new(node),
+                    Edge { value, slot: None },
+                );
+            }
+        }
+        let mut problems = Vec::new();
+        let mut order = Vec::with_capacity(graph.nodes.len());
+        // tarjan_scc lists components in reverse topological order.
+        for component in tarjan_scc(&dag).into_iter().rev() {
+            let cyclic = component.len() > 1
+                || component
+                    .first()
+                    .is_some_and(|&n| dag.find_edge(n, n).is_some());
+            if cyclic {
+                let mut members: Vec<usize> = component.iter().map(|n| n.index()).collect();
+                members.sort_unstable();
+                for &member in &members {
+                    if let Some(node) = graph.nodes.get_mut(member) {
+                        node.in_cycle = true;
+                    }
+                }
+                problems.push(StructuralProblem {
+                    graph: id,
+                    node: members.first().copied(),
+                    kind: ProblemKind::Cycle { nodes: members },
+                });
+            } else {
+                order.extend(component.iter().map(|n| n.index()));
+            }
+        }
+        graph.dag = dag;
+        graph.order = order;
+        problems
+    }
+}
+
+/// A graph's values and its name index while it is being built.
+#[derive(Default)]
+struct Table {
+    values: Vec<Value>,
+    by_name: HashMap<String, ValueId>,
+}
+
+impl Table {
+    fn lookup(&self, name: &str) -> Option<ValueId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Defines `name`; returns the existing value and `false` if it was already defined.
+    fn define(&mut self, name: &str, origin: Origin) -> (ValueId, bool) {
+        if let Some(&value) = self.by_name.get(name) {
+            return (value, false);
+        }
+        let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
+        self.values.push(Value {
+            name: name.to_owned(),
+            origin,
+            declared: None,
+            initializer: None,
+        });
+        self.by_name.insert(name.to_owned(), value);
+        (value, true)
+    }
+}
+
+/// The tensor type an initializer declares through its `data_type` and `dims`.
+fn tensor_type(tensor: &TensorProto) -> TypeProto {
+    let dim = tensor
+        .dims
+        .iter()
+        .map(|&size| tensor_shape_proto::Dimension {
+            value: Some(tensor_shape_proto::dimension::Value::DimValue(size)),
+            denotation: None,
+        })
+        .collect();
+    TypeProto {
+        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+            elem_type: tensor.data_type,
+            shape: Some(TensorShapeProto { dim }),
+        })),
+        denotation: None,
+    }
+}

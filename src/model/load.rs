@@ -1,0 +1,144 @@
+//! Reading a model: a memory-mapped file, a byte buffer or standard input, decoded by prost from a
+//! `Bytes` buffer so that tensor payloads are slices of the input, never copies. Tensors stored as
+//! external data are never opened: their shapes come from `dims`.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use prost::Message;
+
+use super::graph as build;
+use super::wire::{self, WireFault, WireProblem};
+use super::Model;
+use crate::error::{Limits, LoadError};
+use crate::proto::ModelProto;
+
+/// Where a model's bytes come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A file, memory-mapped.
+    Path(PathBuf),
+    /// Standard input, read to its end.
+    Stdin,
+}
+
+impl Source {
+    /// `-` means standard input; anything else is a path.
+    pub fn from_arg(arg: &Path) -> Self {
+        if arg == Path::new("-") {
+            Source::Stdin
+        } else {
+            Source::Path(arg.to_path_buf())
+        }
+    }
+
+    /// The name diagnostics use for this source.
+    pub fn display_path(&self) -> PathBuf {
+        match self {
+            Source::Path(path) => path.clone(),
+            Source::Stdin => PathBuf::from("<stdin>"),
+        }
+    }
+
+    /// Reads the source's bytes without copying a mapped file.
+    pub fn read(&self) -> Result<Bytes, LoadError> {
+        match self {
+            Source::Stdin => {
+                let mut buffer = Vec::new();
+                std::io::stdin()
+                    .lock()
+                    .read_to_end(&mut buffer)
+                    .map_err(|source| LoadError::Io {
+                        path: self.display_path(),
+                        source,
+                    })?;
+                Ok(Bytes::from(buffer))
+            }
+            Source::Path(path) => map_file(path),
+        }
+    }
+}
+
+fn map_file(path: &Path) -> Result<Bytes, LoadError> {
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    if metadata.is_dir() {
+        return Err(LoadError::Directory {
+            path: path.to_path_buf(),
+        });
+    }
+    if metadata.len() == 0 {
+        return Err(LoadError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    let file = File::open(path).map_err(io)?;
+    // SAFETY: the map is read-only and private to this process. Like every tool that maps its
+    // input, we rely on the file not being truncated while it is linted; that is the price of
+    // never copying (or even paging in) weight bytes.
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+    Ok(Bytes::from_owner(map))
+}
+
+/// Loads the model at `path` (`-` for standard input).
+pub fn load_path(path: &Path, limits: Limits) -> Result<Model, LoadError> {
+    let source = Source::from_arg(path);
+    let bytes = source.read()?;
+    load_bytes(bytes, &source.display_path(), limits)
+}
+
+/// Loads a model from bytes; `path` only names it in errors. Weight payloads stay slices of
+/// `bytes`.
+pub fn load_bytes(bytes: Bytes, path: &Path, limits: Limits) -> Result<Model, LoadError> {
+    if bytes.is_empty() {
+        return Err(LoadError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    let layout = wire::scan(&bytes, limits).map_err(|fault| wire_error(path, fault, limits))?;
+    let proto = ModelProto::decode(bytes).map_err(|error| LoadError::Decode {
+        path: path.to_path_buf(),
+        offset: 0,
+        context: "ModelProto".into(),
+        problem: error.to_string(),
+    })?;
+    build::build(proto, Some(layout), path, limits)
+}
+
+/// Builds the graphs of an already decoded model (no byte spans are known).
+pub fn load_proto(proto: ModelProto, limits: Limits) -> Result<Model, LoadError> {
+    build::build(proto, None, Path::new("<model>"), limits)
+}
+
+fn wire_error(path: &Path, fault: WireFault, limits: Limits) -> LoadError {
+    let path = path.to_path_buf();
+    let limit = |what, limit| LoadError::Limit {
+        path: path.clone(),
+        what,
+        limit,
+        offset: fault.offset,
+    };
+    let problem = match fault.problem {
+        WireProblem::TooDeep(_) => return limit("message nesting depth", limits.max_depth),
+        WireProblem::RankTooLarge(_) => return limit("rank", limits.max_rank),
+        WireProblem::TooManyNodes(_) => return limit("node count", limits.max_nodes),
+        WireProblem::Truncated => "the data ends in the middle of a field (truncated file?)".into(),
+        WireProblem::BadTag(tag) => format!("invalid field tag {tag:#x}"),
+        WireProblem::BadVarint => "varint longer than 10 bytes".into(),
+        WireProblem::WrongWireType { field, wire } => {
+            format!("field {field} should be a message but has wire type {wire}")
+        }
+    };
+    LoadError::Decode {
+        path,
+        offset: fault.offset,
+        context: fault.path,
+        problem,
+    }
+}

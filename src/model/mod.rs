@@ -1,0 +1,253 @@
+//! The loaded model: one petgraph DAG per graph, a value table per graph, node identities for
+//! diagnostics, and the structural problems found while building them.
+//!
+//! Protobuf messages are moved, never copied, into this structure: tensor payloads stay
+//! `bytes::Bytes` slices of the mapped file.
+
+mod attrs;
+mod graph;
+mod load;
+mod opset;
+mod wire;
+
+use std::ops::Range;
+
+use petgraph::graph::DiGraph;
+
+use crate::proto::{AttributeProto, TensorProto, TypeProto};
+
+pub use attrs::{AttrError, Attrs};
+pub use load::{load_bytes, load_path, load_proto, Source};
+pub use opset::Opsets;
+
+/// Index of a graph in [`Model::graphs`]; the main graph is `GraphId(0)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GraphId(pub u32);
+
+/// Index of a value in its graph's [`Graph::values`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+
+/// A decoded model ready for shape inference.
+#[derive(Debug)]
+pub struct Model {
+    /// The model's IR version.
+    pub ir_version: i64,
+    /// The opsets the model imports.
+    pub opsets: Opsets,
+    /// Every graph: the main graph first (`main`), then subgraphs (`main/<node>/<attr>`), then the
+    /// bodies of model-local functions (`function/<domain>/<name>`).
+    pub graphs: Vec<Graph>,
+    /// Model-local functions, whose bodies are graphs in [`Model::graphs`].
+    pub functions: Vec<Function>,
+    /// Structural problems found while building the graphs (`E3`).
+    pub problems: Vec<StructuralProblem>,
+}
+
+/// A model-local function (`ModelProto.functions`).
+#[derive(Debug)]
+pub struct Function {
+    /// The function's domain.
+    pub domain: String,
+    /// The function's name (the `op_type` that calls it).
+    pub name: String,
+    /// Its body.
+    pub graph: GraphId,
+    /// Names of its attributes.
+    pub attributes: Vec<String>,
+}
+
+/// One ONNX graph as a DAG.
+#[derive(Debug)]
+pub struct Graph {
+    /// This graph's id.
+    pub id: GraphId,
+    /// Where it sits: `main`, `main/<node name>/then_branch`, `function/<domain>/<name>`.
+    pub path: String,
+    /// The graph whose node owns this one (subgraphs only).
+    pub parent: Option<GraphId>,
+    /// The owning node's index in the parent graph (subgraphs only).
+    pub owner: Option<usize>,
+    /// The ONNX nodes, in file order; `Node::index` is the position here.
+    pub nodes: Vec<Node>,
+    /// Every value the graph names.
+    pub values: Vec<Value>,
+    /// Name index of [`Graph::values`].
+    pub(crate) by_name: std::collections::HashMap<String, ValueId>,
+    /// Graph inputs in declaration order (function inputs for function bodies).
+    pub inputs: Vec<ValueId>,
+    /// Graph outputs in declaration order.
+    pub outputs: Vec<ValueId>,
+    /// Dense and sparse initializers, moved from the protobuf.
+    pub initializers: Vec<TensorProto>,
+    /// DAG over node indices: an edge for each value a node reads from another node of this graph
+    /// (its weight is the value and the consumer's input slot; captured values of subgraphs are
+    /// edges to the owning node with slot `None`).
+    pub dag: DiGraph<usize, Edge>,
+    /// Node indices in topological order; nodes on a cycle are left out.
+    pub order: Vec<usize>,
+}
+
+/// What an edge of the DAG carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    /// The value flowing along the edge.
+    pub value: ValueId,
+    /// The consumer's input slot, or `None` for a value a subgraph of the consumer captures.
+    pub slot: Option<u32>,
+}
+
+/// An ONNX node with its identity for diagnostics.
+#[derive(Debug)]
+pub struct Node {
+    /// Position in its graph.
+    pub index: usize,
+    /// The node's name, or a stable synthesized `<op_type>_<index>` when the file has none.
+    pub name: String,
+    /// Whether `name` came from the file.
+    pub named: bool,
+    /// Operator type.
+    pub op_type: String,
+    /// Operator domain, `""` for the default domain (`ai.onnx` is normalised to `""`).
+    pub domain: String,
+    /// The opset version in force for this node's domain, if the model imports it.
+    pub opset: Option<i64>,
+    /// Input values by slot; `None` for an absent optional input (an empty name).
+    pub inputs: Vec<Option<ValueId>>,
+    /// Output values by slot; `None` for an unused optional output.
+    pub outputs: Vec<Option<ValueId>>,
+    /// Attributes, with graph bodies moved out into [`Node::subgraphs`].
+    pub attributes: Vec<AttributeProto>,
+    /// Graph-valued attributes: `(attribute name, graph)`, in attribute order.
+    pub subgraphs: Vec<(String, GraphId)>,
+    /// Byte range of the `NodeProto` in the file (empty when the model was not read from bytes).
+    pub span: Range<usize>,
+    /// Whether the node lies on a cycle (it is then missing from [`Graph::order`]).
+    pub in_cycle: bool,
+}
+
+/// A named value of a graph.
+#[derive(Debug)]
+pub struct Value {
+    /// Its name.
+    pub name: String,
+    /// Where it comes from.
+    pub origin: Origin,
+    /// Its declared type: graph input/output, `value_info`, or built from initializer dims.
+    pub declared: Option<TypeProto>,
+    /// The initializer holding its data, as an index into [`Graph::initializers`].
+    pub initializer: Option<usize>,
+}
+
+/// Where a value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A graph input (possibly with an initializer as its default).
+    Input,
+    /// A dense initializer.
+    Initializer,
+    /// A sparse initializer.
+    SparseInitializer,
+    /// An output of a `Constant` node.
+    Constant {
+        /// The node's index.
+        node: usize,
+    },
+    /// An output of another node.
+    Node {
+        /// The node's index.
+        node: usize,
+        /// The output slot.
+        slot: u32,
+    },
+    /// A value of an enclosing graph that this subgraph captures.
+    Outer {
+        /// The enclosing graph defining it.
+        graph: GraphId,
+        /// The value there.
+        value: ValueId,
+    },
+    /// Nothing defines it (reported as a structural problem).
+    Undefined,
+}
+
+/// A structural problem (`E3`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructuralProblem {
+    /// The graph it is in.
+    pub graph: GraphId,
+    /// The node concerned, if any.
+    pub node: Option<usize>,
+    /// What is wrong.
+    pub kind: ProblemKind,
+}
+
+/// The kinds of structural problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// The model has no graph.
+    NoGraph,
+    /// The nodes form a cycle; the value names one edge on it.
+    Cycle {
+        /// Nodes on the cycle, by index.
+        nodes: Vec<usize>,
+    },
+    /// An input that nothing defines.
+    UndefinedInput {
+        /// The input name.
+        name: String,
+    },
+    /// A value produced twice (by two nodes, or by a node and a graph input or initializer).
+    DuplicateProducer {
+        /// The value name.
+        name: String,
+    },
+    /// A node whose `op_type` is empty.
+    MissingOpType,
+}
+
+impl Model {
+    /// The main graph, if the model has one.
+    pub fn main(&self) -> Option<&Graph> {
+        self.graphs.first()
+    }
+
+    /// The graph with this id.
+    pub fn graph(&self, id: GraphId) -> Option<&Graph> {
+        self.graphs.get(id.0 as usize)
+    }
+
+    /// Total number of nodes over all graphs.
+    pub fn node_count(&self) -> usize {
+        self.graphs.iter().map(|graph| graph.nodes.len()).sum()
+    }
+}
+
+impl Graph {
+    /// The value called `name`, if the graph names it.
+    pub fn lookup(&self, name: &str) -> Option<ValueId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The value with this id.
+    pub fn value(&self, id: ValueId) -> Option<&Value> {
+        self.values.get(id.0 as usize)
+    }
+
+    /// The name of a value (empty if the id is foreign).
+    pub fn value_name(&self, id: ValueId) -> &str {
+        self.value(id).map_or("", |value| value.name.as_str())
+    }
+
+    /// The node at this index.
+    pub fn node(&self, index: usize) -> Option<&Node> {
+        self.nodes.get(index)
+    }
+}
+
+impl Node {
+    /// Typed access to this node's attributes.
+    pub fn attrs(&self) -> Attrs<'_> {
+        Attrs::new(self)
+    }
+}

@@ -1,0 +1,951 @@
+"""Build the committed ONNX fixtures of onnx-bcast-lint's tests.
+
+The generated files are committed so that the Rust tests need no Python; rerun this script only
+when a fixture changes, then review the diff of tests/models/ like code.
+
+Set up once (pinned so that the bytes written here do not drift with the onnx package):
+
+    python3 -m venv /tmp/fixvenv
+    /tmp/fixvenv/bin/pip install onnx==1.23.2 numpy onnxruntime
+
+Regenerate (writes next to this file, whatever the working directory):
+
+    /tmp/fixvenv/bin/python tests/models/make_models.py
+
+Determinism: fixed IR version and opsets, weights derived from np.arange (no randomness), no
+timestamps or producer versions, and every file is written from
+`SerializeToString(deterministic=True)` or from bytes built here. Running the script twice gives
+byte-identical files; tests/models/verify_models.py checks that and runs the fixtures in
+onnxruntime.
+
+Naming: a file's name starts with the outcome the linter must report (`ok_`, `e1_`, `w1_`, `e2_`,
+`e3_`, `i1_`, `load_`); README.md lists file, purpose and expected codes.
+
+Malformed files (`load_*`) are written as raw protobuf bytes, because onnx.helper cannot express
+them; the small protobuf encoder below follows
+https://protobuf.dev/programming-guides/encoding/.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = Path(__file__).resolve().parent
+
+IR_VERSION = 10
+OPSET = 18  # ai.onnx opset of every fixture unless its builder says otherwise
+LEGACY_OPSET = 6  # last opset with the `broadcast`/`axis` attributes on Add/Mul
+PRODUCER = "onnx-bcast-lint make_models.py"
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+BOOL = TensorProto.BOOL
+
+# name -> builder; filled by the @fixture decorator in definition order.
+BUILDERS: dict[str, object] = {}
+
+
+def fixture(name):
+    def register(fn):
+        BUILDERS[name] = fn
+        return fn
+
+    return register
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def weights(shape, scale=0.1, offset=3):
+    """Deterministic float32 weights: a small repeating ramp, never random."""
+    n = int(np.prod(shape)) if shape else 1
+    return (((np.arange(n) % 7) - offset) * scale).astype(np.float32).reshape(shape)
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def i64s(name, values):
+    return numpy_helper.from_array(np.asarray(values, dtype=np.int64), name)
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def model(graph, opset=OPSET, extra_opsets=(), functions=(), ir_version=IR_VERSION):
+    opsets = [helper.make_opsetid("", opset)]
+    opsets += [helper.make_opsetid(d, v) for d, v in extra_opsets]
+    m = helper.make_model(graph, opset_imports=opsets, functions=list(functions))
+    m.ir_version = ir_version
+    m.producer_name = PRODUCER
+    return m
+
+
+def graph(nodes, name, inputs, outputs, initializer=(), value_info=(), sparse=()):
+    return helper.make_graph(
+        nodes,
+        name,
+        inputs,
+        outputs,
+        initializer=list(initializer),
+        value_info=list(value_info),
+        sparse_initializer=list(sparse),
+    )
+
+
+def node(op, inputs, outputs, name=None, domain=None, **attrs):
+    return helper.make_node(op, inputs, outputs, name=name, domain=domain, **attrs)
+
+
+# --------------------------------------------------------------------------- raw protobuf
+
+
+def varint(value: int) -> bytes:
+    """Base-128 varint; negative int64 values use their 64-bit two's complement (10 bytes)."""
+    if value < 0:
+        value += 1 << 64
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def tag(field: int, wire_type: int) -> bytes:
+    return varint((field << 3) | wire_type)
+
+
+def ld(field: int, payload: bytes) -> bytes:
+    """A length-delimited field (wire type 2): strings, bytes, sub-messages, packed repeats."""
+    return tag(field, 2) + varint(len(payload)) + payload
+
+
+def vint(field: int, value: int) -> bytes:
+    """A varint field (wire type 0)."""
+    return tag(field, 0) + varint(value)
+
+
+# Field numbers from proto/onnx.proto.
+MODEL_IR_VERSION, MODEL_OPSET_IMPORT, MODEL_PRODUCER_NAME, MODEL_GRAPH = 1, 8, 2, 7
+OPSET_DOMAIN, OPSET_VERSION = 1, 2
+GRAPH_NODE, GRAPH_NAME, GRAPH_INITIALIZER, GRAPH_INPUT, GRAPH_OUTPUT = 1, 2, 5, 11, 12
+NODE_INPUT, NODE_OUTPUT, NODE_NAME, NODE_OP_TYPE, NODE_ATTRIBUTE = 1, 2, 3, 4, 5
+ATTR_NAME, ATTR_G, ATTR_TYPE = 1, 6, 20
+ATTR_TYPE_GRAPH = 5
+VI_NAME = 1
+TENSOR_DIMS, TENSOR_DATA_TYPE, TENSOR_NAME, TENSOR_RAW_DATA = 1, 2, 8, 9
+
+
+def model_header(opset=OPSET) -> bytes:
+    """ModelProto fields before the graph: ir_version, producer_name, opset_import."""
+    return (
+        vint(MODEL_IR_VERSION, IR_VERSION)
+        + ld(MODEL_PRODUCER_NAME, PRODUCER.encode())
+        + ld(MODEL_OPSET_IMPORT, ld(OPSET_DOMAIN, b"") + vint(OPSET_VERSION, opset))
+    )
+
+
+# =========================================================================== ok_*: must load
+
+
+@fixture("ok_subgraphs.onnx")
+def ok_subgraphs():
+    """If (both branches read outer `w`; else holds a nested If), Loop reading outer `w`, Scan."""
+    x = vi("x", F, [2, 3])
+    cond = vi("cond", BOOL, [])
+    w = init("w", weights([3]))
+    trip = i64s("trip", 3)
+    keep_going = numpy_helper.from_array(np.array(True), "keep_going")
+
+    # The nested If inside the else branch reads `x`, `w` and `cond` from two scopes up.
+    inner_then = graph(
+        [node("Mul", ["x", "w"], ["inner_then_out"], name="inner_mul")],
+        "inner_then",
+        [],
+        [vi("inner_then_out", F, [2, 3])],
+    )
+    inner_else = graph(
+        [node("Sub", ["x", "w"], ["inner_else_out"], name="inner_sub")],
+        "inner_else",
+        [],
+        [vi("inner_else_out", F, [2, 3])],
+    )
+    then_branch = graph(
+        [node("Add", ["x", "w"], ["then_out"], name="then_add")],
+        "then_branch",
+        [],
+        [vi("then_out", F, [2, 3])],
+    )
+    else_branch = graph(
+        [
+            node("Not", ["cond"], ["not_cond"], name="else_not"),
+            node(
+                "If",
+                ["not_cond"],
+                ["else_out"],
+                name="nested_if",
+                then_branch=inner_then,
+                else_branch=inner_else,
+            ),
+        ],
+        "else_branch",
+        [],
+        [vi("else_out", F, [2, 3])],
+    )
+
+    # Loop body: (iter, cond, v) -> (cond, v + w); `w` comes from the outer graph.
+    loop_body = graph(
+        [
+            node("Identity", ["cond_in"], ["cond_out"], name="body_cond"),
+            node("Add", ["v_in", "w"], ["v_out"], name="body_add"),
+        ],
+        "loop_body",
+        [vi("iter", I64, []), vi("cond_in", BOOL, []), vi("v_in", F, [2, 3])],
+        [vi("cond_out", BOOL, []), vi("v_out", F, [2, 3])],
+    )
+
+    # Scan over the rows of x: running sum state [3], per-row output [3].
+    scan_body = graph(
+        [
+            node("Add", ["s_in", "row"], ["s_out"], name="scan_add"),
+            node("Identity", ["s_out"], ["row_out"], name="scan_copy"),
+        ],
+        "scan_body",
+        [vi("s_in", F, [3]), vi("row", F, [3])],
+        [vi("s_out", F, [3]), vi("row_out", F, [3])],
+    )
+
+    nodes = [
+        node("If", ["cond"], ["if_out"], name="if", then_branch=then_branch,
+             else_branch=else_branch),
+        node("Loop", ["trip", "keep_going", "x"], ["loop_out"], name="loop", body=loop_body),
+        node("Scan", ["w", "x"], ["scan_state", "scan_rows"], name="scan", body=scan_body,
+             num_scan_inputs=1),
+    ]
+    g = graph(
+        nodes,
+        "ok_subgraphs",
+        [x, cond],
+        [
+            vi("if_out", F, [2, 3]),
+            vi("loop_out", F, [2, 3]),
+            vi("scan_state", F, [3]),
+            vi("scan_rows", F, [2, 3]),
+        ],
+        initializer=[w, trip, keep_going],
+    )
+    return model(g)
+
+
+EXTERNAL_DATA_FILE = "ok_external_data.weights.bin"
+
+
+def external_tensor(name, shape, offset):
+    """A float tensor whose bytes live in EXTERNAL_DATA_FILE; shape comes from dims only."""
+    t = TensorProto()
+    t.name = name
+    t.data_type = F
+    t.dims.extend(shape)
+    t.data_location = TensorProto.EXTERNAL
+    length = int(np.prod(shape)) * 4
+    for key, value in (("location", EXTERNAL_DATA_FILE), ("offset", str(offset)),
+                       ("length", str(length))):
+        entry = t.external_data.add()
+        entry.key = key
+        entry.value = value
+    return t
+
+
+def external_data_bytes():
+    """Contents the absent data file would have; verify_models.py writes it in a temp dir."""
+    return weights([3, 4]).tobytes() + weights([4], offset=1).tobytes()
+
+
+@fixture("ok_external_data.onnx")
+def ok_external_data():
+    """Initializers stored as external data; the data file is deliberately not committed."""
+    g = graph(
+        [
+            node("MatMul", ["x", "W"], ["xw"], name="matmul"),
+            node("Add", ["xw", "b"], ["y"], name="bias"),
+        ],
+        "ok_external_data",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, [2, 4])],
+        initializer=[external_tensor("W", [3, 4], 0), external_tensor("b", [4], 48)],
+    )
+    return model(g)
+
+
+@fixture("ok_unnamed_nodes.onnx")
+def ok_unnamed_nodes():
+    """Nodes without names: one with `name` absent, one with `name` present but empty."""
+    relu = node("Relu", ["x"], ["r"])  # name field absent
+    add = node("Add", ["r", "b"], ["a"])
+    add.name = ""  # name field present, empty string
+    mul = node("Mul", ["a", "b"], ["y"])
+    mul.name = ""
+    g = graph(
+        [relu, add, mul],
+        "ok_unnamed_nodes",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, [2, 3])],
+        initializer=[init("b", weights([3]))],
+    )
+    return model(g)
+
+
+@fixture("ok_optional_inputs.onnx")
+def ok_optional_inputs():
+    """Absent optional inputs spelled as empty names: Clip without min, Resize without roi."""
+    g = graph(
+        [
+            node("Clip", ["x", "", "hi"], ["clipped"], name="clip_no_min"),
+            node("Resize", ["clipped", "", "scales"], ["y"], name="resize_no_roi",
+                 mode="nearest"),
+        ],
+        "ok_optional_inputs",
+        [vi("x", F, [1, 1, 2, 3])],
+        [vi("y", F, [1, 1, 4, 6])],
+        initializer=[
+            init("hi", np.array(0.5, dtype=np.float32)),
+            init("scales", np.array([1, 1, 2, 2], dtype=np.float32)),
+        ],
+    )
+    return model(g)
+
+
+@fixture("ok_local_function.onnx")
+def ok_local_function():
+    """A model-local FunctionProto (local.fns::AddRelu) called from the main graph."""
+    fn = helper.make_function(
+        "local.fns",
+        "AddRelu",
+        ["a", "b"],
+        ["c"],
+        [node("Add", ["a", "b"], ["t"]), node("Relu", ["t"], ["c"])],
+        opset_imports=[helper.make_opsetid("", OPSET)],
+    )
+    g = graph(
+        [node("AddRelu", ["x", "bias"], ["y"], name="call", domain="local.fns")],
+        "ok_local_function",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, [2, 3])],
+        initializer=[init("bias", weights([3]))],
+    )
+    return model(g, extra_opsets=[("local.fns", 1)], functions=[fn])
+
+
+@fixture("ok_symbolic_batch.onnx")
+def ok_symbolic_batch():
+    """One attention block over symbolic [batch, seq]: every broadcast is valid for all sizes."""
+    vocab, d, heads = 16, 8, 2
+    dh = d // heads
+    inits = [
+        init("emb", weights([vocab, d])),
+        init("ln_scale", np.ones([d], dtype=np.float32)),
+        init("ln_bias", np.zeros([d], dtype=np.float32)),
+        init("wq", weights([d, d], offset=1)),
+        init("bq", weights([d], offset=2)),
+        init("wk", weights([d, d], offset=2)),
+        init("bk", weights([d], offset=4)),
+        init("wv", weights([d, d], offset=5)),
+        init("bv", weights([d], offset=0)),
+        init("wo", weights([d, d], offset=6)),
+        init("bo", weights([d], offset=3)),
+        i64s("i0", [0]),
+        i64s("i1", [1]),
+        i64s("n_heads", [heads]),
+        i64s("head_dim", [dh]),
+        i64s("model_dim", [d]),
+        i64s("mask_axes", [1, 2]),
+        init("inv_sqrt_dh", np.array(1.0 / np.sqrt(dh), dtype=np.float32)),
+        init("neg_big", np.array(-1e4, dtype=np.float32)),
+    ]
+    nodes = [
+        node("Gather", ["emb", "ids"], ["h0"], name="embed"),  # [batch, seq, d]
+        node("LayerNormalization", ["h0", "ln_scale", "ln_bias"], ["h1"], name="ln", axis=-1),
+        # Head-split target [batch, seq, heads, dh] computed from the runtime shape.
+        node("Shape", ["h1"], ["h1_shape"], name="shape"),
+        node("Gather", ["h1_shape", "i0"], ["batch"], name="get_batch", axis=0),
+        node("Gather", ["h1_shape", "i1"], ["seq"], name="get_seq", axis=0),
+        node("Concat", ["batch", "seq", "n_heads", "head_dim"], ["split_shape"],
+             name="split_shape", axis=0),
+        node("Concat", ["batch", "seq", "model_dim"], ["merge_shape"], name="merge_shape",
+             axis=0),
+        node("Concat", ["batch", "n_heads", "seq", "seq"], ["score_shape"],
+             name="score_shape", axis=0),
+    ]
+    for p in ("q", "k", "v"):
+        nodes += [
+            node("MatMul", ["h1", f"w{p}"], [f"{p}_mm"], name=f"{p}_proj"),
+            node("Add", [f"{p}_mm", f"b{p}"], [f"{p}_lin"], name=f"{p}_bias"),
+            node("Reshape", [f"{p}_lin", "split_shape"], [f"{p}_split"], name=f"{p}_split"),
+        ]
+    nodes += [
+        node("Transpose", ["q_split"], ["qh"], name="q_heads", perm=[0, 2, 1, 3]),
+        node("Transpose", ["k_split"], ["kt"], name="k_heads_t", perm=[0, 2, 3, 1]),
+        node("Transpose", ["v_split"], ["vh"], name="v_heads", perm=[0, 2, 1, 3]),
+        node("MatMul", ["qh", "kt"], ["scores_raw"], name="scores"),  # [b, h, s, s]
+        node("Mul", ["scores_raw", "inv_sqrt_dh"], ["scores"], name="scale"),
+        # Padding mask [batch, seq] -> [batch, 1, 1, seq] -> expanded to [b, h, s, s].
+        node("Unsqueeze", ["mask", "mask_axes"], ["mask4"], name="mask_unsqueeze"),
+        node("Expand", ["mask4", "score_shape"], ["mask_full"], name="mask_expand"),
+        node("Where", ["mask_full", "scores", "neg_big"], ["masked"], name="apply_mask"),
+        node("Softmax", ["masked"], ["probs"], name="softmax", axis=-1),
+        node("MatMul", ["probs", "vh"], ["ctx"], name="context"),  # [b, h, s, dh]
+        node("Transpose", ["ctx"], ["ctx_t"], name="merge_heads_t", perm=[0, 2, 1, 3]),
+        node("Reshape", ["ctx_t", "merge_shape"], ["ctx_m"], name="merge_heads"),
+        node("MatMul", ["ctx_m", "wo"], ["o_mm"], name="o_proj"),
+        node("Add", ["o_mm", "bo"], ["o"], name="o_bias"),
+        node("Add", ["h0", "o"], ["y"], name="residual"),
+    ]
+    g = graph(
+        nodes,
+        "ok_symbolic_batch",
+        [vi("ids", I64, ["batch", "seq"]), vi("mask", BOOL, ["batch", "seq"])],
+        [vi("y", F, ["batch", "seq", d])],
+        initializer=inits,
+    )
+    return model(g)
+
+
+@fixture("ok_sparse_initializer.onnx")
+def ok_sparse_initializer():
+    """A [3, 4] initializer stored in graph.sparse_initializer (COO, linearised indices)."""
+    values = init("S", np.array([1.0, 2.0, 3.0], dtype=np.float32))
+    indices = i64s("S_indices", [0, 5, 11])
+    sparse = helper.make_sparse_tensor(values, indices, [3, 4])
+    g = graph(
+        [node("Add", ["x", "S"], ["y"], name="add_sparse")],
+        "ok_sparse_initializer",
+        [vi("x", F, [3, 4])],
+        [vi("y", F, [3, 4])],
+        sparse=[sparse],
+    )
+    return model(g)
+
+
+@fixture("ok_constant_forms.onnx")
+def ok_constant_forms():
+    """Constant in each attribute form: value, sparse_value, value_float(s), value_int(s),
+    value_string(s); the numeric ones feed broadcasts whose shapes come only from them."""
+    sparse = helper.make_sparse_tensor(
+        init("sv", np.array([5.0], dtype=np.float32)), i64s("sv_idx", [4]), [2, 3]
+    )
+    nodes = [
+        node("Constant", [], ["c_tensor"], name="c_value", value=init("t", weights([2, 3]))),
+        node("Constant", [], ["c_sparse"], name="c_sparse_value", sparse_value=sparse),
+        node("Constant", [], ["c_float"], name="c_value_float", value_float=2.0),
+        node("Constant", [], ["c_floats"], name="c_value_floats", value_floats=[1.0, 2.0, 3.0]),
+        node("Constant", [], ["c_int"], name="c_value_int", value_int=3),
+        node("Constant", [], ["c_ints"], name="c_value_ints", value_ints=[2, 3]),
+        node("Constant", [], ["c_string"], name="c_value_string", value_string="label"),
+        node("Constant", [], ["c_strings"], name="c_value_strings", value_strings=["a", "b"]),
+        node("Reshape", ["x", "c_ints"], ["x23"], name="reshape"),  # [6] -> [2, 3]
+        node("Add", ["x23", "c_tensor"], ["a1"], name="add_tensor"),
+        node("Add", ["a1", "c_sparse"], ["a2"], name="add_sparse"),
+        node("Mul", ["a2", "c_float"], ["a3"], name="mul_scalar"),
+        node("Add", ["a3", "c_floats"], ["a4"], name="add_row"),
+        node("Cast", ["c_int"], ["c_int_f"], name="cast_int", to=F),
+        node("Mul", ["a4", "c_int_f"], ["y"], name="mul_int"),
+    ]
+    g = graph(
+        nodes,
+        "ok_constant_forms",
+        [vi("x", F, [6])],
+        [vi("y", F, [2, 3]), vi("c_string", TensorProto.STRING, []),
+         vi("c_strings", TensorProto.STRING, [2])],
+    )
+    return model(g)
+
+
+@fixture("ok_legacy_broadcast.onnx")
+def ok_legacy_broadcast():
+    """Opset 6 limited broadcast used correctly: axis=1, suffix match, one-element B."""
+    g = graph(
+        [
+            node("Add", ["a", "b_axis1"], ["s1"], name="add_axis1", broadcast=1, axis=1),
+            node("Mul", ["s1", "b_suffix"], ["s2"], name="mul_suffix", broadcast=1),
+            node("Add", ["s2", "b_one"], ["y"], name="add_one_element", broadcast=1),
+        ],
+        "ok_legacy_broadcast",
+        # IR 3 requires every initializer to be listed as a graph input too.
+        [vi("a", F, [2, 3, 4, 5]), vi("b_axis1", F, [3, 4]), vi("b_suffix", F, [4, 5]),
+         vi("b_one", F, [1])],
+        [vi("y", F, [2, 3, 4, 5])],
+        initializer=[
+            init("b_axis1", weights([3, 4])),
+            init("b_suffix", weights([4, 5], offset=1)),
+            init("b_one", np.array([0.5], dtype=np.float32)),
+        ],
+    )
+    return model(g, opset=LEGACY_OPSET, ir_version=3)
+
+
+# =========================================================================== E1: never broadcast
+
+
+def single_node(name, op, inputs, outputs, inits=(), opset=OPSET, **attrs):
+    """One node whose graph inputs are the `inputs` not given as initializers."""
+    init_names = {t.name for t in inits}
+    g = graph(
+        [node(op, [n for n, _, _ in inputs], [n for n, _, _ in outputs], name=op.lower(),
+              **attrs)],
+        name,
+        [vi(n, e, s) for n, e, s in inputs if n not in init_names],
+        [vi(n, e, s) for n, e, s in outputs],
+        initializer=inits,
+    )
+    return model(g, opset=opset)
+
+
+@fixture("e1_static_mismatch.onnx")
+def e1_static_mismatch():
+    """Add([2, 3], [4]): axis 1 is 3 vs 4."""
+    return single_node("e1_static_mismatch", "Add",
+                       [("x", F, [2, 3]), ("y", F, [4])], [("z", F, None)],
+                       inits=[init("y", weights([4]))])
+
+
+@fixture("e1_where.onnx")
+def e1_where():
+    """Where(cond [2, 3], x [2, 3], y [2]): y's last axis 2 vs 3."""
+    return single_node("e1_where", "Where",
+                       [("cond", BOOL, [2, 3]), ("x", F, [2, 3]), ("y", F, [2])],
+                       [("z", F, None)])
+
+
+@fixture("e1_matmul_batch.onnx")
+def e1_matmul_batch():
+    """MatMul([2, 3, 4], [5, 4, 6]): matrix dims agree, batch dims 2 vs 5 do not."""
+    return single_node("e1_matmul_batch", "MatMul",
+                       [("a", F, [2, 3, 4]), ("b", F, [5, 4, 6])], [("c", F, None)])
+
+
+@fixture("e1_gemm_c.onnx")
+def e1_gemm_c():
+    """Gemm(A [2, 3], B [3, 4], C [3]): C must broadcast one way to [2, 4]; 3 vs 4."""
+    return single_node("e1_gemm_c", "Gemm",
+                       [("A", F, [2, 3]), ("B", F, [3, 4]), ("C", F, [3])], [("Y", F, None)],
+                       inits=[init("B", weights([3, 4])), init("C", weights([3]))])
+
+
+@fixture("e1_prelu_slope.onnx")
+def e1_prelu_slope():
+    """PRelu(x [2, 3, 4], slope [3]): a per-channel slope needs [3, 1]; as is, 3 vs 4."""
+    return single_node("e1_prelu_slope", "PRelu",
+                       [("x", F, [2, 3, 4]), ("slope", F, [3])], [("y", F, None)],
+                       inits=[init("slope", weights([3]))])
+
+
+@fixture("e1_layernorm_scale.onnx")
+def e1_layernorm_scale():
+    """LayerNormalization over the last axis of [2, 3, 4] with scale [3] (bias [4] is right)."""
+    return single_node("e1_layernorm_scale", "LayerNormalization",
+                       [("x", F, [2, 3, 4]), ("scale", F, [3]), ("bias", F, [4])],
+                       [("y", F, None)],
+                       inits=[init("scale", np.ones([3], np.float32)),
+                              init("bias", np.zeros([4], np.float32))],
+                       axis=-1)
+
+
+@fixture("e1_expand.onnx")
+def e1_expand():
+    """Expand(x [3, 4], shape = Constant [2, 5]): 4 vs 5 under the bidirectional rule."""
+    g = graph(
+        [
+            node("Constant", [], ["target"], name="target", value=i64s("t", [2, 5])),
+            node("Expand", ["x", "target"], ["y"], name="expand"),
+        ],
+        "e1_expand",
+        [vi("x", F, [3, 4])],
+        [vi("y", F, None)],
+    )
+    return model(g)
+
+
+@fixture("e1_expand_computed.onnx")
+def e1_expand_computed():
+    """Expand(x [batch, 3], Concat(Shape(x)[0:1], [4])): 3 vs 4 whatever batch is."""
+    g = graph(
+        [
+            node("Shape", ["x"], ["x_shape"], name="shape"),
+            node("Gather", ["x_shape", "i0"], ["batch"], name="get_batch", axis=0),
+            node("Concat", ["batch", "four"], ["target"], name="target", axis=0),
+            node("Expand", ["x", "target"], ["y"], name="expand"),
+        ],
+        "e1_expand_computed",
+        [vi("x", F, ["batch", 3])],
+        [vi("y", F, None)],
+        initializer=[i64s("i0", [0]), i64s("four", [4])],
+    )
+    return model(g)
+
+
+@fixture("e1_reshape_upstream.onnx")
+def e1_reshape_upstream():
+    """Reshape to [2, 3, 4] (meant [2, 4, 3]); four nodes later Add(.. [2, 4, 3], bias [4])."""
+    g = graph(
+        [
+            node("Reshape", ["x", "wrong_shape"], ["r"], name="reshape"),
+            node("Relu", ["r"], ["a"], name="relu"),
+            node("Transpose", ["a"], ["t"], name="transpose", perm=[0, 2, 1]),
+            node("Mul", ["t", "gain"], ["m"], name="gain"),
+            node("Add", ["m", "bias"], ["y"], name="bias"),
+        ],
+        "e1_reshape_upstream",
+        [vi("x", F, [2, 12])],
+        [vi("y", F, None)],
+        initializer=[
+            i64s("wrong_shape", [2, 3, 4]),
+            init("gain", np.array(2.0, dtype=np.float32)),
+            init("bias", weights([4])),
+        ],
+    )
+    return model(g)
+
+
+@fixture("e1_legacy_axis.onnx")
+def e1_legacy_axis():
+    """Opset 6 Add(A [2, 3, 4, 5], B [3, 4], broadcast=1, axis=2): B would need [4, 5]."""
+    g = graph(
+        [node("Add", ["a", "b"], ["y"], name="add", broadcast=1, axis=2)],
+        "e1_legacy_axis",
+        [vi("a", F, [2, 3, 4, 5]), vi("b", F, [3, 4])],  # IR 3: initializers are inputs too
+        [vi("y", F, [2, 3, 4, 5])],
+        initializer=[init("b", weights([3, 4]))],
+    )
+    return model(g, opset=LEGACY_OPSET, ir_version=3)
+
+
+# =========================================================================== W1: conditional
+
+
+@fixture("w1_symbolic.onnx")
+def w1_symbolic():
+    """Add([batch, seq], [batch, 77]): valid only if seq is 1 or 77."""
+    return single_node("w1_symbolic", "Add",
+                       [("x", F, ["batch", "seq"]), ("y", F, ["batch", 77])], [("z", F, None)])
+
+
+@fixture("w1_two_symbols.onnx")
+def w1_two_symbols():
+    """Add([n], [m]): valid only if n = m, n = 1 or m = 1."""
+    return single_node("w1_two_symbols", "Add",
+                       [("x", F, ["n"]), ("y", F, ["m"])], [("z", F, None)])
+
+
+@fixture("w1_forced_one.onnx")
+def w1_forced_one():
+    """Add([n], [3]) needs n in {1, 3}; Add([n], [4]) needs n in {1, 4}: together n = 1."""
+    g = graph(
+        [
+            node("Add", ["x", "three"], ["y3"], name="add_three"),
+            node("Add", ["x", "four"], ["y4"], name="add_four"),
+        ],
+        "w1_forced_one",
+        [vi("x", F, ["n"])],
+        [vi("y3", F, None), vi("y4", F, None)],
+        initializer=[init("three", weights([3])), init("four", weights([4]))],
+    )
+    return model(g)
+
+
+# =========================================================================== E2: declared shape
+
+
+@fixture("e2_declared_mismatch.onnx")
+def e2_declared_mismatch():
+    """value_info declares r: [2, 5]; Relu of x [2, 3] gives [2, 3]."""
+    g = graph(
+        [
+            node("Relu", ["x"], ["r"], name="relu"),
+            node("Add", ["r", "b"], ["y"], name="add"),
+        ],
+        "e2_declared_mismatch",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, [2, 3])],
+        initializer=[init("b", weights([3]))],
+        value_info=[vi("r", F, [2, 5])],
+    )
+    return model(g)
+
+
+@fixture("e2_output_mismatch.onnx")
+def e2_output_mismatch():
+    """The graph output y is declared [2, 4]; Add([2, 3], [3]) gives [2, 3]."""
+    g = graph(
+        [node("Add", ["x", "b"], ["y"], name="add")],
+        "e2_output_mismatch",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, [2, 4])],
+        initializer=[init("b", weights([3]))],
+    )
+    return model(g)
+
+
+# =========================================================================== E3: structure
+
+
+@fixture("e3_cycle.onnx")
+def e3_cycle():
+    """a = Add(x, c); c = Relu(a): a two-node cycle."""
+    g = graph(
+        [
+            node("Add", ["x", "c"], ["a"], name="add"),
+            node("Relu", ["a"], ["c"], name="relu"),
+        ],
+        "e3_cycle",
+        [vi("x", F, [2, 3])],
+        [vi("a", F, [2, 3])],
+    )
+    return model(g)
+
+
+@fixture("e3_undefined_input.onnx")
+def e3_undefined_input():
+    """Add reads `ghost`, which no input, initializer or node defines."""
+    g = graph(
+        [node("Add", ["x", "ghost"], ["y"], name="add")],
+        "e3_undefined_input",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, [2, 3])],
+    )
+    return model(g)
+
+
+@fixture("e3_duplicate_producer.onnx")
+def e3_duplicate_producer():
+    """Two nodes both write `y`."""
+    g = graph(
+        [
+            node("Relu", ["x"], ["y"], name="relu"),
+            node("Neg", ["x"], ["y"], name="neg"),
+            node("Add", ["y", "x"], ["z"], name="add"),
+        ],
+        "e3_duplicate_producer",
+        [vi("x", F, [2, 3])],
+        [vi("z", F, [2, 3])],
+    )
+    return model(g)
+
+
+@fixture("e3_no_op_type.onnx")
+def e3_no_op_type():
+    """The middle node has no op_type field at all."""
+    blank = onnx.NodeProto()
+    blank.name = "mystery"
+    blank.input.append("r")
+    blank.output.append("m")
+    g = graph(
+        [
+            node("Relu", ["x"], ["r"], name="relu"),
+            blank,
+            node("Add", ["m", "x"], ["y"], name="add"),
+        ],
+        "e3_no_op_type",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, [2, 3])],
+    )
+    return model(g)
+
+
+# =========================================================================== I1: unknown op
+
+
+@fixture("i1_custom_op.onnx")
+def i1_custom_op():
+    """com.example::FancyNorm (unknown) on one path; an unrelated Add([2, 3], [4]) on another."""
+    g = graph(
+        [
+            node("FancyNorm", ["x"], ["fx"], name="fancy", domain="com.example", eps=1e-5),
+            node("Relu", ["fx"], ["y"], name="relu"),
+            node("Add", ["p", "q"], ["z"], name="add"),
+        ],
+        "i1_custom_op",
+        [vi("x", F, [2, 3]), vi("p", F, [2, 3])],
+        [vi("y", F, None), vi("z", F, None)],
+        initializer=[init("q", weights([4]))],
+    )
+    return model(g, extra_opsets=[("com.example", 1)])
+
+
+# =========================================================================== load_*: unreadable
+
+
+@fixture("load_empty.onnx")
+def load_empty():
+    """Zero bytes."""
+    return b""
+
+
+@fixture("load_garbage.onnx")
+def load_garbage():
+    """Text, not protobuf: the first byte 'G' (0x47) is field 8 with wire type 7, which does not
+    exist."""
+    return b"GARBAGE: this is not a protobuf-encoded ONNX model.\n"
+
+
+def small_valid_model():
+    g = graph(
+        [node("Add", ["x", "w"], ["y"], name="add")],
+        "truncated",
+        [vi("x", F, [4, 4])],
+        [vi("y", F, [4, 4])],
+        initializer=[init("w", weights([4, 4]))],
+    )
+    return model(g)
+
+
+@fixture("load_truncated.onnx")
+def load_truncated():
+    """A valid model cut 10 bytes into the 64-byte raw_data of its initializer."""
+    data = small_valid_model().SerializeToString(deterministic=True)
+    payload = weights([4, 4]).tobytes()
+    start = data.index(payload)
+    assert data.count(payload) == 1
+    return data[: start + 10]
+
+
+@fixture("load_wrong_wire_type.onnx")
+def load_wrong_wire_type():
+    """ModelProto.graph (field 7, a message) sent as a varint. Strict decoders (prost) reject
+    it; some (Python upb) keep it as an unknown field, see README.md."""
+    return model_header() + vint(MODEL_GRAPH, 1)
+
+
+NESTED_IF_DEPTH = 10_000
+
+
+@fixture("load_nested_if_10000.onnx")
+def load_nested_if():
+    """If nodes nested NESTED_IF_DEPTH deep through then_branch, built iteratively.
+
+    Every graph level is encoded with its output before its node and the node's then_branch
+    attribute last, so each level is a pure prefix of the bytes of the level it contains. The
+    message lengths are computed from the innermost level out, then the prefixes are joined from
+    the outermost level in; nothing recurses.
+    """
+    y_out = ld(GRAPH_OUTPUT, ld(VI_NAME, b"y"))
+    else_graph = y_out + ld(GRAPH_NODE, ld(NODE_INPUT, b"c") + ld(NODE_OUTPUT, b"y")
+                            + ld(NODE_OP_TYPE, b"Identity"))
+    else_attr = ld(NODE_ATTRIBUTE, ld(ATTR_NAME, b"else_branch") + vint(ATTR_TYPE, ATTR_TYPE_GRAPH)
+                   + ld(ATTR_G, else_graph))
+    node_head = (ld(NODE_INPUT, b"c") + ld(NODE_OUTPUT, b"y") + ld(NODE_OP_TYPE, b"If")
+                 + else_attr)
+    then_head = ld(ATTR_NAME, b"then_branch") + vint(ATTR_TYPE, ATTR_TYPE_GRAPH)
+
+    innermost = else_graph  # level 0: Identity(c) -> y
+    prefixes = []
+    inner_len = len(innermost)
+    for _ in range(NESTED_IF_DEPTH):
+        attr_len = len(then_head) + len(tag(ATTR_G, 2)) + len(varint(inner_len)) + inner_len
+        node_len = len(node_head) + len(tag(NODE_ATTRIBUTE, 2)) + len(varint(attr_len)) + attr_len
+        prefix = (y_out + tag(GRAPH_NODE, 2) + varint(node_len) + node_head
+                  + tag(NODE_ATTRIBUTE, 2) + varint(attr_len) + then_head
+                  + tag(ATTR_G, 2) + varint(inner_len))
+        prefixes.append(prefix)
+        inner_len = len(prefix) + inner_len
+    top_graph = b"".join(reversed(prefixes)) + innermost
+    assert len(top_graph) == inner_len
+    graph_fields = (
+        ld(GRAPH_NAME, b"nested_if")
+        + ld(GRAPH_INPUT, vi("c", BOOL, []).SerializeToString(deterministic=True))
+    )
+    # The top graph's own output/node come from the outermost prefix; prepend name and input.
+    return model_header() + ld(MODEL_GRAPH, graph_fields + top_graph)
+
+
+HUGE_RANK = 10_000_000
+
+
+@fixture("load_huge_rank.onnx")
+def load_huge_rank():
+    """An initializer of rank 10^7, every dim 1, dims packed (one byte each): ~10 MB of 0x01."""
+    tensor = (
+        ld(TENSOR_DIMS, b"\x01" * HUGE_RANK)
+        + vint(TENSOR_DATA_TYPE, F)
+        + ld(TENSOR_NAME, b"W")
+        + ld(TENSOR_RAW_DATA, np.array([1.0], dtype=np.float32).tobytes())
+    )
+    g = graph([node("Identity", ["W"], ["y"], name="id")], "load_huge_rank", [],
+              [vi("y", F, None)])
+    graph_bytes = g.SerializeToString(deterministic=True) + ld(GRAPH_INITIALIZER, tensor)
+    return model_header() + ld(MODEL_GRAPH, graph_bytes)
+
+
+def bad_dims_model(name, dims):
+    w = TensorProto()
+    w.name = "W"
+    w.data_type = F
+    w.dims.extend(dims)
+    w.raw_data = b""
+    g = graph(
+        [node("Add", ["x", "W"], ["y"], name="add")],
+        name,
+        [vi("x", F, [2, 3])],
+        [vi("y", F, None)],
+        initializer=[w],
+    )
+    return model(g)
+
+
+@fixture("load_negative_dims.onnx")
+def load_negative_dims():
+    """Initializer W with dims [2, -3] (and no data)."""
+    return bad_dims_model("load_negative_dims", [2, -3])
+
+
+@fixture("load_overflow_dims.onnx")
+def load_overflow_dims():
+    """Initializer W with dims [2^32, 2^32, 4]: the element count 2^66 overflows i64."""
+    return bad_dims_model("load_overflow_dims", [1 << 32, 1 << 32, 4])
+
+
+@fixture("load_no_graph.onnx")
+def load_no_graph():
+    """A ModelProto with ir_version and opset_import but no graph field."""
+    m = onnx.ModelProto()
+    m.ir_version = IR_VERSION
+    m.producer_name = PRODUCER
+    m.opset_import.append(helper.make_opsetid("", OPSET))
+    return m
+
+
+# --------------------------------------------------------------------------- main
+
+
+def to_bytes(obj) -> bytes:
+    if isinstance(obj, (bytes, bytearray)):
+        return bytes(obj)
+    return obj.SerializeToString(deterministic=True)
+
+
+def build_all() -> dict[str, bytes]:
+    return {name: to_bytes(fn()) for name, fn in BUILDERS.items()}
+
+
+def main(out_dir: Path = HERE) -> None:
+    for name, data in build_all().items():
+        (out_dir / name).write_bytes(data)
+    # A directory with a model's name: reading it must fail cleanly, not as "empty file".
+    directory = out_dir / "load_directory.onnx"
+    directory.mkdir(exist_ok=True)
+    (directory / ".gitkeep").write_bytes(b"")
+    print(f"wrote {len(BUILDERS)} fixtures and load_directory.onnx/ to {out_dir}")
+
+
+if __name__ == "__main__":
+    main(Path(os.environ.get("FIXTURE_OUT_DIR", HERE)))
