@@ -232,6 +232,19 @@ mod tests {
     }
 
     #[test]
+    fn counterexample_for_two_symbols_uses_small_distinct_values() {
+        let (n, m) = (Dim::sym("batch"), Dim::sym("seq"));
+        let c = Condition::any_of([
+            Atom::Eq(n.clone(), m.clone()),
+            Atom::IsOne(n),
+            Atom::IsOne(m),
+        ]);
+        let cx = c.counterexample().unwrap();
+        let text: Vec<String> = cx.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        assert_eq!(text.join(", "), "batch=3, seq=2");
+    }
+
+    #[test]
     fn nonlinear_conditions_never_claim_unsat() {
         let n = Dim::sym("n");
         let m = Dim::sym("m");
