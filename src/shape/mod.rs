@@ -2,7 +2,7 @@
 //! the crate.
 //!
 //! - `tri.rs`: three-valued answers; `expr/`: canonical symbolic expressions; `dim.rs`: `Dim`;
-//!   `parse.rs`: `dim_param` strings; `condition/`: conditions on symbols and their search.
+//!   `parse/`: `dim_param` strings; `condition/`: conditions on symbols and their search.
 //! - `broadcast/`: the multidirectional, unidirectional, bidirectional, legacy (opset < 7) and
 //!   pdpd rules, each returning an `Outcome`; `verify.rs`: declared vs inferred shapes (MLIR);
 //!   `values.rs`: value-level broadcasting of small tensors (SONNX element relation).

@@ -60,6 +60,10 @@ impl ValueTensor {
     /// Broadcasts to `target` (unidirectional: every dim of `self`, right-aligned, is 1 or
     /// equal to `target`'s); `None` when incompatible or too large.
     pub fn broadcast_to(&self, target: &[usize]) -> Option<ValueTensor> {
+        // The fields are public: do not trust them to agree.
+        if numel(&self.shape)? != self.data.len() {
+            return None;
+        }
         let total = numel(target)?;
         let rank = target.len();
         let offset = rank.checked_sub(self.shape.len())?;

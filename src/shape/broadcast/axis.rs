@@ -14,7 +14,73 @@
 
 use super::Offender;
 use crate::shape::condition::Atom;
-use crate::shape::{Condition, Dim, Expr};
+use crate::shape::{Condition, Dim, Expr, Shape};
+
+/// How one output axis of a numpy-style broadcast came about (STYLE: one arm per row of the
+/// broadcasting table). Only `Conflict` is an error by itself; `Unproven` axes carry the
+/// conditions or run-time checks of the `Outcome`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum AxisVerdict {
+    /// Every input reaching the axis has the same size (or all are 1).
+    Equal,
+    /// Some inputs are 1 (or lack the axis) and are stretched to the one other size.
+    Stretch,
+    /// Two static sizes differ and neither is 1 (SONNX E1).
+    Conflict,
+    /// Symbolic or unknown sizes against something other than 1: holds only under a
+    /// condition, or is checked at run time.
+    Unproven,
+}
+
+/// The per-axis verdicts of `multidirectional(inputs)`, one per output axis (empty when no
+/// input is ranked; unranked inputs are left out, as in the rule itself).
+pub fn axis_verdicts(inputs: &[&Shape]) -> Vec<AxisVerdict> {
+    let ranked: Vec<(usize, &[Dim])> = inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((i, s.dims()?)))
+        .collect();
+    let rank = ranked.iter().map(|(_, d)| d.len()).max().unwrap_or(0);
+    (0..rank)
+        .map(|axis| {
+            let entries = entries(&ranked, rank, axis);
+            let result = combine(&entries);
+            let stretched =
+                entries.len() < ranked.len() || entries.iter().any(|e| e.dim == Dim::Known(1));
+            let sizes: Vec<&Dim> = entries
+                .iter()
+                .map(|e| &e.dim)
+                .filter(|d| **d != Dim::Known(1))
+                .collect();
+            let unknowns = sizes.iter().filter(|d| ***d == Dim::Unknown).count();
+            if result.clash.is_some() {
+                AxisVerdict::Conflict
+            } else if !result.condition.is_true() || (unknowns > 0 && sizes.len() > 1) {
+                AxisVerdict::Unproven
+            } else if stretched && !sizes.is_empty() {
+                AxisVerdict::Stretch
+            } else {
+                AxisVerdict::Equal
+            }
+        })
+        .collect()
+}
+
+/// The dims of the ranked inputs on output `axis`, right-aligned (prepended 1s left out).
+pub(crate) fn entries(ranked: &[(usize, &[Dim])], rank: usize, axis: usize) -> Vec<AxisEntry> {
+    ranked
+        .iter()
+        .filter_map(|(input, d)| {
+            // Right alignment: input axis = output axis - (rank - input rank).
+            let own = axis.checked_sub(rank.checked_sub(d.len())?)?;
+            Some(AxisEntry {
+                input: *input,
+                axis: own,
+                dim: d.get(own)?.clone(),
+            })
+        })
+        .collect()
+}
 
 /// One input's dim on an output axis.
 #[derive(Clone, Debug)]
@@ -119,5 +185,44 @@ impl From<&AxisEntry> for Offender {
             axis: e.axis,
             dim: e.dim.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{axis_verdicts, AxisVerdict::*};
+    use crate::shape::{Dim, Shape};
+
+    #[test]
+    fn one_arm_per_table_row() {
+        let a = Shape::Ranked(vec![
+            Dim::known(2),
+            Dim::known(1),
+            Dim::known(3),
+            Dim::sym("n"),
+            Dim::sym("n"),
+            Dim::Unknown,
+        ]);
+        let b = Shape::Ranked(vec![
+            Dim::known(2),
+            Dim::known(4),
+            Dim::known(5),
+            Dim::known(3),
+            Dim::sym("n"),
+            Dim::known(1),
+        ]);
+        let got = axis_verdicts(&[&a, &b]);
+        assert_eq!(
+            got,
+            vec![Equal, Stretch, Conflict, Unproven, Equal, Stretch]
+        );
+        let unknowns = Shape::Ranked(vec![Dim::Unknown]);
+        assert_eq!(axis_verdicts(&[&unknowns, &unknowns]), vec![Unproven]);
+        let short = Shape::from_known(&[3]);
+        assert_eq!(
+            axis_verdicts(&[&Shape::from_known(&[2, 3]), &short]),
+            vec![Stretch, Equal]
+        );
+        assert!(axis_verdicts(&[&Shape::Unranked]).is_empty());
     }
 }

@@ -66,6 +66,12 @@ fn pdpd_ref(a: &[i64], b: &[i64], axis: i64) -> bool {
             .all(|(x, y)| *x == 1 || x == y)
 }
 
+impl Outcome {
+    fn to_string_for_test(&self) -> String {
+        format!("{} {}", self.shape, self.verdict)
+    }
+}
+
 fn sym_dim() -> impl Strategy<Value = Dim> {
     prop_oneof![
         4 => (1..=4i64).prop_map(Dim::Known),
@@ -130,6 +136,41 @@ proptest! {
     fn pdpd_agrees(a in sym_shape(5), b in sym_shape(4), axis in -2..6i64) {
         let got = pdpd(&a, &b, axis);
         agrees(&[&a, &b], &got, |s| pdpd_ref(&s[0], &s[1], axis))?;
+    }
+
+    /// Hostile sizes (any `i64`, huge coefficients) must not overflow anywhere.
+    #[test]
+    fn extreme_values_never_panic(
+        dims in prop::collection::vec(
+            prop_oneof![
+                any::<i64>().prop_map(Dim::Known),
+                any::<i64>().prop_map(|k| Dim::sym("a").mul(&Dim::known(k))),
+                any::<i64>().prop_map(|k| Dim::sym("b").add(&Dim::known(k))),
+                any::<i64>().prop_map(|k| Dim::sym("a").floor_div(&Dim::known(k))),
+                any::<i64>().prop_map(|k| Dim::sym("b").modulo(&Dim::known(k))),
+            ],
+            0..8,
+        ),
+        split in 0..8usize,
+        axis in any::<i64>(),
+    ) {
+        let (x, y) = dims.split_at(split.min(dims.len()));
+        let (x, y) = (Shape::Ranked(x.to_vec()), Shape::Ranked(y.to_vec()));
+        let outcomes = [
+            multidirectional(&[&x, &y]),
+            unidirectional(&x, &y),
+            legacy(&x, &y, true, Some(axis)),
+            pdpd(&x, &y, axis),
+        ];
+        for o in outcomes {
+            let _ = o.to_string_for_test();
+            if let Some(c) = o.condition() {
+                let _ = (c.satisfiable(), c.counterexample(), c.simplify(), c.forced_values());
+            }
+        }
+        for d in &dims {
+            let _ = (Dim::parse_dim_param(&d.to_string()), d.gt_one(), d.neg(), d.sub(&Dim::Unknown));
+        }
     }
 
     #[test]

@@ -6,7 +6,9 @@
 
 use proptest::prelude::*;
 
-use super::{bidirectional, multidirectional, unidirectional, Outcome, Verdict};
+use super::{
+    axis_verdicts, bidirectional, multidirectional, unidirectional, AxisVerdict, Outcome, Verdict,
+};
 use crate::shape::{Binding, Dim, Shape};
 
 /// Numpy broadcasting of static shapes: `None` when some axis has two different sizes != 1.
@@ -123,6 +125,10 @@ proptest! {
         let s: Vec<Shape> = shapes.iter().map(|v| to_shape(v)).collect();
         let refs: Vec<&Shape> = s.iter().collect();
         let got = multidirectional(&refs);
+        let axes = axis_verdicts(&refs);
+        prop_assert_eq!(Some(axes.len()), got.shape.rank());
+        prop_assert_eq!(axes.contains(&AxisVerdict::Conflict), reference(&shapes).is_none());
+        prop_assert!(!axes.contains(&AxisVerdict::Unproven));
         match reference(&shapes) {
             Some(want) => {
                 prop_assert!(got.is_valid());

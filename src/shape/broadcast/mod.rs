@@ -16,6 +16,7 @@ mod laws;
 mod legacy;
 mod violation;
 
+pub use axis::{axis_verdicts, AxisVerdict};
 pub use directional::unidirectional;
 pub use legacy::{legacy, pdpd};
 pub use violation::{Offender, Rule, Violation, ViolationKind};
@@ -23,7 +24,7 @@ pub use violation::{Offender, Rule, Violation, ViolationKind};
 use std::fmt::{self, Display, Formatter};
 
 use super::{Condition, Dim, Shape, Tri};
-use axis::{AxisEntry, AxisResult};
+use axis::AxisResult;
 
 /// Whether a broadcast is legal.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -143,18 +144,7 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
     // (axis, condition of the axes so far, non-1 entries of the axis)
     let mut pending: Vec<(usize, Condition, Vec<Offender>)> = Vec::new();
     for axis in 0..rank {
-        let entries: Vec<AxisEntry> = ranked
-            .iter()
-            .filter_map(|(input, d)| {
-                // Right alignment: input axis = output axis - (rank - input rank).
-                let own = axis.checked_sub(rank - d.len())?;
-                Some(AxisEntry {
-                    input: *input,
-                    axis: own,
-                    dim: d.get(own)?.clone(),
-                })
-            })
-            .collect();
+        let entries = axis::entries(&ranked, rank, axis);
         let AxisResult {
             dim,
             condition: c,

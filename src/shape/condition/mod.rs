@@ -5,6 +5,7 @@
 //! its coefficients (`n+1 = 1` becomes `n = 0`). Satisfiability and counterexamples are found
 //! by the bounded search in `search.rs`.
 
+mod candidates;
 #[cfg(test)]
 mod laws;
 mod search;

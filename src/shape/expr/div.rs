@@ -176,6 +176,18 @@ mod tests {
         assert_eq!(n().minimum(&c(5)), c(5).minimum(&n()));
     }
 
+    /// Shrunk proptest case (`extreme_constants_never_panic`): with a huge negative modulus
+    /// the canonical form overflows while evaluating; the answer is unknown, never wrong.
+    #[test]
+    fn huge_negative_modulus_is_never_wrong() {
+        let e = n()
+            .minimum(&n().modulo(-2_305_843_009_213_693_953).unwrap())
+            .unwrap();
+        let b = [("n".to_string(), 3)].into_iter().collect();
+        let want = 3 - 2_305_843_009_213_693_953;
+        assert!(e.eval(&b).is_none_or(|x| x == want));
+    }
+
     #[test]
     fn even_multiple_mod_pulls_factor_out() {
         // (2n+1) % 4 = 2*(n % 2) + 1

@@ -82,7 +82,9 @@ impl Expr {
         let terms: Option<Vec<_>> = self
             .terms()
             .iter()
-            .map(|(m, c)| (k != 0 && c % k == 0).then(|| (m.clone(), c / k)))
+            .map(|(m, c)| {
+                (c.checked_rem(k) == Some(0)).then(|| Some((m.clone(), c.checked_div(k)?)))?
+            })
             .collect();
         Expr::from_terms(terms?)
     }

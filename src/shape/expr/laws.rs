@@ -28,12 +28,19 @@ enum Tree {
 const NAMES: [&str; 3] = ["a", "b", "c"];
 
 fn tree() -> impl Strategy<Value = Tree> {
+    tree_with(-6..7i64, prop_oneof![-4..0i64, 1..5i64])
+}
+
+fn tree_with(
+    consts: impl Strategy<Value = i64> + Clone + 'static,
+    divisors: impl Strategy<Value = i64> + Clone + 'static,
+) -> impl Strategy<Value = Tree> {
     let leaf = prop_oneof![
         (0..3usize).prop_map(Tree::Sym),
-        (-6..7i64).prop_map(Tree::Const)
+        consts.prop_map(Tree::Const)
     ];
-    leaf.prop_recursive(4, 24, 2, |inner| {
-        let k = prop_oneof![-4..0i64, 1..5i64];
+    leaf.prop_recursive(4, 24, 2, move |inner| {
+        let k = divisors.clone();
         prop_oneof![
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Tree::Add(a.into(), b.into())),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Tree::Sub(a.into(), b.into())),
@@ -70,8 +77,8 @@ fn direct(t: &Tree, v: &[i64; 3]) -> Option<i64> {
         // Python floor semantics, written out independently of div_euclid.
         Tree::Div(a, k) => {
             let x = direct(a, v)?;
-            let q = x / k;
-            if (x % k != 0) && ((x < 0) != (*k < 0)) {
+            let q = x.checked_div(*k)?;
+            if (x.checked_rem(*k)? != 0) && ((x < 0) != (*k < 0)) {
                 q - 1
             } else {
                 q
@@ -79,9 +86,9 @@ fn direct(t: &Tree, v: &[i64; 3]) -> Option<i64> {
         }
         Tree::Mod(a, k) => {
             let x = direct(a, v)?;
-            let r = x % k;
+            let r = x.checked_rem(*k)?;
             if r != 0 && ((r < 0) != (*k < 0)) {
-                r + k
+                r.checked_add(*k)?
             } else {
                 r
             }
@@ -122,6 +129,23 @@ proptest! {
         if let Some(e) = build(&t) {
             let text = e.to_string().replace('/', "//");
             prop_assert_eq!(Dim::parse_dim_param(&text), Dim::from_expr(e), "{}", text);
+        }
+    }
+
+    /// Extreme constants and divisors (any `i64`, including 0 and `i64::MIN`) never panic,
+    /// and whatever is built never evaluates to a wrong number.
+    #[test]
+    fn extreme_constants_never_panic(
+        t in tree_with(any::<i64>(), any::<i64>()),
+        v in prop::array::uniform3(0..9i64),
+    ) {
+        if let Some(e) = build(&t) {
+            let _ = (e.to_string(), e.never_zero(), e.neg(), e.floor_div(i64::MIN));
+            // The canonical form may overflow where the direct computation does not (giving
+            // `None`, i.e. unknown), but it never gives a wrong number.
+            if let (Some(want), Some(got)) = (direct(&t, &v), e.eval(&binding(&v))) {
+                prop_assert_eq!(got, want);
+            }
         }
     }
 

@@ -13,6 +13,7 @@ mod exact;
 mod facts;
 #[cfg(test)]
 mod laws;
+mod term;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -49,88 +50,6 @@ pub(super) enum Atom {
     Mod(Expr, i64),
     Min(Expr, Expr),
     Max(Expr, Expr),
-}
-
-impl Atom {
-    fn size(&self) -> usize {
-        match self {
-            Atom::Sym(_) => 1,
-            Atom::FloorDiv(e, _) | Atom::Mod(e, _) => 1 + e.size(),
-            Atom::Min(a, b) | Atom::Max(a, b) => 1 + a.size() + b.size(),
-        }
-    }
-
-    /// Whether the atom is provably >= 0 (symbols denote non-negative sizes).
-    fn nonneg(&self) -> bool {
-        match self {
-            Atom::Sym(_) | Atom::Mod(..) => true,
-            Atom::FloorDiv(e, _) => e.lower_bound().is_some_and(|c| c >= 0),
-            Atom::Min(a, b) => a.is_nonneg() && b.is_nonneg(),
-            Atom::Max(a, b) => a.is_nonneg() || b.is_nonneg(),
-        }
-    }
-
-    fn eval(&self, binding: &Binding) -> Option<i64> {
-        match self {
-            Atom::Sym(name) => binding.get(name.as_ref()).copied(),
-            Atom::FloorDiv(e, k) => e.eval(binding)?.checked_div_euclid(*k),
-            Atom::Mod(e, k) => e.eval(binding)?.checked_rem_euclid(*k),
-            Atom::Min(a, b) => Some(a.eval(binding)?.min(b.eval(binding)?)),
-            Atom::Max(a, b) => Some(a.eval(binding)?.max(b.eval(binding)?)),
-        }
-    }
-
-    /// The atom with bound symbols replaced, renormalised.
-    fn substitute(&self, binding: &Binding) -> Option<Expr> {
-        match self {
-            Atom::Sym(name) => Some(match binding.get(name.as_ref()) {
-                Some(v) => Expr::constant(*v),
-                None => Expr::symbol(name),
-            }),
-            Atom::FloorDiv(e, k) => e.substitute(binding)?.floor_div(*k),
-            Atom::Mod(e, k) => e.substitute(binding)?.modulo(*k),
-            Atom::Min(a, b) => a.substitute(binding)?.minimum(&b.substitute(binding)?),
-            Atom::Max(a, b) => a.substitute(binding)?.maximum(&b.substitute(binding)?),
-        }
-    }
-}
-
-impl Mono {
-    fn one() -> Mono {
-        Mono(Vec::new())
-    }
-
-    fn degree(&self) -> u32 {
-        self.0.iter().map(|(_, p)| *p).sum()
-    }
-
-    fn nonneg(&self) -> bool {
-        self.0.iter().all(|(a, p)| p % 2 == 0 || a.nonneg())
-    }
-
-    fn mul(&self, other: &Mono) -> Option<Mono> {
-        let mut map: BTreeMap<Atom, u32> = self.0.iter().cloned().collect();
-        for (a, p) in &other.0 {
-            let slot = map.entry(a.clone()).or_insert(0);
-            *slot = slot.checked_add(*p)?;
-        }
-        let m = Mono(map.into_iter().collect());
-        (m.degree() <= MAX_DEGREE).then_some(m)
-    }
-
-    fn eval(&self, binding: &Binding) -> Option<i64> {
-        self.0.iter().try_fold(1i64, |acc, (a, p)| {
-            acc.checked_mul(a.eval(binding)?.checked_pow(*p)?)
-        })
-    }
-
-    /// The atom when the monomial is a single atom to the first power.
-    fn single(&self) -> Option<&Atom> {
-        match self.0.as_slice() {
-            [(a, 1)] => Some(a),
-            _ => None,
-        }
-    }
 }
 
 impl Expr {

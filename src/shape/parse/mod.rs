@@ -11,65 +11,10 @@
     reason = "arithmetic reads best with the usual names: k divisor, q quotient, r remainder"
 )]
 
+mod lex;
+
 use super::Dim;
-
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Num(i64),
-    Name(String),
-    Op(&'static str),
-}
-
-fn tokenize(s: &str) -> Option<Vec<Tok>> {
-    let mut out = Vec::new();
-    let mut chars = s.char_indices().peekable();
-    while let Some(&(i, c)) = chars.peek() {
-        if c.is_whitespace() {
-            chars.next();
-        } else if c.is_ascii_digit() {
-            let mut end = i;
-            while let Some(&(j, d)) = chars.peek() {
-                if !d.is_ascii_digit() {
-                    break;
-                }
-                end = j + d.len_utf8();
-                chars.next();
-            }
-            out.push(Tok::Num(s.get(i..end)?.parse().ok()?));
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            let mut end = i;
-            while let Some(&(j, d)) = chars.peek() {
-                if !(d.is_ascii_alphanumeric() || d == '_') {
-                    break;
-                }
-                end = j + d.len_utf8();
-                chars.next();
-            }
-            out.push(Tok::Name(s.get(i..end)?.to_string()));
-        } else {
-            chars.next();
-            let two = chars.peek().map(|&(_, d)| d);
-            let op = match (c, two) {
-                ('/', Some('/')) => "//",
-                ('*', Some('*')) => "**",
-                ('+', _) => "+",
-                ('-', _) => "-",
-                ('*', _) => "*",
-                ('/', _) => "/",
-                ('%', _) => "%",
-                ('(', _) => "(",
-                (')', _) => ")",
-                (',', _) => ",",
-                _ => return None,
-            };
-            if op.len() == 2 {
-                chars.next();
-            }
-            out.push(Tok::Op(op));
-        }
-    }
-    Some(out)
-}
+use lex::{tokenize, Tok};
 
 /// Parsed value: an integer dim, or a true quotient that only `floor`/`ceiling` may consume.
 #[derive(Clone, Debug)]
@@ -104,7 +49,9 @@ impl Parser {
             Val::Int(d) => Some(d),
             // A true quotient outside floor/ceiling is an integer only when exact.
             Val::Ratio(a, b) => match (a.as_known(), b.as_known()) {
-                (Some(x), Some(y)) if y != 0 && x % y == 0 => Some(Dim::Known(x / y)),
+                (Some(x), Some(y)) if x.checked_rem(y) == Some(0) => {
+                    x.checked_div(y).map(Dim::Known)
+                }
                 _ => None,
             },
         }
