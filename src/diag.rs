@@ -115,8 +115,11 @@ pub struct NodeSite {
 pub struct InputSite {
     /// Value name.
     pub name: String,
-    /// Inferred shape (`[batch, 3]`, `?` for unknown rank).
-    pub shape: String,
+    /// Inferred shape.
+    #[serde(skip)]
+    pub shape: crate::shape::Shape,
+    /// Its elements, for small 1-D values whose elements are known (an Expand target).
+    pub value: Option<String>,
     /// The input slot of the node.
     #[serde(skip)]
     pub slot: usize,

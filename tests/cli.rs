@@ -140,7 +140,7 @@ fn json_contract_has_every_field() {
     assert_eq!(diagnostic["severity"], "error");
     let inputs = diagnostic["inputs"].as_array().unwrap();
     assert_eq!(inputs.len(), 2);
-    assert!(inputs[0]["shape"].is_string());
+    assert!(inputs[0]["shape"].is_array());
     assert!(file["shapes"].as_object().unwrap().len() >= 3);
 }
 

@@ -85,6 +85,21 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
     findings
 }
 
+/// What the rule requires, for `help`.
+fn requirement(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Multidirectional | Rule::Bidirectional | Rule::Pdpd => {
+            "shapes align from the right and each pair of sizes must be equal or contain a 1"
+        }
+        Rule::Unidirectional => {
+            "only the second input stretches: each of its sizes must equal the target's or be 1, and its rank may not exceed the target's"
+        }
+        Rule::Legacy => {
+            "B must be a single element or equal a contiguous run of A's dims starting at `axis` (suffix when absent)"
+        }
+    }
+}
+
 fn rule_name(rule: Rule) -> &'static str {
     match rule {
         Rule::Multidirectional => "multidirectional (numpy) broadcasting",
@@ -134,22 +149,29 @@ fn incompatible(
 ) -> Finding {
     let names = slot_names(graph, node, check);
     let shapes = shapes_of(node, facts, check);
+    // Under the unidirectional rule input 0 may only stand in for the target (Gemm's (M, N),
+    // Attention's score shape): the message names the target and only B is labelled.
+    let unidirectional = check.rule == Rule::Unidirectional;
     let offending: Vec<usize> = violation
         .inputs
         .iter()
+        .filter(|offender| !unidirectional || offender.input > 0)
         .filter_map(|offender| check.slots.get(offender.input).copied())
         .collect();
-    let mut message = format!(
-        "{} node `{}`: inputs cannot broadcast: {violation}",
-        node.op_type, node.name
-    );
+    let mut message = match (unidirectional, names.get(1), shapes.get(1)) {
+        (true, Some(name), Some(shape)) => format!(
+            "{} node `{}`: `{name}` {shape} cannot broadcast to {}: {violation}",
+            node.op_type, node.name, check.outcome.shape
+        ),
+        _ => format!(
+            "{} node `{}`: inputs cannot broadcast: {violation}",
+            node.op_type, node.name
+        ),
+    };
     if let Some(binding) = under {
         let _ = write!(message, " when {}", show_binding(binding));
     }
-    let mut help = format!(
-        "under {}, sizes on each axis must be equal or 1",
-        rule_name(check.rule)
-    );
+    let mut help = format!("{}: {}", rule_name(check.rule), requirement(check.rule));
     if let Some(fix) = suggest_fix(&names, &shapes, check.rule == Rule::Legacy) {
         let _ = write!(help, "; {fix}");
     }
@@ -180,8 +202,9 @@ fn definite_under_binding(
             show_binding(binding)
         ),
         help: Some(format!(
-            "under {}, sizes on each axis must be equal or 1; this deployment's dims break that",
-            rule_name(check.rule)
+            "{}: {}; this deployment's dims break that",
+            rule_name(check.rule),
+            requirement(check.rule)
         )),
         node: Some(node_site(graph, node)),
         inputs: input_sites(graph, Some(facts), node, &offending),
@@ -271,8 +294,9 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
                 c.node.op_type, c.node.name, c.condition
             ),
             help: Some(format!(
-                "under {}, sizes on each axis must be equal or 1{breaks}; bind the dims with --dim to check one deployment",
-                rule_name(c.check.rule)
+                "{}: {}{breaks}; bind the dims with --dim to check one deployment",
+                rule_name(c.check.rule),
+                requirement(c.check.rule)
             )),
             node: Some(node_site(c.graph, c.node)),
             inputs: input_sites(c.graph, Some(c.facts), c.node, &c.check.slots),

@@ -3,6 +3,7 @@
 use crate::diag::{InputSite, NodeSite};
 use crate::infer::GraphFacts;
 use crate::model::{Graph, Node};
+use crate::shape::Shape;
 
 /// The identity of `node` in `graph`.
 pub(super) fn node_site(graph: &Graph, node: &Node) -> NodeSite {
@@ -28,12 +29,20 @@ pub(super) fn input_sites(
         .enumerate()
         .filter_map(|(slot, value)| {
             let value = (*value)?;
-            let shape = facts
-                .and_then(|f| f.values.get(value.0 as usize))
-                .map_or_else(|| "?".to_owned(), |f| f.shape.to_string());
+            let known = facts.and_then(|f| f.values.get(value.0 as usize));
+            let shape = known.map_or(Shape::Unranked, |f| f.shape.clone());
+            // Small 1-D values (an Expand or Reshape target) are shown: they decide the shape.
+            let elements = known
+                .and_then(|f| f.value.as_ref())
+                .filter(|v| v.shape.len() == 1 && v.data.len() <= 8)
+                .map(|v| {
+                    let items: Vec<String> = v.data.iter().map(ToString::to_string).collect();
+                    format!("[{}]", items.join(", "))
+                });
             Some(InputSite {
                 name: graph.value_name(value).to_owned(),
                 shape,
+                value: elements,
                 slot,
                 offending: offending.contains(&slot),
             })

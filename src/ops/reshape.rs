@@ -57,19 +57,20 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }
     } else {
         let shape_input = ctx.required(1)?;
-        match shape_input.value {
-            Some(value) => value.data.clone(),
-            None => {
-                let rank = shape_input.shape.dims().and_then(|d| match d {
-                    [n] => n.as_known().and_then(|n| usize::try_from(n).ok()),
-                    _ => None,
-                });
-                return Ok(Inferred::single(reshaped(
-                    ctx,
-                    rank.map_or(Shape::Unranked, unknown_dims),
-                )));
-            }
-        }
+        let Some(value) = shape_input.value else {
+            let rank = shape_input.shape.dims().and_then(|d| {
+                if let [n] = d {
+                    n.as_known().and_then(|n| usize::try_from(n).ok())
+                } else {
+                    None
+                }
+            });
+            return Ok(Inferred::single(reshaped(
+                ctx,
+                rank.map_or(Shape::Unranked, unknown_dims),
+            )));
+        };
+        value.data.clone()
     };
     let allow_zero = ctx.opset() >= 14 && ctx.int("allowzero", 0)? != 0;
     let input_dims = data.shape.dims();
@@ -262,13 +263,23 @@ fn space_depth(ctx: &Ctx<'_>, to_space: bool) -> Result<Inferred, RuleError> {
         .attrs()
         .int("blocksize")?
         .ok_or_else(|| RuleError::Invalid("blocksize is required".into()))?;
-    let b = Dim::known(block);
-    let bb = b.mul(&b);
+    let block = Dim::known(block);
+    let area = block.mul(&block);
     let shape = match input.shape.dims() {
-        Some([n, c, h, w]) => Shape::Ranked(if to_space {
-            vec![n.clone(), c.div_exact(&bb), h.mul(&b), w.mul(&b)]
+        Some([batch, channels, height, width]) => Shape::Ranked(if to_space {
+            vec![
+                batch.clone(),
+                channels.div_exact(&area),
+                height.mul(&block),
+                width.mul(&block),
+            ]
         } else {
-            vec![n.clone(), c.mul(&bb), h.div_exact(&b), w.div_exact(&b)]
+            vec![
+                batch.clone(),
+                channels.mul(&area),
+                height.div_exact(&block),
+                width.div_exact(&block),
+            ]
         }),
         _ => unknown_dims(4),
     };
@@ -349,9 +360,13 @@ mod tests {
 
     #[test]
     fn squeeze_without_axes_needs_to_know_the_ones() {
-        let known = Shape::Ranked(vec![Dim::known(1), b(), Dim::known(1)]);
+        let known = Shape::Ranked(vec![Dim::known(1), Dim::known(5), Dim::known(1)]);
         let out = testing::run("Squeeze", 13, &[testing::shape(known)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![b()]));
+        assert_eq!(out.outputs[0].shape, Shape::from_known(&[5]));
+        // `batch` may be 1 at run time, and would then be squeezed too.
+        let symbolic = Shape::Ranked(vec![Dim::known(1), b()]);
+        let out = testing::run("Squeeze", 13, &[testing::shape(symbolic)], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Unranked);
         let maybe = Shape::Ranked(vec![Dim::known(1), Dim::Unknown]);
         let out = testing::run("Squeeze", 13, &[testing::shape(maybe)], vec![]).unwrap();
         assert_eq!(out.outputs[0].shape, Shape::Unranked);

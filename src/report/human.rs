@@ -124,7 +124,10 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
                 if let Some(range) = input_spans.get(input.slot) {
                     inputs.push((
                         start + 3 + range.start..start + 3 + range.end,
-                        format!("{}: {}", input.name, input.shape),
+                        match &input.value {
+                            Some(value) => format!("{} = {value}", input.name),
+                            None => format!("{}: {}", input.name, input.shape),
+                        },
                     ));
                 }
             }

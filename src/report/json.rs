@@ -76,7 +76,9 @@ fn finding_json(finding: &Finding) -> Value {
     let inputs: Vec<Value> = finding
         .inputs
         .iter()
-        .map(|input| json!({"name": input.name, "shape": input.shape}))
+        .map(|input| {
+            json!({"name": input.name, "shape": shape_json(&input.shape), "value": input.value})
+        })
         .collect();
     json!({
         "code": finding.code.as_str(),

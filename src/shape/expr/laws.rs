@@ -126,7 +126,8 @@ proptest! {
     /// gives the same canonical expression, so precedence and parentheses are right.
     #[test]
     fn display_reads_back(t in tree()) {
-        if let Some(e) = build(&t) {
+        // Negative constants are no sizes: as a dim_param they read as unknown (`-1` = dynamic).
+        if let Some(e) = build(&t).filter(|e| e.as_const().is_none_or(|c| c >= 0)) {
             let text = e.to_string().replace('/', "//");
             prop_assert_eq!(Dim::parse_dim_param(&text), Dim::from_expr(e), "{}", text);
         }
