@@ -53,6 +53,8 @@ fn dim_of(value: Option<&dimension::Value>) -> Dim {
     }
 }
 
+pub(crate) use crate::model::tensor_type;
+
 /// The elements of a small integer tensor (initializer or `Constant`), as dims. External data is
 /// never opened: such tensors give `None`.
 pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {

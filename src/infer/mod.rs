@@ -151,11 +151,26 @@ impl<'m> Engine<'m> {
                             facts.elem = facts.elem.or(declared_elem);
                             facts
                         }
-                        None => ValueFacts {
-                            shape: declared_shape,
-                            elem: declared_elem,
-                            value: None,
-                        },
+                        None => {
+                            // Before IR 4 every initializer is also listed as a graph input and is
+                            // a constant in practice; from IR 4 on such an input is an overridable
+                            // default, so only its declared type is certain.
+                            let constant = value
+                                .initializer
+                                .and_then(|i| graph.initializers.get(i))
+                                .filter(|_| self.model.ir_version < 4);
+                            ValueFacts {
+                                shape: match constant {
+                                    Some(tensor) => control::refine(
+                                        &declared_shape,
+                                        &declared::shape_of(Some(&declared::tensor_type(tensor))),
+                                    ),
+                                    None => declared_shape,
+                                },
+                                elem: declared_elem,
+                                value: constant.and_then(declared::int_values),
+                            }
+                        }
                     }
                 }
                 Origin::Initializer | Origin::SparseInitializer => ValueFacts {

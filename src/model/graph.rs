@@ -575,8 +575,8 @@ impl Table {
     }
 }
 
-/// The tensor type an initializer declares through its `data_type` and `dims`.
-fn tensor_type(tensor: &TensorProto) -> TypeProto {
+/// The tensor type a tensor declares through its `data_type` and `dims`.
+pub(crate) fn tensor_type(tensor: &TensorProto) -> TypeProto {
     let dim = tensor
         .dims
         .iter()

@@ -17,6 +17,7 @@ use petgraph::graph::DiGraph;
 use crate::proto::{AttributeProto, TensorProto, TypeProto};
 
 pub use attrs::{AttrError, Attrs};
+pub(crate) use graph::tensor_type;
 pub use load::{load_bytes, load_path, load_proto, Source};
 pub use opset::Opsets;
 

@@ -65,7 +65,7 @@ fn size(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let attrs = ctx.attrs();
     if let Some(tensor) = attrs.tensor("value")? {
-        let shape = declared::shape_of(Some(&declared_type(tensor)));
+        let shape = declared::shape_of(Some(&declared::tensor_type(tensor)));
         return Ok(Inferred::single(match declared::int_values(tensor) {
             Some(value) => Output::value(value, tensor.data_type),
             None => Output::shape(shape).elem(tensor.data_type),
@@ -120,25 +120,6 @@ fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         ));
     }
     Err(RuleError::Invalid("Constant has no value attribute".into()))
-}
-
-fn declared_type(tensor: &crate::proto::TensorProto) -> crate::proto::TypeProto {
-    use crate::proto::{tensor_shape_proto, type_proto, TensorShapeProto, TypeProto};
-    let dim = tensor
-        .dims
-        .iter()
-        .map(|&size| tensor_shape_proto::Dimension {
-            value: Some(tensor_shape_proto::dimension::Value::DimValue(size)),
-            denotation: None,
-        })
-        .collect();
-    TypeProto {
-        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-            elem_type: tensor.data_type,
-            shape: Some(TensorShapeProto { dim }),
-        })),
-        denotation: None,
-    }
 }
 
 /// `ConstantOfShape(shape)`: the output's dims are the input's elements; the fill value's type
