@@ -145,32 +145,12 @@ impl<'m> Engine<'m> {
                     } else {
                         None
                     };
-                    match from_call {
-                        Some(mut facts) => {
-                            facts.shape = control::refine(&facts.shape, &declared_shape);
-                            facts.elem = facts.elem.or(declared_elem);
-                            facts
-                        }
-                        None => {
-                            // Before IR 4 every initializer is also listed as a graph input and is
-                            // a constant in practice; from IR 4 on such an input is an overridable
-                            // default, so only its declared type is certain.
-                            let constant = value
-                                .initializer
-                                .and_then(|i| graph.initializers.get(i))
-                                .filter(|_| self.model.ir_version < 4);
-                            ValueFacts {
-                                shape: match constant {
-                                    Some(tensor) => control::refine(
-                                        &declared_shape,
-                                        &declared::shape_of(Some(&declared::tensor_type(tensor))),
-                                    ),
-                                    None => declared_shape,
-                                },
-                                elem: declared_elem,
-                                value: constant.and_then(declared::int_values),
-                            }
-                        }
+                    if let Some(mut facts) = from_call {
+                        facts.shape = control::refine(&facts.shape, &declared_shape);
+                        facts.elem = facts.elem.or(declared_elem);
+                        facts
+                    } else {
+                        self.graph_input(graph, value, declared_shape, declared_elem)
                     }
                 }
                 Origin::Initializer | Origin::SparseInitializer => ValueFacts {
@@ -204,6 +184,33 @@ impl<'m> Engine<'m> {
             }
         }
         self.depth -= 1;
+    }
+
+    /// A graph input's facts from its declaration. Before IR 4 every initializer is also listed
+    /// as a graph input and is a constant in practice; from IR 4 on such an input is an
+    /// overridable default, so only its declared type is certain.
+    fn graph_input(
+        &self,
+        graph: &Graph,
+        value: &crate::model::Value,
+        declared_shape: Shape,
+        declared_elem: Option<i32>,
+    ) -> ValueFacts {
+        let constant = value
+            .initializer
+            .and_then(|i| graph.initializers.get(i))
+            .filter(|_| self.model.ir_version < 4);
+        ValueFacts {
+            shape: match constant {
+                Some(tensor) => control::refine(
+                    &declared_shape,
+                    &declared::shape_of(Some(&declared::tensor_type(tensor))),
+                ),
+                None => declared_shape,
+            },
+            elem: declared_elem,
+            value: constant.and_then(declared::int_values),
+        }
     }
 
     fn run_node(&mut self, graph: &'m Graph, node: &'m Node) {
