@@ -423,3 +423,22 @@ fn a_node_with_many_inputs_of_a_large_value_stays_bounded() {
         outcome.unwrap();
     }
 }
+
+/// Regression (hostile mutation "every dim 2^62" of `e1_reshape_upstream.onnx`): `Reshape` whose
+/// shape input has unknown elements but a declared length of 2^62 took that length as the output
+/// rank and aborted allocating 2^62 unknown dims.
+#[test]
+fn reshape_to_a_declared_length_of_two_to_the_sixty_two_is_bounded() {
+    let graph = GraphProto {
+        node: vec![node("Reshape", &["x", "shape"], &["y"])],
+        input: vec![
+            static_input("x", 1, &[2, 3]),
+            static_input("shape", 7, &[1 << 62]),
+        ],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &Options::new()) {
+        let report = outcome.unwrap();
+        assert_eq!(report.shape("y"), Some(&Shape::Unranked));
+    }
+}
