@@ -513,3 +513,54 @@ fn recursive_functions_do_not_blow_up_exponentially() {
         outcome.unwrap();
     }
 }
+
+/// Regression (structured fuzzer, a 4 s unit in release): a function whose body holds an `If`
+/// whose branches call the function again, every value declared with rank-5 symbolic shapes.
+/// Each of the thousands of body runs the budget allowed re-parsed every declared dim, which the
+/// budget did not count.
+#[test]
+fn recursion_through_if_branches_with_declared_symbolic_shapes_is_bounded() {
+    let symbolic = |name: &str| {
+        input(
+            name,
+            1,
+            ["batch % 3", "(seq+1)/2", "2*batch", "n*m", "min(n, m)"]
+                .iter()
+                .map(|p| dim(tensor_shape_proto::dimension::Value::DimParam((*p).into())))
+                .collect(),
+        )
+    };
+    let branch = |out: &str| {
+        let mut call = node("F", &["t0"], &[out]);
+        call.domain = Some("local".into());
+        GraphProto {
+            node: vec![call],
+            output: vec![symbolic(out)],
+            value_info: (0..20).map(|i| symbolic(&format!("pad{i}"))).collect(),
+            ..Default::default()
+        }
+    };
+    let mut if_node = node("If", &["c"], &["t1"]);
+    for (name, out) in [("then_branch", "a"), ("else_branch", "b")] {
+        if_node.attribute.push(AttributeProto {
+            name: Some(name.into()),
+            r#type: Some(5),
+            g: Some(branch(out)),
+            ..Default::default()
+        });
+    }
+    let mut function = caller("F", "Relu", 0);
+    function.node = vec![node("Identity", &["t0"], &["c"]), if_node];
+    function.output = vec!["t1".into()];
+    let mut call = node("F", &["x"], &["y"]);
+    call.domain = Some("local".into());
+    let mut model = model(GraphProto {
+        node: vec![call],
+        input: vec![symbolic("x")],
+        ..Default::default()
+    });
+    model.functions = vec![function];
+    for outcome in both(&model, &Options::new()) {
+        outcome.unwrap();
+    }
+}

@@ -36,6 +36,15 @@ pub(crate) fn shape_of(declared: Option<&TypeProto>) -> Shape {
     }
 }
 
+/// The rank a `TypeProto` declares (0 when it declares none), without building the shape.
+pub(crate) fn shape_rank(declared: Option<&TypeProto>) -> usize {
+    match declared.and_then(|t| t.value.as_ref()) {
+        Some(type_proto::Value::TensorType(t)) => t.shape.as_ref().map_or(0, |s| s.dim.len()),
+        Some(type_proto::Value::SparseTensorType(t)) => t.shape.as_ref().map_or(0, |s| s.dim.len()),
+        _ => 0,
+    }
+}
+
 /// The element type a `TypeProto` declares.
 pub(crate) fn elem_of(declared: Option<&TypeProto>) -> Option<i32> {
     match declared?.value.as_ref()? {

@@ -109,6 +109,7 @@ pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
         max_rank: limits.max_rank,
         body_work: 0,
         body_budget: body_budget(model),
+        costs: model.graphs.iter().map(graph_cost).collect(),
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -127,15 +128,18 @@ const MAX_INFER_DEPTH: usize = 64;
 /// work exponential in a file of a few kilobytes. Once a model has cost
 /// `BODY_WORK_FACTOR * size + BODY_WORK_SLACK`, further calls and control-flow nodes get unknown
 /// outputs.
-const BODY_WORK_FACTOR: usize = 4;
-const BODY_WORK_SLACK: usize = 1 << 20;
+const BODY_WORK_FACTOR: usize = 8;
+const BODY_WORK_SLACK: usize = 1 << 16;
 
+/// What running `graph` once costs: its nodes, and its values with their declared dims (each
+/// run parses them again).
 fn graph_cost(graph: &Graph) -> usize {
-    graph
-        .nodes
-        .len()
-        .saturating_add(graph.values.len())
-        .saturating_add(1)
+    let values = graph
+        .values
+        .iter()
+        .map(|value| 1 + declared::shape_rank(value.declared.as_ref()))
+        .fold(0usize, usize::saturating_add);
+    graph.nodes.len().saturating_add(values).saturating_add(1)
 }
 
 fn body_budget(model: &Model) -> usize {
@@ -166,6 +170,8 @@ pub(crate) struct Engine<'m> {
     /// Nodes and values of every graph run so far, against `body_budget`.
     body_work: usize,
     body_budget: usize,
+    /// `graph_cost` of each graph, by id.
+    costs: Vec<usize>,
 }
 
 impl<'m> Engine<'m> {
@@ -213,7 +219,8 @@ impl<'m> Engine<'m> {
         if self.depth > MAX_INFER_DEPTH {
             return;
         }
-        self.body_work = self.body_work.saturating_add(graph_cost(graph));
+        let cost = self.costs.get(graph.id.0 as usize).copied().unwrap_or(0);
+        self.body_work = self.body_work.saturating_add(cost);
         self.depth += 1;
         let mut given = inputs.map(Vec::into_iter);
         let mut initial = Vec::with_capacity(graph.values.len());
