@@ -81,12 +81,25 @@ pub struct Graph {
     pub outputs: Vec<ValueId>,
     /// Dense and sparse initializers, moved from the protobuf.
     pub initializers: Vec<TensorProto>,
+    /// How many entries the `GraphProto` declared, as `onnx.load` counts them.
+    pub counts: DeclaredCounts,
     /// DAG over node indices: an edge for each value a node reads from another node of this graph
     /// (its weight is the value and the consumer's input slot; captured values of subgraphs are
     /// edges to the owning node with slot `None`).
     pub dag: DiGraph<usize, Edge>,
     /// Node indices in topological order; nodes on a cycle are left out.
     pub order: Vec<usize>,
+}
+
+/// Entry counts of a `GraphProto`, to compare the loader with other tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeclaredCounts {
+    /// `initializer` entries.
+    pub initializers: usize,
+    /// `sparse_initializer` entries.
+    pub sparse_initializers: usize,
+    /// `value_info` entries.
+    pub value_info: usize,
 }
 
 /// What an edge of the DAG carries.

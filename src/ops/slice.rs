@@ -54,6 +54,32 @@ fn symbolic_slice(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
     }
 }
 
+/// Length of `x[start:end]` (step 1) when a bound is symbolic: both bounds must be provably
+/// non-negative; ONNX clamps them to the dim, so the length is `min(end, d) - min(start, d)`,
+/// kept only when provably non-negative.
+fn symbolic_bounds(dim: &Dim, start: &Dim, end: &Dim) -> Dim {
+    let non_negative = |d: &Dim| match d {
+        Dim::Known(v) => *v >= 0,
+        Dim::Sym(e) => e.lower_bound().is_some_and(|b| b >= 0),
+        Dim::Unknown => false,
+    };
+    if !non_negative(start) || !non_negative(end) {
+        return Dim::Unknown;
+    }
+    let clamp = |bound: &Dim| match bound.as_known() {
+        Some(v) if v >= i64::from(i32::MAX) => dim.clone(),
+        Some(0) => Dim::known(0),
+        _ if bound.eq_dim(dim) == crate::shape::Tri::Yes => dim.clone(),
+        _ => dim.min(bound),
+    };
+    let length = clamp(end).sub(&clamp(start));
+    if non_negative(&length) {
+        length
+    } else {
+        Dim::Unknown
+    }
+}
+
 /// `Slice`.
 fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
@@ -69,7 +95,21 @@ fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             Ok(axes::input_ints(ctx.input(slot)))
         }
     };
-    let (Some(starts), Some(ends)) = (read("starts", 1)?, read("ends", 2)?) else {
+    // Bounds may be symbolic (`ends = Unsqueeze(seq)` slicing position embeddings).
+    let read_bounds = |name: &str, slot: usize| -> Result<Option<Vec<Dim>>, RuleError> {
+        if ctx.opset() < 10 {
+            Ok(ctx
+                .attrs()
+                .ints(name)?
+                .map(|list| list.iter().copied().map(Dim::known).collect()))
+        } else {
+            Ok(ctx
+                .input(slot)
+                .and_then(|i| i.value)
+                .map(|v| v.data.clone()))
+        }
+    };
+    let (Some(starts), Some(ends)) = (read_bounds("starts", 1)?, read_bounds("ends", 2)?) else {
         return Ok(Inferred::single(
             Output::shape(unknown_dims(dims.len())).elem(data.elem),
         ));
@@ -105,12 +145,20 @@ fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     let mut out = dims.to_vec();
     let mut value_range = None;
-    for (((&axis, &start), &end), &step) in slice_axes.iter().zip(&starts).zip(&ends).zip(&steps) {
+    for (((&axis, start), end), &step) in slice_axes.iter().zip(&starts).zip(&ends).zip(&steps) {
         let axis = axes::require(axis, dims.len(), "Slice axis")?;
         if step == 0 {
             return Err(RuleError::Invalid("Slice step is 0".into()));
         }
         let Some(slot) = out.get_mut(axis) else {
+            continue;
+        };
+        let (Some(start), Some(end)) = (start.as_known(), end.as_known()) else {
+            *slot = if step == 1 {
+                symbolic_bounds(slot, start, end)
+            } else {
+                Dim::Unknown
+            };
             continue;
         };
         *slot = match slot.as_known() {
@@ -224,6 +272,37 @@ mod tests {
             out.outputs[0].value.as_ref().unwrap().data,
             vec![Dim::sym("b"), Dim::sym("s")]
         );
+    }
+
+    #[test]
+    fn symbolic_end_clamps_to_the_dim() {
+        let table = Shape::from_known(&[1, 64]);
+        let v = |d: Dim| testing::ints(ValueTensor::vector(vec![d]).unwrap());
+        let out = testing::run(
+            "Slice",
+            13,
+            &[
+                testing::shape(table),
+                v(Dim::known(0)),
+                v(Dim::sym("seq")),
+                v(Dim::known(1)),
+            ],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::known(1), Dim::sym("seq").min(&Dim::known(64))])
+        );
+        let x = Shape::Ranked(vec![Dim::sym("seq")]);
+        let out = testing::run(
+            "Slice",
+            13,
+            &[testing::shape(x), v(Dim::known(0)), v(Dim::sym("seq"))],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::sym("seq")]));
     }
 
     #[test]
