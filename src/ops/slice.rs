@@ -80,6 +80,22 @@ fn symbolic_bounds(dim: &Dim, start: &Dim, end: &Dim) -> Dim {
     }
 }
 
+/// Slice bounds: attributes before opset 10, input values from 10. They may be symbolic
+/// (`ends = Unsqueeze(seq)` slicing position embeddings).
+fn bounds(ctx: &Ctx<'_>, name: &str, slot: usize) -> Result<Option<Vec<Dim>>, RuleError> {
+    if ctx.opset() < 10 {
+        Ok(ctx
+            .attrs()
+            .ints(name)?
+            .map(|list| list.iter().copied().map(Dim::known).collect()))
+    } else {
+        Ok(ctx
+            .input(slot)
+            .and_then(|i| i.value)
+            .map(|v| v.data.clone()))
+    }
+}
+
 /// `Slice`.
 fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
@@ -88,33 +104,16 @@ fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             Output::shape(Shape::Unranked).elem(data.elem),
         ));
     };
-    let read = |name: &str, slot: usize| -> Result<Option<Vec<i64>>, RuleError> {
-        if ctx.opset() < 10 {
-            Ok(ctx.attrs().ints(name)?.map(<[i64]>::to_vec))
-        } else {
-            Ok(axes::input_ints(ctx.input(slot)))
-        }
-    };
-    // Bounds may be symbolic (`ends = Unsqueeze(seq)` slicing position embeddings).
-    let read_bounds = |name: &str, slot: usize| -> Result<Option<Vec<Dim>>, RuleError> {
-        if ctx.opset() < 10 {
-            Ok(ctx
-                .attrs()
-                .ints(name)?
-                .map(|list| list.iter().copied().map(Dim::known).collect()))
-        } else {
-            Ok(ctx
-                .input(slot)
-                .and_then(|i| i.value)
-                .map(|v| v.data.clone()))
-        }
-    };
-    let (Some(starts), Some(ends)) = (read_bounds("starts", 1)?, read_bounds("ends", 2)?) else {
+    let (Some(starts), Some(ends)) = (bounds(ctx, "starts", 1)?, bounds(ctx, "ends", 2)?) else {
         return Ok(Inferred::single(
             Output::shape(unknown_dims(dims.len())).elem(data.elem),
         ));
     };
-    let given_axes = read("axes", 3)?;
+    let given_axes = if ctx.opset() < 10 {
+        ctx.attrs().ints("axes")?.map(<[i64]>::to_vec)
+    } else {
+        axes::input_ints(ctx.input(3))
+    };
     if ctx.opset() >= 10 && ctx.input(3).is_some() && given_axes.is_none() {
         return Ok(Inferred::single(
             Output::shape(unknown_dims(dims.len())).elem(data.elem),
