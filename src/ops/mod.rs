@@ -28,6 +28,7 @@ mod reshape;
 mod sequence;
 mod shape_of;
 mod slice;
+mod squeeze;
 #[cfg(test)]
 pub(crate) mod testing;
 mod window;
@@ -241,6 +242,7 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
         "" => elementwise::lookup(op_type)
             .or_else(|| shape_of::lookup(op_type))
             .or_else(|| reshape::lookup(op_type))
+            .or_else(|| squeeze::lookup(op_type))
             .or_else(|| gather::lookup(op_type))
             .or_else(|| concat::lookup(op_type))
             .or_else(|| slice::lookup(op_type))

@@ -1,20 +1,17 @@
 //! Ops that rearrange dims without moving data between them: `Reshape` (with `0` and a
-//! symbolic `-1`), `Flatten`, `Squeeze`, `Unsqueeze` (axes as attributes before opset 13, as an
-//! input from 13), `Transpose`, `DepthToSpace`, `SpaceToDepth`. Small values pass through
-//! `Reshape`, `Squeeze` and `Unsqueeze` (shape computations reshape their scalars).
+//! symbolic `-1`), `Flatten`, `Transpose`, `DepthToSpace`, `SpaceToDepth` (`Squeeze` and
+//! `Unsqueeze` live in `squeeze.rs`). Small values pass through `Reshape` and `Flatten`.
 
 use super::axes::{self, product, unknown_dims};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
-use crate::shape::{Dim, Shape, Tri};
+use crate::shape::{Dim, Shape};
 
 /// The rule for `op_type`, if this family has it.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
         "Reshape" => reshape,
         "Flatten" => flatten,
-        "Squeeze" => squeeze,
-        "Unsqueeze" => unsqueeze,
         "Transpose" => transpose,
         "DepthToSpace" => depth_to_space,
         "SpaceToDepth" => space_to_depth,
@@ -23,7 +20,7 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
 }
 
 /// Keeps the input's elements under a new shape (when the input carries a value).
-fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
+pub(super) fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
     let elem = ctx.input(0).and_then(|i| i.elem);
     let sizes: Option<Vec<usize>> = shape.dims().and_then(|dims| {
         dims.iter()
@@ -57,19 +54,18 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }
     } else {
         let shape_input = ctx.required(1)?;
-        match shape_input.value {
-            Some(value) => value.data.clone(),
-            None => {
-                let rank = shape_input.shape.dims().and_then(|d| match d {
-                    [n] => n.as_known().and_then(|n| usize::try_from(n).ok()),
-                    _ => None,
-                });
-                return Ok(Inferred::single(reshaped(
-                    ctx,
-                    rank.map_or(Shape::Unranked, unknown_dims),
-                )));
-            }
-        }
+        let Some(value) = shape_input.value else {
+            // Unknown target values: its length is still the output's rank.
+            let rank = shape_input.shape.dims().and_then(|d| match d {
+                [n] => n.as_known().and_then(|n| usize::try_from(n).ok()),
+                _ => None,
+            });
+            return Ok(Inferred::single(reshaped(
+                ctx,
+                rank.map_or(Shape::Unranked, unknown_dims),
+            )));
+        };
+        value.data.clone()
     };
     let allow_zero = ctx.opset() >= 14 && ctx.int("allowzero", 0)? != 0;
     let input_dims = data.shape.dims();
@@ -134,87 +130,6 @@ fn flatten(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     )))
 }
 
-/// The `axes` of Squeeze/Unsqueeze: attribute before opset 13, optional input from 13.
-fn squeeze_axes(ctx: &Ctx<'_>) -> Result<Option<Vec<i64>>, RuleError> {
-    if ctx.opset() < 13 {
-        return Ok(ctx.attrs().ints("axes")?.map(<[i64]>::to_vec));
-    }
-    match ctx.input(1) {
-        None => Ok(None),
-        Some(input) => match input.value.and_then(axes::known_ints) {
-            Some(list) => Ok(Some(list)),
-            None => Err(RuleError::Invalid("axes input is not static".into())),
-        },
-    }
-}
-
-/// `Squeeze`: removes the listed axes (which must be 1), or without axes every dim that is 1 —
-/// only computable when each dim is known to be 1 or not.
-fn squeeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let Some(dims) = input.shape.dims() else {
-        return Ok(Inferred::single(reshaped(ctx, Shape::Unranked)));
-    };
-    let removed: Vec<usize> = match squeeze_axes(ctx) {
-        Ok(Some(list)) => list
-            .iter()
-            .map(|&a| axes::require(a, dims.len(), "Squeeze axis"))
-            .collect::<Result<_, _>>()?,
-        Ok(None) => {
-            let mut ones = Vec::new();
-            for (i, d) in dims.iter().enumerate() {
-                match d.is_one() {
-                    Tri::Yes => ones.push(i),
-                    Tri::No => {}
-                    Tri::Unknown => return Ok(Inferred::single(reshaped(ctx, Shape::Unranked))),
-                }
-            }
-            ones
-        }
-        Err(_) => return Ok(Inferred::single(reshaped(ctx, Shape::Unranked))),
-    };
-    let kept = dims
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !removed.contains(i))
-        .map(|(_, d)| d.clone())
-        .collect();
-    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(kept))))
-}
-
-/// `Unsqueeze`: inserts 1s at the listed axes, counted in the output's rank.
-fn unsqueeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let list = match squeeze_axes(ctx) {
-        Ok(Some(list)) => list,
-        Ok(None) => return Err(RuleError::Invalid("Unsqueeze needs axes".into())),
-        Err(_) => return Ok(Inferred::single(reshaped(ctx, Shape::Unranked))),
-    };
-    let Some(dims) = input.shape.dims() else {
-        return Ok(Inferred::single(reshaped(ctx, Shape::Unranked)));
-    };
-    let rank = dims.len() + list.len();
-    let mut inserted: Vec<usize> = list
-        .iter()
-        .map(|&a| axes::require(a, rank, "Unsqueeze axis"))
-        .collect::<Result<_, _>>()?;
-    inserted.sort_unstable();
-    if inserted.windows(2).any(|w| w.first() == w.get(1)) {
-        return Err(RuleError::Invalid("Unsqueeze axes repeat".into()));
-    }
-    let mut source = dims.iter();
-    let out = (0..rank)
-        .map(|i| {
-            if inserted.contains(&i) {
-                Dim::known(1)
-            } else {
-                source.next().cloned().unwrap_or(Dim::Unknown)
-            }
-        })
-        .collect();
-    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(out))))
-}
-
 /// `Transpose(x, perm)`: dims permuted; the default perm reverses them.
 fn transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
@@ -262,13 +177,28 @@ fn space_depth(ctx: &Ctx<'_>, to_space: bool) -> Result<Inferred, RuleError> {
         .attrs()
         .int("blocksize")?
         .ok_or_else(|| RuleError::Invalid("blocksize is required".into()))?;
-    let b = Dim::known(block);
-    let bb = b.mul(&b);
+    if block <= 0 {
+        return Err(RuleError::Invalid(format!(
+            "blocksize {block} is not positive"
+        )));
+    }
+    let block = Dim::known(block);
+    let square = block.mul(&block);
     let shape = match input.shape.dims() {
-        Some([n, c, h, w]) => Shape::Ranked(if to_space {
-            vec![n.clone(), c.div_exact(&bb), h.mul(&b), w.mul(&b)]
+        Some([batch, depth, height, width]) => Shape::Ranked(if to_space {
+            vec![
+                batch.clone(),
+                depth.div_exact(&square),
+                height.mul(&block),
+                width.mul(&block),
+            ]
         } else {
-            vec![n.clone(), c.mul(&bb), h.div_exact(&b), w.div_exact(&b)]
+            vec![
+                batch.clone(),
+                depth.mul(&square),
+                height.div_exact(&block),
+                width.div_exact(&block),
+            ]
         }),
         _ => unknown_dims(4),
     };
@@ -325,39 +255,6 @@ mod tests {
     }
 
     #[test]
-    fn unsqueeze_attribute_and_input_forms() {
-        let x = Shape::Ranked(vec![b(), s()]);
-        let old = testing::run(
-            "Unsqueeze",
-            11,
-            &[testing::shape(x.clone())],
-            vec![ints_attr("axes", &[0, -1])],
-        )
-        .unwrap();
-        let expected = Shape::Ranked(vec![Dim::known(1), b(), s(), Dim::known(1)]);
-        assert_eq!(old.outputs[0].shape, expected);
-        let axes = ValueTensor::vector(vec![Dim::known(0), Dim::known(3)]).unwrap();
-        let new = testing::run(
-            "Unsqueeze",
-            13,
-            &[testing::shape(x), testing::ints(axes)],
-            vec![],
-        )
-        .unwrap();
-        assert_eq!(new.outputs[0].shape, expected);
-    }
-
-    #[test]
-    fn squeeze_without_axes_needs_to_know_the_ones() {
-        let known = Shape::Ranked(vec![Dim::known(1), b(), Dim::known(1)]);
-        let out = testing::run("Squeeze", 13, &[testing::shape(known)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![b()]));
-        let maybe = Shape::Ranked(vec![Dim::known(1), Dim::Unknown]);
-        let out = testing::run("Squeeze", 13, &[testing::shape(maybe)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Unranked);
-    }
-
-    #[test]
     fn transpose_default_reverses() {
         let x = Shape::Ranked(vec![b(), s(), Dim::known(3)]);
         let out = testing::run("Transpose", 13, &[testing::shape(x.clone())], vec![]).unwrap();
@@ -386,19 +283,5 @@ mod tests {
             out.outputs[0].shape,
             Shape::Ranked(vec![b(), Dim::known(12)])
         );
-    }
-
-    #[test]
-    fn unsqueezed_scalars_keep_their_value() {
-        let scalar = ValueTensor::new(vec![], vec![s()]).unwrap();
-        let axes = ValueTensor::vector(vec![Dim::known(0)]).unwrap();
-        let out = testing::run(
-            "Unsqueeze",
-            13,
-            &[testing::ints(scalar), testing::ints(axes)],
-            vec![],
-        )
-        .unwrap();
-        assert_eq!(out.outputs[0].value.as_ref().unwrap().data, vec![s()]);
     }
 }

@@ -270,8 +270,8 @@ fn non_negative(dim: &Dim) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{self, int_attr};
     use super::super::axes::known_ints;
+    use super::super::testing::{self, int_attr};
     use crate::shape::values::ValueTensor;
     use crate::shape::{Dim, Shape};
 
