@@ -28,6 +28,7 @@ mod reshape;
 mod sequence;
 mod shape_of;
 mod slice;
+mod split;
 mod squeeze;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -246,6 +247,7 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
             .or_else(|| gather::lookup(op_type))
             .or_else(|| concat::lookup(op_type))
             .or_else(|| slice::lookup(op_type))
+            .or_else(|| split::lookup(op_type))
             .or_else(|| linalg::lookup(op_type))
             .or_else(|| conv::lookup(op_type))
             .or_else(|| norm::lookup(op_type))
