@@ -25,6 +25,7 @@ mod quant;
 mod recurrent;
 mod reduce;
 mod reshape;
+mod resize;
 mod sequence;
 mod shape_of;
 mod slice;
@@ -246,6 +247,7 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
             .or_else(|| squeeze::lookup(op_type))
             .or_else(|| gather::lookup(op_type))
             .or_else(|| concat::lookup(op_type))
+            .or_else(|| resize::lookup(op_type))
             .or_else(|| slice::lookup(op_type))
             .or_else(|| split::lookup(op_type))
             .or_else(|| linalg::lookup(op_type))
