@@ -14,6 +14,7 @@ use crate::shape::{Dim, Shape};
 mod attention;
 mod axes;
 mod concat;
+mod constant;
 mod conv;
 mod einsum;
 mod elementwise;
@@ -243,6 +244,7 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
     match domain {
         "" => elementwise::lookup(op_type)
             .or_else(|| shape_of::lookup(op_type))
+            .or_else(|| constant::lookup(op_type))
             .or_else(|| reshape::lookup(op_type))
             .or_else(|| squeeze::lookup(op_type))
             .or_else(|| gather::lookup(op_type))
