@@ -96,9 +96,22 @@ fn expand(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         },
     };
     if target.value.is_none() {
-        // Without the target's values only the rank is known: max(rank, target length).
-        let shape = match (input.shape.rank(), target_shape.rank()) {
-            (Some(a), Some(b)) => unknown_dims(a.max(b)),
+        // Without the target's values the rank is max(rank, target length), and an input dim
+        // that cannot be 1 survives (the target there must be 1 or the same size).
+        let shape = match (input.shape.dims(), target_shape.rank()) {
+            (Some(dims), Some(len)) => {
+                let rank = dims.len().max(len);
+                let pad = rank - dims.len();
+                Shape::Ranked(
+                    (0..rank)
+                        .map(|i| match i.checked_sub(pad).and_then(|j| dims.get(j)) {
+                            Some(d) if d.is_one() == Tri::No => d.clone(),
+                            Some(d) if i < rank - len => d.clone(),
+                            _ => Dim::Unknown,
+                        })
+                        .collect(),
+                )
+            }
             _ => Shape::Unranked,
         };
         return Ok(Inferred::single(Output::shape(shape).elem(input.elem)));
@@ -125,7 +138,17 @@ fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let repeats = ctx.required(1)?.value;
     let shape = match (input.shape.dims(), repeats) {
-        (Some(dims), Some(r)) if r.data.len() == dims.len() => {
+        (Some(dims), Some(r)) => {
+            if r.data.len() != dims.len() {
+                return Err(RuleError::Invalid(format!(
+                    "Tile has {} repeats for rank {}",
+                    r.data.len(),
+                    dims.len()
+                )));
+            }
+            if r.data.iter().any(|k| k.as_known().is_some_and(|k| k < 0)) {
+                return Err(RuleError::Invalid("Tile repeats are negative".into()));
+            }
             Shape::Ranked(dims.iter().zip(&r.data).map(|(d, k)| d.mul(k)).collect())
         }
         (Some(dims), _) => unknown_dims(dims.len()),
@@ -143,9 +166,11 @@ fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             Output::shape(Shape::Unranked).elem(data.elem),
         ));
     };
+    // Pad-1 calls the attribute `paddings`; Pad-2 renames it `pads`; Pad-11 makes it an input.
     let pads: Option<Vec<Dim>> = if ctx.opset() < 11 {
+        let name = if ctx.opset() < 2 { "paddings" } else { "pads" };
         ctx.attrs()
-            .ints("pads")?
+            .ints(name)?
             .map(|p| p.iter().copied().map(Dim::known).collect())
     } else {
         ctx.required(1)?.value.map(|v| v.data.clone())
@@ -174,20 +199,15 @@ fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             continue;
         };
         if let Some(slot) = out.get_mut(axis) {
+            // Negative pads crop. The sum is right for every input the model accepts (a size
+            // below 0 fails at run time); a static negative size can never run.
             let grown = slot.add(begin).add(end);
-            // Negative pads crop; a size that could go below 0 is an error at run time, and a
-            // result we cannot prove non-negative is left unknown.
-            *slot = match grown {
-                Dim::Known(v) if v < 0 => Dim::Unknown,
-                Dim::Sym(ref e) if e.lower_bound().is_none_or(|b| b < 0) => {
-                    if begin.gt_one() == Tri::No && end.gt_one() == Tri::No {
-                        grown
-                    } else {
-                        Dim::Unknown
-                    }
-                }
-                other => other,
-            };
+            if grown.as_known().is_some_and(|v| v < 0) {
+                return Err(RuleError::Invalid(format!(
+                    "Pad gives axis {axis} the negative size {grown}"
+                )));
+            }
+            *slot = grown;
         }
     }
     Ok(Inferred::single(
@@ -270,6 +290,119 @@ mod tests {
         assert_eq!(
             out.outputs[0].shape,
             Shape::Ranked(vec![Dim::sym("n"), Dim::known(7)])
+        );
+    }
+
+    #[test]
+    fn expand_without_target_values_keeps_dims_that_cannot_be_one() {
+        let x = Shape::Ranked(vec![Dim::known(3), Dim::known(1)]);
+        let target = testing::shape(Shape::from_known(&[3]));
+        let out = testing::run("Expand", 13, &[testing::shape(x), target], vec![]).unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::Unknown, Dim::known(3), Dim::Unknown])
+        );
+        assert!(out.checks.is_empty());
+    }
+
+    #[test]
+    fn expand_with_a_symbolic_target_value() {
+        let x = Shape::Ranked(vec![Dim::known(1), Dim::known(768)]);
+        let target =
+            ValueTensor::vector(vec![Dim::sym("batch"), Dim::sym("seq"), Dim::known(768)]).unwrap();
+        let out = testing::run(
+            "Expand",
+            13,
+            &[testing::shape(x), testing::ints(target)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("batch"), Dim::sym("seq"), Dim::known(768)])
+        );
+        assert_eq!(out.checks[0].slots, vec![0, 1]);
+    }
+
+    #[test]
+    fn tile_multiplies_and_checks_repeats() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(2)]);
+        let reps = ValueTensor::vector(vec![Dim::known(2), Dim::known(3)]).unwrap();
+        let out = testing::run(
+            "Tile",
+            13,
+            &[testing::shape(x.clone()), testing::ints(reps)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n").mul(&Dim::known(2)), Dim::known(6)])
+        );
+        let short = ValueTensor::vector(vec![Dim::known(2)]).unwrap();
+        assert!(testing::run(
+            "Tile",
+            13,
+            &[testing::shape(x), testing::ints(short)],
+            vec![]
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn pad_attribute_forms_and_crops() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]);
+        let out = testing::run(
+            "Pad",
+            1,
+            &[testing::shape(x.clone())],
+            vec![testing::ints_attr("paddings", &[0, 1, 0, 1])],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(6)])
+        );
+        let out = testing::run(
+            "Pad",
+            2,
+            &[testing::shape(x.clone())],
+            vec![testing::ints_attr("pads", &[-1, 0, 0, -1])],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n").sub(&Dim::known(1)), Dim::known(3)])
+        );
+        let too_much = testing::run(
+            "Pad",
+            2,
+            &[testing::shape(x)],
+            vec![testing::ints_attr("pads", &[0, -3, 0, -3])],
+        );
+        assert!(too_much.is_err());
+    }
+
+    #[test]
+    fn pad_18_axes_pick_the_padded_dims() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(4), Dim::known(4)]);
+        let pads = ValueTensor::vector(vec![Dim::known(1), Dim::known(1)]).unwrap();
+        let axes = ValueTensor::vector(vec![Dim::known(-1)]).unwrap();
+        let out = testing::run(
+            "Pad",
+            18,
+            &[
+                testing::shape(x),
+                testing::ints(pads),
+                None,
+                testing::ints(axes),
+            ],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(4), Dim::known(6)])
         );
     }
 }

@@ -93,18 +93,31 @@ fn gather_vector(values: &ValueTensor, index: &ValueTensor) -> Option<ValueTenso
 fn gather_nd(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let indices = ctx.required(1)?;
-    let batch = usize::try_from(ctx.int("batch_dims", 0)?).unwrap_or(0);
+    let batch_dims = ctx.int("batch_dims", 0)?;
+    let batch = usize::try_from(batch_dims)
+        .map_err(|_| RuleError::Invalid(format!("GatherND batch_dims {batch_dims} is negative")))?;
     let shape = match (data.shape.dims(), indices.shape.dims()) {
         (Some(d), Some([front @ .., last])) => {
+            if batch > front.len() || batch >= d.len() {
+                return Err(RuleError::Invalid(format!(
+                    "GatherND batch_dims {batch} is not below both ranks"
+                )));
+            }
             match last.as_known().and_then(|k| usize::try_from(k).ok()) {
                 Some(k) if batch + k <= d.len() => {
                     let mut dims = front.to_vec();
                     dims.extend(d.get(batch + k..).unwrap_or_default().iter().cloned());
                     Shape::Ranked(dims)
                 }
-                _ => Shape::Unranked,
+                Some(k) => {
+                    return Err(RuleError::Invalid(format!(
+                        "GatherND index length {k} exceeds the data rank after batch_dims"
+                    )))
+                }
+                None => Shape::Unranked,
             }
         }
+        (_, Some([])) => return Err(RuleError::Invalid("GatherND indices are a scalar".into())),
         _ => Shape::Unranked,
     };
     Ok(Inferred::single(Output::shape(shape).elem(data.elem)))
@@ -113,7 +126,12 @@ fn gather_nd(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `Compress(input, condition, axis)`: the kept count depends on the data: a fresh symbol.
 fn compress(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
-    let kept = ctx.fresh_dim("Compress");
+    let condition = ctx.required(1)?;
+    // A fully known condition fixes the count; otherwise it depends on the data.
+    let kept = match condition.value.and_then(axes::known_ints) {
+        Some(flags) => count(flags.iter().filter(|&&f| f != 0).count()),
+        None => ctx.fresh_dim("Compress"),
+    };
     let shape = match (ctx.attrs().int("axis")?, input.shape.dims()) {
         (None, _) => Shape::Ranked(vec![kept]),
         (Some(axis), Some(dims)) => {
@@ -175,13 +193,19 @@ fn unique(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 fn top_k(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let k = if ctx.opset() < 10 {
-        ctx.attrs().int("k")?.map_or(Dim::Unknown, Dim::known)
+        let k = ctx.attrs().int("k")?;
+        Dim::known(k.ok_or_else(|| RuleError::Invalid("TopK-1 needs k".into()))?)
     } else {
+        // An unknown k is an unknown size, not a fresh symbol: two TopK nodes fed the same k
+        // value would otherwise get different symbols for one size.
         ctx.required(1)?
             .value
             .and_then(|v| v.data.first().cloned())
             .unwrap_or(Dim::Unknown)
     };
+    if k.as_known().is_some_and(|k| k < 0) {
+        return Err(RuleError::Invalid(format!("TopK k {k} is negative")));
+    }
     let shape = match input.shape.dims() {
         Some(dims) => {
             let axis = axes::require(ctx.int("axis", -1)?, dims.len(), "TopK axis")?;
@@ -207,6 +231,11 @@ fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         .value
         .and_then(|v| v.data.first().cloned())
         .unwrap_or(Dim::Unknown);
+    if depth.as_known().is_some_and(|d| d < 1) {
+        return Err(RuleError::Invalid(format!(
+            "OneHot depth {depth} is below 1"
+        )));
+    }
     let elem_type = ctx.input(2).and_then(|v| v.elem);
     let shape = match indices.shape.dims() {
         Some(dims) => {
@@ -282,5 +311,144 @@ mod tests {
         let dims = out.outputs[0].shape.dims().unwrap().to_vec();
         assert_eq!(dims[0], Dim::known(2));
         assert!(matches!(dims[1], Dim::Sym(_)));
+    }
+
+    #[test]
+    fn gather_nd_with_batch_dims() {
+        let data = Shape::Ranked(vec![
+            Dim::sym("batch"),
+            Dim::known(5),
+            Dim::known(6),
+            Dim::known(7),
+        ]);
+        let indices = Shape::Ranked(vec![Dim::sym("batch"), Dim::known(3), Dim::known(2)]);
+        let out = testing::run(
+            "GatherND",
+            13,
+            &[testing::shape(data.clone()), testing::shape(indices)],
+            vec![int_attr("batch_dims", 1)],
+        )
+        .unwrap();
+        // indices[:-1] + data[batch_dims + k:] = [batch, 3] + [7]
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("batch"), Dim::known(3), Dim::known(7)])
+        );
+        let too_long = Shape::from_known(&[2, 4]);
+        let err = testing::run(
+            "GatherND",
+            13,
+            &[testing::shape(data), testing::shape(too_long)],
+            vec![int_attr("batch_dims", 1)],
+        );
+        assert!(err.is_err());
+    }
+
+    #[test]
+    fn compress_counts_a_known_condition() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]);
+        let flags = ValueTensor::vector(vec![Dim::known(1), Dim::known(0), Dim::known(1)]).unwrap();
+        let out = testing::run(
+            "Compress",
+            11,
+            &[testing::shape(x.clone()), testing::ints(flags)],
+            vec![int_attr("axis", 1)],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(2)])
+        );
+        let unknown = testing::shape(Shape::from_known(&[4]));
+        let out = testing::run("Compress", 11, &[testing::shape(x), unknown], vec![]).unwrap();
+        let dims = out.outputs[0].shape.dims().unwrap().to_vec();
+        assert!(matches!(dims.as_slice(), [Dim::Sym(_)]));
+    }
+
+    #[test]
+    fn top_k_from_input_attribute_or_unknown() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(100)]);
+        let k = ValueTensor::vector(vec![Dim::known(5)]).unwrap();
+        let out = testing::run(
+            "TopK",
+            11,
+            &[testing::shape(x.clone()), testing::ints(k)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[1].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(5)])
+        );
+        let out = testing::run(
+            "TopK",
+            1,
+            &[testing::shape(x.clone())],
+            vec![int_attr("k", 3)],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(3)])
+        );
+        let unknown_k = testing::shape(Shape::from_known(&[1]));
+        let out = testing::run("TopK", 11, &[testing::shape(x), unknown_k], vec![]).unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::Unknown])
+        );
+    }
+
+    #[test]
+    fn one_hot_inserts_depth_at_axis() {
+        let ids = Shape::Ranked(vec![Dim::sym("n"), Dim::known(3)]);
+        let depth = ValueTensor::new(vec![], vec![Dim::known(10)]).unwrap();
+        let out = testing::run(
+            "OneHot",
+            11,
+            &[
+                testing::shape(ids),
+                testing::ints(depth),
+                testing::shape(Shape::from_known(&[2])),
+            ],
+            vec![int_attr("axis", 1)],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(10), Dim::known(3)])
+        );
+    }
+
+    #[test]
+    fn unique_outputs_share_one_fresh_count() {
+        let x = Shape::from_known(&[6]);
+        let out = testing::run_in("", "Unique", 11, &[testing::shape(x)], vec![], 4).unwrap();
+        let count = out.outputs[0].shape.clone();
+        assert!(matches!(count.dims().unwrap(), [Dim::Sym(_)]));
+        assert_eq!(out.outputs[1].shape, count);
+        assert_eq!(out.outputs[2].shape, Shape::from_known(&[6]));
+    }
+
+    #[test]
+    fn gather_elements_and_scatter_keep_their_shapes() {
+        let data = testing::shape(Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]));
+        let idx = Shape::Ranked(vec![Dim::sym("n"), Dim::known(2)]);
+        let out = testing::run(
+            "GatherElements",
+            13,
+            &[data.clone(), testing::shape(idx.clone())],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, idx);
+        let out = testing::run(
+            "ScatterND",
+            13,
+            &[data.clone(), testing::shape(idx.clone()), None],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, data.unwrap().shape);
     }
 }
