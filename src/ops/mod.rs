@@ -16,12 +16,15 @@ mod axes;
 mod concat;
 mod constant;
 mod conv;
+mod data_sized;
 mod einsum;
 mod elementwise;
+mod expand;
 mod gather;
 mod linalg;
 mod ml;
 mod norm;
+mod pad;
 mod quant;
 mod recurrent;
 mod reduce;
@@ -248,7 +251,10 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
             .or_else(|| reshape::lookup(op_type))
             .or_else(|| squeeze::lookup(op_type))
             .or_else(|| gather::lookup(op_type))
+            .or_else(|| data_sized::lookup(op_type))
             .or_else(|| concat::lookup(op_type))
+            .or_else(|| expand::lookup(op_type))
+            .or_else(|| pad::lookup(op_type))
             .or_else(|| resize::lookup(op_type))
             .or_else(|| slice::lookup(op_type))
             .or_else(|| split::lookup(op_type))
