@@ -37,6 +37,7 @@ mod split;
 mod squeeze;
 #[cfg(test)]
 pub(crate) mod testing;
+mod transpose;
 mod window;
 
 /// What a rule sees of one present input.
@@ -250,6 +251,7 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
             .or_else(|| constant::lookup(op_type))
             .or_else(|| reshape::lookup(op_type))
             .or_else(|| squeeze::lookup(op_type))
+            .or_else(|| transpose::lookup(op_type))
             .or_else(|| gather::lookup(op_type))
             .or_else(|| data_sized::lookup(op_type))
             .or_else(|| concat::lookup(op_type))

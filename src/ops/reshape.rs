@@ -1,8 +1,8 @@
-//! Ops that rearrange dims without moving data between them: `Reshape` (with `0` and a
-//! symbolic `-1`), `Flatten`, `Transpose`, `DepthToSpace`, `SpaceToDepth` (`Squeeze` and
-//! `Unsqueeze` live in `squeeze.rs`). Small values pass through `Reshape` and `Flatten`.
+//! `Reshape` (with `0` and a symbolic `-1`) and `Flatten`: a new shape over the same elements.
+//! Small values pass through. `Squeeze`/`Unsqueeze` are in `squeeze.rs`; `Transpose`,
+//! `DepthToSpace` and `SpaceToDepth` in `transpose.rs`.
 
-use super::axes::{self, product, unknown_dims};
+use super::axes::{product, unknown_dims};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
@@ -12,9 +12,6 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
         "Reshape" => reshape,
         "Flatten" => flatten,
-        "Transpose" => transpose,
-        "DepthToSpace" => depth_to_space,
-        "SpaceToDepth" => space_to_depth,
         _ => return None,
     })
 }
@@ -68,6 +65,13 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         value.data.clone()
     };
     let allow_zero = ctx.opset() >= 14 && ctx.int("allowzero", 0)? != 0;
+    let has = |v: i64| target.iter().any(|t| t.as_known() == Some(v));
+    if allow_zero && has(0) && has(-1) {
+        // Reshape-14: with allowzero a literal 0 and a -1 together have no solution.
+        return Err(RuleError::Invalid(
+            "Reshape with allowzero has both 0 and -1".into(),
+        ));
+    }
     let input_dims = data.shape.dims();
     let mut dims = Vec::with_capacity(target.len());
     let mut inferred_at = None;
@@ -130,81 +134,6 @@ fn flatten(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     )))
 }
 
-/// `Transpose(x, perm)`: dims permuted; the default perm reverses them.
-fn transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let elem = input.elem;
-    let Some(dims) = input.shape.dims() else {
-        let rank = ctx.attrs().ints("perm")?.map(<[i64]>::len);
-        return Ok(Inferred::single(
-            Output::shape(rank.map_or(Shape::Unranked, unknown_dims)).elem(elem),
-        ));
-    };
-    let perm: Vec<usize> = match ctx.attrs().ints("perm")? {
-        Some(perm) => perm
-            .iter()
-            .map(|&p| axes::require(p, dims.len(), "Transpose perm entry"))
-            .collect::<Result<_, _>>()?,
-        None => (0..dims.len()).rev().collect(),
-    };
-    if perm.len() != dims.len() {
-        return Err(RuleError::Invalid(
-            "Transpose perm length differs from rank".into(),
-        ));
-    }
-    let out = perm
-        .iter()
-        .map(|&p| dims.get(p).cloned().unwrap_or(Dim::Unknown))
-        .collect();
-    Ok(Inferred::single(
-        Output::shape(Shape::Ranked(out)).elem(elem),
-    ))
-}
-
-/// `DepthToSpace`: `[N, C, H, W] -> [N, C/(b*b), H*b, W*b]`.
-fn depth_to_space(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    space_depth(ctx, true)
-}
-
-/// `SpaceToDepth`: `[N, C, H, W] -> [N, C*b*b, H/b, W/b]`.
-fn space_to_depth(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    space_depth(ctx, false)
-}
-
-fn space_depth(ctx: &Ctx<'_>, to_space: bool) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let block = ctx
-        .attrs()
-        .int("blocksize")?
-        .ok_or_else(|| RuleError::Invalid("blocksize is required".into()))?;
-    if block <= 0 {
-        return Err(RuleError::Invalid(format!(
-            "blocksize {block} is not positive"
-        )));
-    }
-    let block = Dim::known(block);
-    let square = block.mul(&block);
-    let shape = match input.shape.dims() {
-        Some([batch, depth, height, width]) => Shape::Ranked(if to_space {
-            vec![
-                batch.clone(),
-                depth.div_exact(&square),
-                height.mul(&block),
-                width.mul(&block),
-            ]
-        } else {
-            vec![
-                batch.clone(),
-                depth.mul(&square),
-                height.div_exact(&block),
-                width.div_exact(&block),
-            ]
-        }),
-        _ => unknown_dims(4),
-    };
-    Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::{self, ints_attr};
@@ -255,27 +184,6 @@ mod tests {
     }
 
     #[test]
-    fn transpose_default_reverses() {
-        let x = Shape::Ranked(vec![b(), s(), Dim::known(3)]);
-        let out = testing::run("Transpose", 13, &[testing::shape(x.clone())], vec![]).unwrap();
-        assert_eq!(
-            out.outputs[0].shape,
-            Shape::Ranked(vec![Dim::known(3), s(), b()])
-        );
-        let out = testing::run(
-            "Transpose",
-            13,
-            &[testing::shape(x)],
-            vec![ints_attr("perm", &[0, 2, 1])],
-        )
-        .unwrap();
-        assert_eq!(
-            out.outputs[0].shape,
-            Shape::Ranked(vec![b(), Dim::known(3), s()])
-        );
-    }
-
-    #[test]
     fn flatten_multiplies_both_sides() {
         let x = Shape::Ranked(vec![b(), Dim::known(3), Dim::known(4)]);
         let out = testing::run("Flatten", 13, &[testing::shape(x)], vec![]).unwrap();
@@ -283,5 +191,117 @@ mod tests {
             out.outputs[0].shape,
             Shape::Ranked(vec![b(), Dim::known(12)])
         );
+    }
+
+    #[allow(
+        clippy::unnecessary_wraps,
+        reason = "rules take inputs as Option<Fact>"
+    )]
+    fn fact(out: &super::super::Output) -> Option<testing::Fact> {
+        Some(testing::Fact {
+            shape: out.shape.clone(),
+            value: out.value.clone(),
+            elem: out.elem,
+        })
+    }
+
+    fn scalar_index(i: i64) -> Option<testing::Fact> {
+        testing::ints(ValueTensor::new(vec![], vec![Dim::known(i)]).unwrap())
+    }
+
+    #[test]
+    fn shape_gather_concat_reshape_keeps_batch_and_seq() {
+        // x: [batch, seq, 768] -> Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)),
+        // Unsqueeze(Gather(Shape(x), 1)), [12, 64])) as attention heads are split.
+        let x = Shape::Ranked(vec![b(), s(), Dim::known(768)]);
+        let shape = testing::run("Shape", 13, &[testing::shape(x.clone())], vec![]).unwrap();
+        let axes = || testing::ints(ValueTensor::vector(vec![Dim::known(0)]).unwrap());
+        let mut parts = Vec::new();
+        for i in 0..2 {
+            let dim = testing::run(
+                "Gather",
+                13,
+                &[fact(&shape.outputs[0]), scalar_index(i)],
+                vec![],
+            )
+            .unwrap();
+            let vector =
+                testing::run("Unsqueeze", 13, &[fact(&dim.outputs[0]), axes()], vec![]).unwrap();
+            parts.push(fact(&vector.outputs[0]));
+        }
+        parts.push(testing::ints(
+            ValueTensor::vector(vec![Dim::known(12), Dim::known(64)]).unwrap(),
+        ));
+        let target =
+            testing::run("Concat", 13, &parts, vec![testing::int_attr("axis", 0)]).unwrap();
+        let out = testing::run(
+            "Reshape",
+            14,
+            &[testing::shape(x), fact(&target.outputs[0])],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![b(), s(), Dim::known(12), Dim::known(64)])
+        );
+    }
+
+    #[test]
+    fn reshape_merges_with_minus_one_and_zero() {
+        let x = Shape::Ranked(vec![b(), s(), Dim::known(12), Dim::known(64)]);
+        let target =
+            ValueTensor::vector(vec![Dim::known(0), Dim::known(0), Dim::known(-1)]).unwrap();
+        let out = testing::run(
+            "Reshape",
+            13,
+            &[testing::shape(x), testing::ints(target)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![b(), s(), Dim::known(768)])
+        );
+    }
+
+    #[test]
+    fn reshape_allowzero_keeps_a_literal_zero() {
+        let x = Shape::Ranked(vec![Dim::known(0), Dim::known(4)]);
+        let target = ValueTensor::vector(vec![Dim::known(0), Dim::known(4)]).unwrap();
+        let out = testing::run(
+            "Reshape",
+            14,
+            &[testing::shape(x), testing::ints(target)],
+            vec![testing::int_attr("allowzero", 1)],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::from_known(&[0, 4]));
+    }
+
+    #[test]
+    fn reshape_1_reads_the_shape_attribute() {
+        let x = Shape::Ranked(vec![b(), Dim::known(6)]);
+        let out = testing::run(
+            "Reshape",
+            4,
+            &[testing::shape(x)],
+            vec![ints_attr("shape", &[0, 2, 3])],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![b(), Dim::known(2), Dim::known(3)])
+        );
+    }
+
+    #[test]
+    fn reshape_rejects_two_minus_ones_and_unknown_targets_keep_the_rank() {
+        let x = testing::shape(Shape::from_known(&[4, 6]));
+        let two = ValueTensor::vector(vec![Dim::known(-1), Dim::known(-1)]).unwrap();
+        assert!(testing::run("Reshape", 13, &[x.clone(), testing::ints(two)], vec![]).is_err());
+        let unknown = testing::shape(Shape::from_known(&[3]));
+        let out = testing::run("Reshape", 13, &[x, unknown], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::Unknown; 3]));
     }
 }
