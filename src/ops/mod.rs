@@ -38,6 +38,7 @@ mod squeeze;
 #[cfg(test)]
 pub(crate) mod testing;
 mod transpose;
+mod value_ops;
 mod window;
 
 /// What a rule sees of one present input.

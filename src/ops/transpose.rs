@@ -3,7 +3,7 @@
 //! only when the division is exact).
 
 use super::axes::{self, unknown_dims};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{value_ops, Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::{Dim, Shape};
 
 /// The rule for `op_type`, if this family has it.
@@ -37,6 +37,9 @@ fn transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         return Err(RuleError::Invalid(
             "Transpose perm length differs from rank".into(),
         ));
+    }
+    if let Some(value) = input.value.and_then(|v| value_ops::permute(v, &perm)) {
+        return Ok(Inferred::single(Output::value(value, elem)));
     }
     let out = perm
         .iter()

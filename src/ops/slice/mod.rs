@@ -6,6 +6,7 @@
 mod bounds;
 
 use super::axes::{self, unknown_dims};
+use super::value_ops;
 use super::{Ctx, Inferred, Input, Output, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
@@ -115,36 +116,33 @@ fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             *slot = slice_length(slot, start, end, step);
         }
     }
-    let value = match (
-        data.value,
-        slice_axes.as_slice(),
-        starts.first(),
-        ends.first(),
-    ) {
-        (Some(v), [0], Some(start), Some(end)) => slice_value(v, start, end, steps.first()),
-        _ => None,
-    };
+    let value = data
+        .value
+        .and_then(|v| slice_value(v, &slice_axes, &starts, &ends, &steps));
     Ok(Inferred::single(match value {
         Some(value) => Output::value(value, data.elem),
         None => Output::shape(Shape::Ranked(out)).elem(data.elem),
     }))
 }
 
-/// The elements of a sliced 1-D value, when the bounds are static.
-fn slice_value(v: &ValueTensor, start: &Dim, end: &Dim, step: Option<&i64>) -> Option<ValueTensor> {
-    let [len] = v.shape.as_slice() else {
-        return None;
-    };
-    let step = *step?;
-    let len = i64::try_from(*len).ok()?;
-    let (first, count) = static_slice(len, start.as_known()?, end.as_known()?, step)?;
-    (0..count)
-        .map(|k| {
-            let index = first.checked_add(k.checked_mul(step)?)?;
-            v.data.get(usize::try_from(index).ok()?).cloned()
-        })
-        .collect::<Option<Vec<Dim>>>()
-        .and_then(ValueTensor::vector)
+/// The elements of a sliced value, when every bound is static.
+fn slice_value(
+    v: &ValueTensor,
+    slice_axes: &[usize],
+    starts: &[Dim],
+    ends: &[Dim],
+    steps: &[i64],
+) -> Option<ValueTensor> {
+    let mut picks: Vec<Vec<usize>> = v.shape.iter().map(|&n| (0..n).collect()).collect();
+    for (((&axis, start), end), &step) in slice_axes.iter().zip(starts).zip(ends).zip(steps) {
+        let len = i64::try_from(*v.shape.get(axis)?).ok()?;
+        let (first, count) = static_slice(len, start.as_known()?, end.as_known()?, step)?;
+        let pick = (0..count)
+            .map(|k| usize::try_from(first.checked_add(k.checked_mul(step)?)?).ok())
+            .collect::<Option<Vec<usize>>>()?;
+        *picks.get_mut(axis)? = pick;
+    }
+    value_ops::select(v, &picks)
 }
 
 #[cfg(test)]
