@@ -43,32 +43,42 @@ fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
     }
 }
 
+/// A value of `out_shape` whose element at each multi-index is `v`'s element at `offset(index)`.
+fn collect_at(
+    v: &ValueTensor,
+    out_shape: Vec<usize>,
+    offset: impl Fn(&[usize]) -> Option<usize>,
+) -> Option<ValueTensor> {
+    let mut data = Vec::new();
+    let mut ok = true;
+    for_each_index(&out_shape, |index| {
+        match offset(index).and_then(|o| v.data.get(o)) {
+            Some(d) => data.push(d.clone()),
+            None => ok = false,
+        }
+    });
+    if ok {
+        ValueTensor::new(out_shape, data)
+    } else {
+        None
+    }
+}
+
 /// The elements at the cartesian product of per-axis index lists (`picks[axis]` lists the input
 /// indices kept along that axis, in output order).
 pub(super) fn select(v: &ValueTensor, picks: &[Vec<usize>]) -> Option<ValueTensor> {
     if picks.len() != v.shape.len() {
         return None;
     }
-    let out_shape: Vec<usize> = picks.iter().map(Vec::len).collect();
     let strides = strides(&v.shape);
-    let mut data = Vec::new();
-    let mut ok = true;
-    for_each_index(&out_shape, |index| {
-        let offset: Option<usize> = index
+    collect_at(v, picks.iter().map(Vec::len).collect(), |index| {
+        index
             .iter()
             .zip(picks)
             .zip(&strides)
             .map(|((&i, pick), &stride)| pick.get(i).map(|&p| p * stride))
-            .sum();
-        match offset.and_then(|o| v.data.get(o)) {
-            Some(d) => data.push(d.clone()),
-            None => ok = false,
-        }
-    });
-    if !ok {
-        return None;
-    }
-    ValueTensor::new(out_shape, data)
+            .sum()
+    })
 }
 
 /// The elements transposed by `perm` (output axis `k` is input axis `perm[k]`).
@@ -81,23 +91,13 @@ pub(super) fn permute(v: &ValueTensor, perm: &[usize]) -> Option<ValueTensor> {
         .map(|&p| v.shape.get(p).copied())
         .collect::<Option<_>>()?;
     let strides = strides(&v.shape);
-    let mut data = Vec::new();
-    let mut ok = true;
-    for_each_index(&out_shape, |index| {
-        let offset: Option<usize> = index
+    collect_at(v, out_shape, |index| {
+        index
             .iter()
             .zip(perm)
             .map(|(&i, &p)| strides.get(p).map(|s| i * s))
-            .sum();
-        match offset.and_then(|o| v.data.get(o)) {
-            Some(d) => data.push(d.clone()),
-            None => ok = false,
-        }
-    });
-    if !ok {
-        return None;
-    }
-    ValueTensor::new(out_shape, data)
+            .sum()
+    })
 }
 
 #[cfg(test)]
