@@ -125,7 +125,7 @@ pub fn lint_model(proto: ModelProto, options: &Options) -> Result<LintReport, Lo
 }
 
 fn lint_loaded(model: Model, options: &Options) -> LintReport {
-    let inference = infer::infer(&model);
+    let inference = infer::infer_within(&model, &options.limits);
     let findings = check::run(&model, &inference, &options.checks);
     LintReport {
         model,

@@ -8,6 +8,7 @@ pub(crate) mod declared;
 
 use std::cell::Cell;
 
+use crate::error::Limits;
 use crate::model::{Graph, GraphId, Model, Node, Origin};
 use crate::ops::{self, BroadcastCheck, Ctx, Input, RuleError};
 use crate::shape::values::ValueTensor;
@@ -84,8 +85,14 @@ impl Inference {
 }
 
 /// Runs propagation over the model's main graph (and, through it, every subgraph and called
-/// function).
+/// function), with the default [`Limits`].
 pub fn infer(model: &Model) -> Inference {
+    infer_within(model, &Limits::default())
+}
+
+/// Runs propagation within `limits`: an inferred shape of a rank above `max_rank` becomes an
+/// unknown rank, and values stop being carried once [`MAX_VALUE_WORK`] elements were copied.
+pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
     let mut engine = Engine {
         model,
         facts: model
@@ -98,6 +105,8 @@ pub fn infer(model: &Model) -> Inference {
             .collect(),
         fresh: Cell::new(0),
         depth: 0,
+        work: Cell::new(0),
+        max_rank: limits.max_rank,
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -110,11 +119,21 @@ pub fn infer(model: &Model) -> Inference {
 /// Limits nested inference through subgraphs and function calls (recursive functions).
 const MAX_INFER_DEPTH: usize = 64;
 
+/// Most value elements data propagation may copy in a whole model (rule inputs and stored
+/// outputs). Each value holds at most a few thousand elements, but a small file can make many
+/// of them (thousands of `Identity` of one large value, a node reading it thousands of times):
+/// past this budget shapes still propagate, values no longer do, so memory and time stay
+/// proportional to the input.
+pub const MAX_VALUE_WORK: usize = 1 << 22;
+
 pub(crate) struct Engine<'m> {
     model: &'m Model,
     facts: Vec<GraphFacts>,
     fresh: Cell<u64>,
     depth: usize,
+    /// Value elements copied so far, against [`MAX_VALUE_WORK`].
+    work: Cell<usize>,
+    max_rank: usize,
 }
 
 impl<'m> Engine<'m> {
@@ -124,6 +143,36 @@ impl<'m> Engine<'m> {
 
     fn value_facts(&self, id: GraphId, value: crate::model::ValueId) -> Option<&ValueFacts> {
         self.facts.get(id.0 as usize)?.values.get(value.0 as usize)
+    }
+
+    /// Charges `facts`' value to the work budget, dropping the value once the budget is spent,
+    /// and bounds its rank.
+    fn within_budget(&self, mut facts: ValueFacts) -> ValueFacts {
+        if let Some(value) = &facts.value {
+            let spent = self.work.get().saturating_add(value.data.len());
+            if spent > MAX_VALUE_WORK {
+                facts.value = None;
+            } else {
+                self.work.set(spent);
+            }
+        }
+        if facts.shape.rank().is_some_and(|rank| rank > self.max_rank) {
+            facts.shape = Shape::Unranked;
+        }
+        facts
+    }
+
+    /// A copy of a value's facts for a rule, charged to the work budget.
+    fn charged(&self, facts: &ValueFacts) -> ValueFacts {
+        let value = facts
+            .value
+            .as_ref()
+            .filter(|v| self.work.get().saturating_add(v.data.len()) <= MAX_VALUE_WORK);
+        self.within_budget(ValueFacts {
+            shape: facts.shape.clone(),
+            elem: facts.elem,
+            value: value.cloned(),
+        })
     }
 
     /// Infers a whole graph. `inputs` gives facts for its formal inputs (subgraph bodies and
@@ -217,7 +266,7 @@ impl<'m> Engine<'m> {
         let inputs: Vec<Option<ValueFacts>> = node
             .inputs
             .iter()
-            .map(|value| value.and_then(|v| self.value_facts(graph.id, v).cloned()))
+            .map(|value| value.and_then(|v| self.value_facts(graph.id, v).map(|f| self.charged(f))))
             .collect();
         let (status, outputs, checks) = if !node.subgraphs.is_empty() {
             control::infer(self, graph, node, &inputs)
@@ -231,9 +280,7 @@ impl<'m> Engine<'m> {
         } else {
             self.apply_rule(node, &inputs)
         };
-        let Some(facts) = self.graph_facts(graph.id) else {
-            return;
-        };
+        let mut stored = Vec::with_capacity(node.outputs.len());
         for (slot, value) in node.outputs.iter().enumerate() {
             let Some(value) = value else { continue };
             let inferred = outputs
@@ -242,13 +289,19 @@ impl<'m> Engine<'m> {
                 .unwrap_or_else(ValueFacts::unknown);
             let declared = graph.value(*value).map(|v| v.declared.as_ref());
             let declared_shape = declared::shape_of(declared.flatten());
-            let refined = ValueFacts {
+            let refined = self.within_budget(ValueFacts {
                 shape: control::refine(&inferred.shape, &declared_shape),
                 elem: inferred
                     .elem
                     .or_else(|| declared::elem_of(declared.flatten())),
                 value: inferred.value,
-            };
+            });
+            stored.push((*value, refined));
+        }
+        let Some(facts) = self.graph_facts(graph.id) else {
+            return;
+        };
+        for (value, refined) in stored {
             if let Some(entry) = facts.values.get_mut(value.0 as usize) {
                 *entry = refined;
             }

@@ -144,6 +144,7 @@ impl Builder<'_> {
         let mut table = Table::default();
 
         for input in proto.input {
+            self.check_declared_rank(input.r#type.as_ref())?;
             let name = input.name.unwrap_or_default();
             let (value, fresh) = table.define(&name, Origin::Input);
             if !fresh {
@@ -243,6 +244,7 @@ impl Builder<'_> {
         }
 
         for info in proto.value_info {
+            self.check_declared_rank(info.r#type.as_ref())?;
             let name = info.name.unwrap_or_default();
             if let Some(slot) = table
                 .lookup(&name)
@@ -255,6 +257,7 @@ impl Builder<'_> {
         }
         let mut outputs = Vec::with_capacity(proto.output.len());
         for output in proto.output {
+            self.check_declared_rank(output.r#type.as_ref())?;
             let name = output.name.unwrap_or_default();
             let value = self.resolve(id, &name, &mut table, &mut captures, None, parent_id);
             if let Some(slot) = table.values.get_mut(value.0 as usize) {
@@ -459,6 +462,25 @@ impl Builder<'_> {
             },
         );
         table.define(name, Origin::Undefined).0
+    }
+
+    /// The rank limit on declared shapes. The wire pre-scan enforces it on bytes; an already
+    /// decoded model (`lint_model`) is only checked here.
+    fn check_declared_rank(&self, declared: Option<&TypeProto>) -> Result<(), LoadError> {
+        let rank = match declared.and_then(|t| t.value.as_ref()) {
+            Some(type_proto::Value::TensorType(t)) => t.shape.as_ref().map(|s| s.dim.len()),
+            Some(type_proto::Value::SparseTensorType(t)) => t.shape.as_ref().map(|s| s.dim.len()),
+            _ => None,
+        };
+        if rank.unwrap_or(0) > self.limits.max_rank {
+            return Err(LoadError::Limit {
+                path: self.path.to_path_buf(),
+                what: "rank",
+                limit: self.limits.max_rank,
+                offset: 0,
+            });
+        }
+        Ok(())
     }
 
     fn check_dims(&self, name: &str, dims: &[i64]) -> Result<(), LoadError> {

@@ -2,6 +2,7 @@
 //! from attributes or from input values.
 
 use super::{Input, RuleError};
+use crate::infer::declared::MAX_VALUE_ELEMENTS;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -34,8 +35,13 @@ pub(super) fn input_ints(input: Option<Input<'_>>) -> Option<Vec<i64>> {
     known_ints(input?.value?)
 }
 
-/// A shape of `rank` unknown dims.
+/// A shape of `rank` unknown dims. Ranks often come from the declared length of a 1-D shape
+/// tensor, which a hostile model sets to 2^62: beyond what the engine carries as data the rank
+/// is unknown rather than allocated.
 pub(super) fn unknown_dims(rank: usize) -> Shape {
+    if rank > MAX_VALUE_ELEMENTS {
+        return Shape::Unranked;
+    }
     Shape::Ranked(vec![Dim::Unknown; rank])
 }
 

@@ -68,7 +68,13 @@ fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let dims = match target.value {
         Some(value) => value.data.clone(),
         None => match target.shape.dims() {
-            Some([length]) => match length.as_known().and_then(|n| usize::try_from(n).ok()) {
+            // The length is the output's rank: a declared length beyond what the engine carries
+            // as data must not be allocated as that many unknown dims (a hostile `[2^40]`).
+            Some([length]) => match length
+                .as_known()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n <= MAX_VALUE_ELEMENTS)
+            {
                 Some(n) => vec![Dim::Unknown; n],
                 None => {
                     return Ok(Inferred::single(

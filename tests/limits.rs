@@ -1,0 +1,444 @@
+//! Resource limits: each one gives a clean error or a bounded result, through `lint_bytes` (wire
+//! pre-scan) and `lint_model` (no pre-scan) alike, and no case may materialise a tensor the model
+//! only describes (`Range` of 10^12 elements, `ConstantOfShape` of 2^40).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use onnx_bcast_lint::proto::{
+    tensor_shape_proto, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
+    OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
+};
+use onnx_bcast_lint::shape::{Dim, Shape};
+use onnx_bcast_lint::{lint_bytes, lint_model, Limits, LintReport, LoadError, Options};
+use prost::Message;
+
+/// A hang detector, not a speed test.
+const BOUND: Duration = Duration::from_secs(5);
+
+fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        op_type: Some(op.into()),
+        name: Some(format!("{op}_{}", outputs.first().unwrap_or(&""))),
+        input: inputs.iter().map(|s| (*s).into()).collect(),
+        output: outputs.iter().map(|s| (*s).into()).collect(),
+        ..Default::default()
+    }
+}
+
+fn dim(value: tensor_shape_proto::dimension::Value) -> tensor_shape_proto::Dimension {
+    tensor_shape_proto::Dimension {
+        value: Some(value),
+        ..Default::default()
+    }
+}
+
+fn input(name: &str, elem: i32, dims: Vec<tensor_shape_proto::Dimension>) -> ValueInfoProto {
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem),
+                shape: Some(TensorShapeProto { dim: dims }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn static_input(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
+    input(
+        name,
+        elem,
+        dims.iter()
+            .map(|&d| dim(tensor_shape_proto::dimension::Value::DimValue(d)))
+            .collect(),
+    )
+}
+
+fn int64s(name: &str, dims: Vec<i64>, data: Vec<i64>) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims,
+        data_type: Some(7),
+        int64_data: data,
+        ..Default::default()
+    }
+}
+
+fn model(graph: GraphProto) -> ModelProto {
+    ModelProto {
+        ir_version: Some(10),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(18),
+        }],
+        graph: Some(graph),
+        ..Default::default()
+    }
+}
+
+/// Lints `model` both ways within the bound; returns both outcomes.
+fn both(model: &ModelProto, options: &Options) -> [Result<LintReport, LoadError>; 2] {
+    let start = Instant::now();
+    let bytes = lint_bytes(
+        Bytes::from(model.encode_to_vec()),
+        Path::new("limits.onnx"),
+        options,
+    );
+    let decoded = lint_model(model.clone(), options);
+    let elapsed = start.elapsed();
+    assert!(elapsed <= BOUND, "took {elapsed:?}");
+    [bytes, decoded]
+}
+
+fn limit_error(outcome: &Result<LintReport, LoadError>, what: &str) {
+    match outcome {
+        Err(error @ LoadError::Limit { what: w, .. }) => {
+            assert_eq!(error.code(), "load/limit");
+            assert!(w.contains(what), "{what} expected, got {error}");
+        }
+        Err(error) => panic!("load/limit ({what}) expected, got {error}"),
+        Ok(_) => panic!("load/limit ({what}) expected, got a report"),
+    }
+}
+
+fn nested_ifs(depth: usize) -> ModelProto {
+    let mut graph = GraphProto {
+        node: vec![node("Identity", &["x"], &["y"])],
+        output: vec![static_input("y", 1, &[1])],
+        ..Default::default()
+    };
+    for _ in 0..depth {
+        let mut if_node = node("If", &["cond"], &["y"]);
+        for branch in ["then_branch", "else_branch"] {
+            if_node.attribute.push(AttributeProto {
+                name: Some(branch.into()),
+                r#type: Some(5),
+                g: Some(graph.clone()),
+                ..Default::default()
+            });
+        }
+        graph = GraphProto {
+            node: vec![if_node],
+            output: vec![static_input("y", 1, &[1])],
+            ..Default::default()
+        };
+    }
+    graph.input = vec![static_input("cond", 9, &[]), static_input("x", 1, &[1])];
+    model(graph)
+}
+
+#[test]
+fn subgraph_nesting_beyond_the_limit_is_a_limit_error() {
+    let options = Options::new().with_limits(Limits {
+        max_depth: 12,
+        ..Limits::default()
+    });
+    // Two branches per level: keep the tree small.
+    let deep = nested_ifs(13);
+    for outcome in both(&deep, &options) {
+        limit_error(&outcome, "depth");
+    }
+    let shallow = nested_ifs(2);
+    for outcome in both(&shallow, &options) {
+        assert!(outcome.is_ok());
+    }
+}
+
+#[test]
+fn node_count_beyond_the_limit_is_a_limit_error() {
+    let options = Options::new().with_limits(Limits {
+        max_nodes: 10,
+        ..Limits::default()
+    });
+    let mut graph = GraphProto {
+        input: vec![static_input("v0", 1, &[2])],
+        ..Default::default()
+    };
+    for i in 0..11 {
+        graph
+            .node
+            .push(node("Relu", &[&format!("v{i}")], &[&format!("v{}", i + 1)]));
+    }
+    for outcome in both(&model(graph.clone()), &options) {
+        limit_error(&outcome, "node count");
+    }
+    graph.node.pop();
+    for outcome in both(&model(graph), &options) {
+        assert!(outcome.is_ok());
+    }
+}
+
+#[test]
+fn declared_rank_beyond_the_limit_is_a_limit_error() {
+    let options = Options::new().with_limits(Limits {
+        max_rank: 8,
+        ..Limits::default()
+    });
+    let graph = GraphProto {
+        node: vec![node("Relu", &["x"], &["y"])],
+        input: vec![static_input("x", 1, &[1; 9])],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &options) {
+        limit_error(&outcome, "rank");
+    }
+}
+
+#[test]
+fn initializer_rank_beyond_the_limit_is_a_limit_error() {
+    let options = Options::new().with_limits(Limits {
+        max_rank: 8,
+        ..Limits::default()
+    });
+    let graph = GraphProto {
+        node: vec![node("Relu", &["w"], &["y"])],
+        initializer: vec![int64s("w", vec![1; 9], vec![0])],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &options) {
+        limit_error(&outcome, "rank");
+    }
+}
+
+/// `Reshape` to a computed target of 4000 ones: a rank the data allows but the limit does not.
+#[test]
+fn inferred_rank_beyond_the_limit_becomes_unknown() {
+    let options = Options::new().with_limits(Limits {
+        max_rank: 64,
+        ..Limits::default()
+    });
+    let graph = GraphProto {
+        node: vec![
+            node("ConstantOfShape", &["len"], &["ones"]),
+            node("Reshape", &["x", "ones"], &["y"]),
+        ],
+        input: vec![static_input("x", 1, &[1])],
+        initializer: vec![int64s("len", vec![1], vec![4000])],
+        ..Default::default()
+    };
+    let mut graph = graph;
+    graph.node[0].attribute.push(AttributeProto {
+        name: Some("value".into()),
+        r#type: Some(4),
+        t: Some(int64s("", vec![1], vec![1])),
+        ..Default::default()
+    });
+    for outcome in both(&model(graph), &options) {
+        let report = outcome.unwrap();
+        let rank = report.shape("y").and_then(Shape::rank);
+        assert!(rank.is_none_or(|r| r <= 64), "rank {rank:?}");
+    }
+}
+
+#[test]
+fn range_of_ten_to_the_twelve_is_not_materialised() {
+    let graph = GraphProto {
+        node: vec![node("Range", &["start", "limit", "delta"], &["r"])],
+        initializer: vec![
+            int64s("start", vec![], vec![0]),
+            int64s("limit", vec![], vec![1_000_000_000_000]),
+            int64s("delta", vec![], vec![1]),
+        ],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &Options::new()) {
+        let report = outcome.unwrap();
+        assert_eq!(
+            report.shape("r"),
+            Some(&Shape::Ranked(vec![Dim::known(1_000_000_000_000)]))
+        );
+    }
+}
+
+#[test]
+fn constant_of_shape_two_to_the_forty_is_not_materialised() {
+    let mut fill = node("ConstantOfShape", &["shape"], &["c"]);
+    fill.attribute.push(AttributeProto {
+        name: Some("value".into()),
+        r#type: Some(4),
+        t: Some(int64s("", vec![1], vec![7])),
+        ..Default::default()
+    });
+    let graph = GraphProto {
+        node: vec![fill],
+        initializer: vec![int64s("shape", vec![2], vec![1 << 20, 1 << 20])],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &Options::new()) {
+        let report = outcome.unwrap();
+        assert_eq!(
+            report.shape("c"),
+            Some(&Shape::Ranked(vec![
+                Dim::known(1 << 20),
+                Dim::known(1 << 20)
+            ]))
+        );
+    }
+}
+
+/// The shape input of `ConstantOfShape` is declared `[2^40]` with unknown elements: the output's
+/// rank would be 2^40, which must not be allocated as 2^40 unknown dims.
+#[test]
+fn constant_of_shape_with_a_declared_length_of_two_to_the_forty_is_bounded() {
+    let graph = GraphProto {
+        node: vec![node("ConstantOfShape", &["shape"], &["c"])],
+        input: vec![static_input("shape", 7, &[1 << 40])],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &Options::new()) {
+        let report = outcome.unwrap();
+        assert_eq!(report.shape("c"), Some(&Shape::Unranked));
+    }
+}
+
+/// `Tile` by repeats of 2^40 on a Shape-derived value must not build the tiled value.
+#[test]
+fn tile_and_expand_of_huge_values_are_not_materialised() {
+    let graph = GraphProto {
+        node: vec![
+            node("Shape", &["x"], &["s"]),
+            node("Tile", &["s", "reps"], &["t"]),
+            node("Expand", &["s", "big"], &["e"]),
+        ],
+        input: vec![static_input("x", 1, &[2, 3, 4])],
+        initializer: vec![
+            int64s("reps", vec![1], vec![1 << 40]),
+            int64s("big", vec![2], vec![1 << 30, 3]),
+        ],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &Options::new()) {
+        let report = outcome.unwrap();
+        assert_eq!(
+            report.shape("t"),
+            Some(&Shape::Ranked(vec![Dim::known(3 << 40)]))
+        );
+    }
+}
+
+/// A `dim_param` expression far beyond the algebra's size bound stays a bounded result.
+#[test]
+fn huge_symbolic_expressions_stay_bounded() {
+    let long_sum = (0..20_000)
+        .map(|i| format!("s{i}"))
+        .collect::<Vec<_>>()
+        .join("+");
+    let long_product = (0..20_000)
+        .map(|i| format!("p{i}"))
+        .collect::<Vec<_>>()
+        .join("*");
+    let deep = format!("{}n{}", "(".repeat(50_000), ")".repeat(50_000));
+    let graph = GraphProto {
+        node: vec![
+            node("Add", &["a", "b"], &["ab"]),
+            node("Mul", &["ab", "c"], &["abc"]),
+        ],
+        input: vec![
+            input(
+                "a",
+                1,
+                vec![dim(tensor_shape_proto::dimension::Value::DimParam(
+                    long_sum,
+                ))],
+            ),
+            input(
+                "b",
+                1,
+                vec![dim(tensor_shape_proto::dimension::Value::DimParam(
+                    long_product,
+                ))],
+            ),
+            input(
+                "c",
+                1,
+                vec![dim(tensor_shape_proto::dimension::Value::DimParam(deep))],
+            ),
+        ],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &Options::new()) {
+        outcome.unwrap();
+    }
+}
+
+/// Repeated doubling of a symbolic shape value: expressions must hit the size bound and become
+/// unknown rather than grow without end.
+#[test]
+fn expressions_grown_by_a_chain_of_nodes_stay_bounded() {
+    let mut graph = GraphProto {
+        input: vec![input(
+            "x",
+            1,
+            vec![
+                dim(tensor_shape_proto::dimension::Value::DimParam("a".into())),
+                dim(tensor_shape_proto::dimension::Value::DimParam("b".into())),
+            ],
+        )],
+        node: vec![node("Shape", &["x"], &["s0"])],
+        ..Default::default()
+    };
+    for i in 0..2000 {
+        let (prev, next) = (format!("s{i}"), format!("s{}", i + 1));
+        let op = if i % 2 == 0 { "Mul" } else { "Add" };
+        graph.node.push(node(op, &[&prev, &prev], &[&next]));
+    }
+    graph
+        .node
+        .push(node("ConstantOfShape", &["s2000"], &["out"]));
+    for outcome in both(&model(graph), &Options::new()) {
+        outcome.unwrap();
+    }
+}
+
+/// One node reading the same 4096-element shape value 20,000 times: facts must not be copied
+/// per input slot (memory proportional to the input, not input x value size).
+#[test]
+fn a_node_with_many_inputs_of_a_large_value_stays_bounded() {
+    let names: Vec<String> = std::iter::repeat_n("big".to_owned(), 20_000).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut fill = node("ConstantOfShape", &["len"], &["big"]);
+    fill.attribute.push(AttributeProto {
+        name: Some("value".into()),
+        r#type: Some(4),
+        t: Some(int64s("", vec![1], vec![1])),
+        ..Default::default()
+    });
+    let graph = GraphProto {
+        node: vec![fill, node("Sum", &refs, &["total"])],
+        initializer: vec![int64s("len", vec![1], vec![4096])],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &Options::new()) {
+        outcome.unwrap();
+    }
+}
+
+/// Regression (hostile mutation "every dim 2^62" of `e1_reshape_upstream.onnx`): `Reshape` whose
+/// shape input has unknown elements but a declared length of 2^62 took that length as the output
+/// rank and aborted allocating 2^62 unknown dims.
+#[test]
+fn reshape_to_a_declared_length_of_two_to_the_sixty_two_is_bounded() {
+    let graph = GraphProto {
+        node: vec![node("Reshape", &["x", "shape"], &["y"])],
+        input: vec![
+            static_input("x", 1, &[2, 3]),
+            static_input("shape", 7, &[1 << 62]),
+        ],
+        ..Default::default()
+    };
+    for outcome in both(&model(graph), &Options::new()) {
+        let report = outcome.unwrap();
+        assert_eq!(report.shape("y"), Some(&Shape::Unranked));
+    }
+}
