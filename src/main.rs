@@ -213,9 +213,10 @@ fn main() -> ExitCode {
     if cli.timings {
         print_timings(&files, &timings);
         eprintln!(
-            "timings output={:.3} total={:.3}",
+            "timings output={:.3} total={:.3} rss_file={}",
             ms(render_start.elapsed()),
-            ms(started.elapsed())
+            ms(started.elapsed()),
+            resident_file_kb().unwrap_or(0)
         );
     }
 
@@ -228,6 +229,14 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Resident size of file-backed mappings (`RssFile` in `/proc/self/status`, Linux only): how much
+/// of the mapped model was paged in.
+fn resident_file_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("RssFile:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn terminal_width() -> usize {
