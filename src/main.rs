@@ -13,6 +13,11 @@ use onnx_bcast_lint::report::{self, human, FileReport, Format, Totals};
 use onnx_bcast_lint::{lint_path_timed, Code, Options, Timings};
 use rayon::prelude::*;
 
+// A model is millions of small, short-lived allocations (names, shapes, symbolic dims): mimalloc's
+// thread-local free lists make them several times cheaper than glibc's malloc (issue 6).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const EXAMPLES: &str = "\
 Examples:
   onnx-bcast-lint model.onnx
@@ -221,6 +226,10 @@ fn main() -> ExitCode {
     }
 
     let totals = Totals::of(&reports);
+    // The process ends here: returning the millions of small allocations of a large model to the
+    // allocator one by one costs more than linting it (a sixth of the time at 100k nodes), and
+    // the kernel reclaims them (and unmaps the files) in one go.
+    std::mem::forget(reports);
     let denied_warnings = cli.deny.iter().any(|d| d == "warnings") && totals.warnings > 0;
     if totals.unreadable > 0 {
         ExitCode::from(2)
