@@ -126,7 +126,7 @@ impl<'a> Attrs<'a> {
     /// A `TENSOR` attribute.
     pub fn tensor(&self, name: &str) -> Result<Option<&'a TensorProto>, AttrError> {
         let attr = self.typed(name, AttributeType::Tensor, |a| a.t.is_some(), "a tensor")?;
-        Ok(attr.and_then(|attr| attr.t.as_ref()))
+        Ok(attr.and_then(|attr| attr.t.as_deref()))
     }
 }
 

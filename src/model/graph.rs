@@ -349,7 +349,7 @@ impl Builder<'_> {
                 pending.push(PendingSubgraph {
                     node: index,
                     attribute: attr_name.clone(),
-                    body,
+                    body: *body,
                     layout: take_layout(ordinal),
                 });
             }

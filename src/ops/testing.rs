@@ -88,7 +88,7 @@ pub(crate) fn tensor_attr(name: &str, tensor: TensorProto) -> AttributeProto {
     AttributeProto {
         name: Some(name.into()),
         r#type: Some(AttributeType::Tensor as i32),
-        t: Some(tensor),
+        t: Some(Box::new(tensor)),
         ..AttributeProto::default()
     }
 }
