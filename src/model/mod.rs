@@ -18,7 +18,9 @@ use crate::proto::{AttributeProto, TensorProto, TypeProto};
 
 pub use attrs::{AttrError, Attrs};
 pub(crate) use graph::tensor_type;
-pub use load::{load_bytes, load_path, load_proto, Source};
+pub use load::{
+    load_bytes, load_bytes_timed, load_path, load_path_timed, load_proto, LoadTimes, Source,
+};
 pub use opset::Opsets;
 
 /// Index of a graph in [`Model::graphs`]; the main graph is `GraphId(0)`.
