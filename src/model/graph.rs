@@ -4,7 +4,7 @@
 //! Structural problems (cycles, undefined inputs, duplicate producers, missing op types) become
 //! [`StructuralProblem`]s, never errors: the rest of the model is still linted.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::Path;
 
 use petgraph::algo::tarjan_scc;
