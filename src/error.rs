@@ -3,8 +3,14 @@
 
 use std::path::PathBuf;
 
-/// Resource limits applied while loading and analysing a model. Exceeding one is a clean
-/// [`LoadError::Limit`], never a crash or an unbounded allocation.
+/// Resource limits applied while loading and analysing a model. Exceeding one while loading is a
+/// clean [`LoadError::Limit`], never a crash or an unbounded allocation; an inferred shape above
+/// `max_rank` becomes an unknown rank.
+///
+/// Inference has fixed budgets besides these, each turning excess into unknowns, never errors:
+/// value elements copied by data propagation ([`crate::infer::MAX_VALUE_WORK`]), re-inference of
+/// function and loop bodies (a multiple of the model's size), and the size of symbolic
+/// expressions (terms, nodes and degree, in `shape::expr`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Deepest nesting of protobuf messages (prost refuses more than 100 anyway).

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use onnx_bcast_lint::proto::{
-    tensor_shape_proto, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
-    OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
+    tensor_shape_proto, type_proto, AttributeProto, FunctionProto, GraphProto, ModelProto,
+    NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use onnx_bcast_lint::shape::{Dim, Shape};
 use onnx_bcast_lint::{lint_bytes, lint_model, Limits, LintReport, LoadError, Options};
@@ -440,5 +440,76 @@ fn reshape_to_a_declared_length_of_two_to_the_sixty_two_is_bounded() {
     for outcome in both(&model(graph), &Options::new()) {
         let report = outcome.unwrap();
         assert_eq!(report.shape("y"), Some(&Shape::Unranked));
+    }
+}
+
+/// A function whose body calls `callee` `fanout` times in a chain.
+fn caller(name: &str, callee: &str, fanout: usize) -> FunctionProto {
+    let mut body = Vec::new();
+    for i in 0..fanout {
+        let (from, to) = (format!("t{i}"), format!("t{}", i + 1));
+        let mut call = node(callee, &[&from], &[&to]);
+        call.domain = Some("local".into());
+        body.push(call);
+    }
+    FunctionProto {
+        name: Some(name.into()),
+        domain: Some("local".into()),
+        input: vec!["t0".into()],
+        output: vec![format!("t{fanout}")],
+        node: body,
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(18),
+        }],
+        ..Default::default()
+    }
+}
+
+/// Functions calling functions: `F10` calls `F9` ten times, ..., `F1` calls `Relu`-like `F0`.
+/// Inferring every call site separately is 10^10 body runs for a file of a few kilobytes; the
+/// work must stay proportional to the file.
+#[test]
+fn nested_function_calls_do_not_blow_up_exponentially() {
+    let mut functions = vec![caller("F0", "Relu", 1)];
+    if let Some(relu) = functions[0].node.first_mut() {
+        relu.domain = None;
+    }
+    for level in 1..=10 {
+        functions.push(caller(&format!("F{level}"), &format!("F{}", level - 1), 10));
+    }
+    let mut call = node("F10", &["x"], &["y"]);
+    call.domain = Some("local".into());
+    let mut model = model(GraphProto {
+        node: vec![call],
+        input: vec![static_input("x", 1, &[2, 3])],
+        ..Default::default()
+    });
+    model.functions = functions;
+    model.opset_import.push(OperatorSetIdProto {
+        domain: Some("local".into()),
+        version: Some(1),
+    });
+    for outcome in both(&model, &Options::new()) {
+        outcome.unwrap();
+    }
+}
+
+/// A function that calls itself twice: recursion is cut at a depth, but without a bound on the
+/// total, 2^depth calls would still run.
+#[test]
+fn recursive_functions_do_not_blow_up_exponentially() {
+    let mut model = model(GraphProto {
+        node: vec![{
+            let mut call = node("F", &["x"], &["y"]);
+            call.domain = Some("local".into());
+            call
+        }],
+        input: vec![static_input("x", 1, &[2, 3])],
+        ..Default::default()
+    });
+    model.functions = vec![caller("F", "F", 2)];
+    for outcome in both(&model, &Options::new()) {
+        outcome.unwrap();
     }
 }

@@ -107,6 +107,8 @@ pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
         depth: 0,
         work: Cell::new(0),
         max_rank: limits.max_rank,
+        body_work: 0,
+        body_budget: body_budget(model),
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -118,6 +120,33 @@ pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
 
 /// Limits nested inference through subgraphs and function calls (recursive functions).
 const MAX_INFER_DEPTH: usize = 64;
+
+/// Nodes and values inferred in graph bodies beyond a model's own size. Each call of a function
+/// and each pass over a loop body infers the body again: functions calling functions ten times
+/// over ten levels, a function calling itself twice, or nested loops (three passes each) make the
+/// work exponential in a file of a few kilobytes. Once a model has cost
+/// `BODY_WORK_FACTOR * size + BODY_WORK_SLACK`, further calls and control-flow nodes get unknown
+/// outputs.
+const BODY_WORK_FACTOR: usize = 4;
+const BODY_WORK_SLACK: usize = 1 << 20;
+
+fn graph_cost(graph: &Graph) -> usize {
+    graph
+        .nodes
+        .len()
+        .saturating_add(graph.values.len())
+        .saturating_add(1)
+}
+
+fn body_budget(model: &Model) -> usize {
+    let size = model
+        .graphs
+        .iter()
+        .map(graph_cost)
+        .fold(0usize, usize::saturating_add);
+    size.saturating_mul(BODY_WORK_FACTOR)
+        .saturating_add(BODY_WORK_SLACK)
+}
 
 /// Most value elements data propagation may copy in a whole model (rule inputs and stored
 /// outputs). Each value holds at most a few thousand elements, but a small file can make many
@@ -134,6 +163,9 @@ pub(crate) struct Engine<'m> {
     /// Value elements copied so far, against [`MAX_VALUE_WORK`].
     work: Cell<usize>,
     max_rank: usize,
+    /// Nodes and values of every graph run so far, against `body_budget`.
+    body_work: usize,
+    body_budget: usize,
 }
 
 impl<'m> Engine<'m> {
@@ -181,6 +213,7 @@ impl<'m> Engine<'m> {
         if self.depth > MAX_INFER_DEPTH {
             return;
         }
+        self.body_work = self.body_work.saturating_add(graph_cost(graph));
         self.depth += 1;
         let mut given = inputs.map(Vec::into_iter);
         let mut initial = Vec::with_capacity(graph.values.len());
@@ -268,14 +301,20 @@ impl<'m> Engine<'m> {
             .iter()
             .map(|value| value.and_then(|v| self.value_facts(graph.id, v).map(|f| self.charged(f))))
             .collect();
-        let (status, outputs, checks) = if !node.subgraphs.is_empty() {
-            control::infer(self, graph, node, &inputs)
-        } else if let Some(function) = self
+        let function = self
             .model
             .functions
             .iter()
-            .find(|f| f.name == node.op_type && f.domain == node.domain)
+            .find(|f| f.name == node.op_type && f.domain == node.domain);
+        let enters_body = !node.subgraphs.is_empty() || function.is_some();
+        let (status, outputs, checks) = if enters_body
+            && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
+            let why = RuleError::Invalid("inference budget for nested graph bodies spent".into());
+            (NodeStatus::Failed(why), Vec::new(), Vec::new())
+        } else if !node.subgraphs.is_empty() {
+            control::infer(self, graph, node, &inputs)
+        } else if let Some(function) = function {
             control::call(self, function.graph, &inputs)
         } else {
             self.apply_rule(node, &inputs)
