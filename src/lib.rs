@@ -34,4 +34,4 @@ pub mod shape;
 
 pub use diag::{Code, Finding, Severity};
 pub use error::{Limits, LoadError};
-pub use lint::{lint_bytes, lint_model, lint_path, LintReport, Options};
+pub use lint::{lint_bytes, lint_model, lint_path, lint_path_timed, LintReport, Options, Timings};

@@ -2,6 +2,7 @@
 //! the findings and every inferred shape back. No printing, no exit, no global state.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
@@ -9,7 +10,7 @@ use crate::check::{self, CheckOptions};
 use crate::diag::{Code, Finding};
 use crate::error::{Limits, LoadError};
 use crate::infer::{self, Inference};
-use crate::model::{self, Model};
+use crate::model::{self, LoadTimes, Model};
 use crate::proto::ModelProto;
 use crate::shape::{Binding, Shape};
 
@@ -109,6 +110,36 @@ impl LintReport {
 pub fn lint_path(path: &Path, options: &Options) -> Result<LintReport, LoadError> {
     let loaded = model::load_path(path, options.limits)?;
     Ok(lint_loaded(loaded, options))
+}
+
+/// Wall time of each stage of one lint run (the benchmark's hidden `--timings` flag).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timings {
+    /// Reading, scanning, decoding and graph building.
+    pub load: LoadTimes,
+    /// Shape propagation.
+    pub infer: Duration,
+    /// Every check, findings sorted.
+    pub check: Duration,
+}
+
+/// [`lint_path`], also returning the time of each stage.
+pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, LoadError>, Timings) {
+    let mut timings = Timings::default();
+    let report = model::load_path_timed(path, options.limits, &mut timings.load).map(|model| {
+        let start = Instant::now();
+        let inference = infer::infer(&model);
+        timings.infer = start.elapsed();
+        let start = Instant::now();
+        let findings = check::run(&model, &inference, &options.checks);
+        timings.check = start.elapsed();
+        LintReport {
+            model,
+            inference,
+            findings,
+        }
+    });
+    (report, timings)
 }
 
 /// Lints a model held in memory; `name` only labels errors.

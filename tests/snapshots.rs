@@ -1,4 +1,4 @@
-//! Snapshots of the human and JSON output of every fixture. A snapshot change is reviewed like
+//! Snapshots of the human, JSON and SARIF output of every fixture. A snapshot change is reviewed like
 //! code (`cargo insta review`).
 
 #![allow(
@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use onnx_bcast_lint::report::{human, json, FileReport};
+use onnx_bcast_lint::report::{human, json, sarif, FileReport};
 use onnx_bcast_lint::{lint_path, Options};
 
 fn report_of(path: &Path) -> FileReport {
@@ -41,5 +41,7 @@ fn human_and_json_output_of_every_fixture() {
         insta::assert_snapshot!("human", text);
         let document = json::render(&reports, true).replace(env!("CARGO_PKG_VERSION"), "[version]");
         insta::assert_snapshot!("json", document);
+        let log = sarif::render(&reports).replace(env!("CARGO_PKG_VERSION"), "[version]");
+        insta::assert_snapshot!("sarif", log);
     });
 }

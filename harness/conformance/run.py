@@ -93,6 +93,7 @@ def main(argv=None):
     # 3. scoring
     results, fam_e, fam_o, op_e, op_o, wrong_rows, not_run = {}, {}, {}, {}, {}, [], []
     fam_time = {}
+    loader_rows = []
     for e in entries:
         mid, fam = e["id"], e["family"]
         r = res.get(mid) or {"crashed": "no result"}
@@ -130,6 +131,11 @@ def main(argv=None):
                      "time": onnx_res.get("time"), "counts": co},
         }
         results[mid]["truth_detail"] = truth
+        # The loader must see what onnx.load sees (issue 2): nodes, initializers, value_info.
+        stats = er.get("stats") or {}
+        if er["status"] == "ok":
+            got = {k: stats.get(k) for k in ("nodes", "initializers", "value_info")}
+            loader_rows.append((mid, fam, e["loader"], got, got == e["loader"]))
 
     # 4. faults
     fault_summary = None
@@ -172,6 +178,17 @@ def main(argv=None):
         "",
         table("family (models)", fam_rows, timed=True),
     ]
+    loader_bad = [r for r in loader_rows if not r[4]]
+    summary_lines += [
+        "",
+        f"Loader: node, initializer and value_info counts equal to onnx.load on "
+        f"{len(loader_rows) - len(loader_bad)} of {len(loader_rows)} models read"
+        + ("" if not loader_bad else "; different: " + ", ".join(r[0] for r in loader_bad[:10])),
+    ]
+    with open(os.path.join(out, "loader_check.md"), "w") as f:
+        f.write("# loader counts vs onnx.load (main graph)\n\n| model | family | onnx.load | onnx-bcast-lint | equal |\n|---|---|---|---|---|\n")
+        for mid, fam, want, got, ok in loader_rows:
+            f.write(f"| {mid} | {fam} | {want} | {got} | {ok} |\n")
     if fault_summary:
         summary_lines += ["", fault_summary["table"]]
     summary = "\n".join(summary_lines) + "\n"
@@ -215,6 +232,9 @@ def main(argv=None):
         rc = check_and_update(exp_path, results, fault_summary, manifest, update=args.update or args.force_update,
                               force=args.force_update, partial=bool(args.only), out=out)
     print(summary)
+    if loader_bad:
+        print(f"run: {len(loader_bad)} models load with counts different from onnx.load", file=sys.stderr)
+        rc = rc or 1
     return rc
 
 

@@ -50,6 +50,7 @@ def run_engine(binary, model_path, timeout=ENGINE_TIMEOUT):
         res["diagnostics"] = f.get("diagnostics") or []
         return res
     res["status"] = "ok"
+    res["stats"] = f.get("stats") or {}
     res["shapes"] = f.get("shapes") or {}
     res["diagnostics"] = f.get("diagnostics") or []
     return res

@@ -200,6 +200,17 @@ impl<'m> Engine<'m> {
         facts
     }
 
+    /// Charges `elements` value elements handed to a rule to the work budget; `false` (and
+    /// nothing charged) when the budget cannot afford them.
+    fn charge(&self, elements: usize) -> bool {
+        let spent = self.work.get().saturating_add(elements);
+        if spent > MAX_VALUE_WORK {
+            return false;
+        }
+        self.work.set(spent);
+        true
+    }
+
     /// A copy of a value's facts for a rule, charged to the work budget.
     fn charged(&self, facts: &ValueFacts) -> ValueFacts {
         let value = facts
@@ -303,28 +314,35 @@ impl<'m> Engine<'m> {
     }
 
     fn run_node(&mut self, graph: &'m Graph, node: &'m Node) {
-        let inputs: Vec<Option<ValueFacts>> = node
-            .inputs
-            .iter()
-            .map(|value| value.and_then(|v| self.value_facts(graph.id, v).map(|f| self.charged(f))))
-            .collect();
         let function = self
             .model
             .functions
             .iter()
             .find(|f| f.name == node.op_type && f.domain == node.domain);
         let enters_body = !node.subgraphs.is_empty() || function.is_some();
+        // Plain nodes (nearly all) read their inputs' facts in place; only nodes that run a body
+        // need owned copies, since the body's inference mutates the facts.
+        let owned_inputs = || -> Vec<Option<ValueFacts>> {
+            node.inputs
+                .iter()
+                .map(|value| {
+                    value.and_then(|v| self.value_facts(graph.id, v).map(|f| self.charged(f)))
+                })
+                .collect()
+        };
         let (status, outputs, checks) = if enters_body
             && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
             let why = RuleError::Invalid("inference budget for nested graph bodies spent".into());
             (NodeStatus::Failed(why), Vec::new(), Vec::new())
         } else if !node.subgraphs.is_empty() {
+            let inputs = owned_inputs();
             control::infer(self, graph, node, &inputs)
         } else if let Some(function) = function {
+            let inputs = owned_inputs();
             control::call(self, function.graph, &inputs)
         } else {
-            self.apply_rule(node, &inputs)
+            self.apply_rule(graph, node)
         };
         let mut stored = Vec::with_capacity(node.outputs.len());
         for (slot, value) in node.outputs.iter().enumerate() {
@@ -359,18 +377,20 @@ impl<'m> Engine<'m> {
 
     fn apply_rule(
         &self,
+        graph: &Graph,
         node: &Node,
-        inputs: &[Option<ValueFacts>],
     ) -> (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>) {
         let Some(rule) = ops::lookup(&node.domain, &node.op_type) else {
             return (NodeStatus::Unsupported, Vec::new(), Vec::new());
         };
-        let ctx_inputs = inputs
+        let ctx_inputs = node
+            .inputs
             .iter()
-            .map(|facts| {
-                facts.as_ref().map(|facts| Input {
+            .map(|value| {
+                let facts = self.value_facts(graph.id, (*value)?)?;
+                Some(Input {
                     shape: &facts.shape,
-                    value: facts.value.as_ref(),
+                    value: facts.value.as_ref().filter(|v| self.charge(v.data.len())),
                     elem: facts.elem,
                 })
             })

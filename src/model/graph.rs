@@ -4,7 +4,7 @@
 //! Structural problems (cycles, undefined inputs, duplicate producers, missing op types) become
 //! [`StructuralProblem`]s, never errors: the rest of the model is still linted.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::Path;
 
 use petgraph::algo::tarjan_scc;
@@ -12,8 +12,8 @@ use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::wire::{GraphLayout, ModelLayout};
 use super::{
-    Edge, Function, Graph, GraphId, Model, Node, Opsets, Origin, ProblemKind, StructuralProblem,
-    Value, ValueId,
+    DeclaredCounts, Edge, Function, Graph, GraphId, Model, Node, Opsets, Origin, ProblemKind,
+    StructuralProblem, Value, ValueId,
 };
 use crate::error::{Limits, LoadError};
 use crate::proto::{
@@ -157,6 +157,11 @@ impl Builder<'_> {
             .filter_map(|i| u32::try_from(i).ok().map(ValueId))
             .collect();
 
+        let counts = DeclaredCounts {
+            initializers: proto.initializer.len(),
+            sparse_initializers: proto.sparse_initializer.len(),
+            value_info: proto.value_info.len(),
+        };
         let mut initializers = Vec::with_capacity(proto.initializer.len());
         let dense = proto
             .initializer
@@ -274,6 +279,7 @@ impl Builder<'_> {
             inputs,
             outputs,
             initializers,
+            counts,
             dag: DiGraph::new(),
             order: Vec::new(),
         });

@@ -5,6 +5,7 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use prost::Message;
@@ -88,27 +89,68 @@ fn map_file(path: &Path) -> Result<Bytes, LoadError> {
 
 /// Loads the model at `path` (`-` for standard input).
 pub fn load_path(path: &Path, limits: Limits) -> Result<Model, LoadError> {
-    let source = Source::from_arg(path);
-    let bytes = source.read()?;
-    load_bytes(bytes, &source.display_path(), limits)
+    load_path_timed(path, limits, &mut LoadTimes::default())
 }
 
 /// Loads a model from bytes; `path` only names it in errors. Weight payloads stay slices of
 /// `bytes`.
 pub fn load_bytes(bytes: Bytes, path: &Path, limits: Limits) -> Result<Model, LoadError> {
+    load_bytes_timed(bytes, path, limits, &mut LoadTimes::default())
+}
+
+/// Wall time of each loading stage (the benchmark's `--timings`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadTimes {
+    /// Opening and mapping the file (or reading standard input).
+    pub read: Duration,
+    /// The wire-format pre-scan.
+    pub scan: Duration,
+    /// prost's decode.
+    pub decode: Duration,
+    /// Value tables, DAGs and topological orders.
+    pub graph: Duration,
+}
+
+/// [`load_path`], recording the time of each stage in `times`.
+pub fn load_path_timed(
+    path: &Path,
+    limits: Limits,
+    times: &mut LoadTimes,
+) -> Result<Model, LoadError> {
+    let start = Instant::now();
+    let source = Source::from_arg(path);
+    let bytes = source.read()?;
+    times.read = start.elapsed();
+    load_bytes_timed(bytes, &source.display_path(), limits, times)
+}
+
+/// [`load_bytes`], recording the time of each stage in `times`.
+pub fn load_bytes_timed(
+    bytes: Bytes,
+    path: &Path,
+    limits: Limits,
+    times: &mut LoadTimes,
+) -> Result<Model, LoadError> {
     if bytes.is_empty() {
         return Err(LoadError::Empty {
             path: path.to_path_buf(),
         });
     }
+    let start = Instant::now();
     let layout = wire::scan(&bytes, limits).map_err(|fault| wire_error(path, fault, limits))?;
+    times.scan = start.elapsed();
+    let start = Instant::now();
     let proto = ModelProto::decode(bytes).map_err(|error| LoadError::Decode {
         path: path.to_path_buf(),
         offset: 0,
         context: "ModelProto".into(),
         problem: error.to_string(),
     })?;
-    build::build(proto, Some(layout), path, limits)
+    times.decode = start.elapsed();
+    let start = Instant::now();
+    let model = build::build(proto, Some(layout), path, limits);
+    times.graph = start.elapsed();
+    model
 }
 
 /// Builds the graphs of an already decoded model (no byte spans are known).

@@ -124,20 +124,8 @@ fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ops::testing::{self, int_attr, run_in};
-    use crate::shape::{Dim, Shape};
-
-    fn s(dims: &[&str]) -> Option<testing::Fact> {
-        testing::shape(Shape::Ranked(
-            dims.iter()
-                .map(|d| d.parse::<i64>().map_or_else(|_| Dim::sym(d), Dim::known))
-                .collect(),
-        ))
-    }
-
-    fn shapes(r: &crate::ops::Inferred) -> Vec<String> {
-        r.outputs.iter().map(|o| o.shape.to_string()).collect()
-    }
+    use crate::ops::testing::{dims as s, output_shapes as shapes};
+    use crate::ops::testing::{int_attr, run_in};
 
     #[test]
     fn four_d_with_past_cache_and_mask() {

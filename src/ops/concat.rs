@@ -1,20 +1,16 @@
-//! Ops that grow tensors: `Concat` (sizes on the axis summed symbolically, 1-D values joined),
-//! `Expand` (bidirectional broadcasting of the input with the target shape's value), `Tile` and
-//! `Pad`.
+//! Ops that join or repeat tensors: `Concat` (sizes on the axis summed symbolically, 1-D values
+//! joined) and `Tile` (dims times the repeats value). `Expand` and `Pad` have their own files.
 
 use super::axes::{self, unknown_dims};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::shape::broadcast::{self, Rule};
 use crate::shape::values::ValueTensor;
-use crate::shape::{Dim, Shape, Tri};
+use crate::shape::{Dim, Shape};
 
 /// The rule for `op_type`, if this family has it.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
         "Concat" => concat,
-        "Expand" => expand,
         "Tile" => tile,
-        "Pad" => pad,
         _ => return None,
     })
 }
@@ -80,52 +76,22 @@ fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }))
 }
 
-/// `Expand(input, shape)`: bidirectional broadcasting (numpy rule between the input's shape and
-/// the target); the output may differ from the target (target 1s, lower target rank).
-fn expand(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let target = ctx.required(1)?;
-    let target_shape = match target.value {
-        Some(value) => Shape::Ranked(value.data.clone()),
-        None => match target.shape.dims() {
-            Some([n]) => match n.as_known().and_then(|n| usize::try_from(n).ok()) {
-                Some(n) => unknown_dims(n),
-                None => Shape::Unranked,
-            },
-            _ => Shape::Unranked,
-        },
-    };
-    if target.value.is_none() {
-        // Without the target's values only the rank is known: max(rank, target length).
-        let shape = match (input.shape.rank(), target_shape.rank()) {
-            (Some(a), Some(b)) => unknown_dims(a.max(b)),
-            _ => Shape::Unranked,
-        };
-        return Ok(Inferred::single(Output::shape(shape).elem(input.elem)));
-    }
-    let outcome = broadcast::bidirectional(input.shape, &target_shape);
-    let value = input.value.and_then(|v| {
-        let sizes: Option<Vec<usize>> = outcome
-            .shape
-            .dims()?
-            .iter()
-            .map(|d| d.as_known().and_then(|n| usize::try_from(n).ok()))
-            .collect();
-        v.broadcast_to(&sizes?)
-    });
-    let output = match value {
-        Some(value) => Output::value(value, input.elem),
-        None => Output::shape(outcome.shape.clone()).elem(input.elem),
-    };
-    Ok(Inferred::single(output).with_check(Rule::Bidirectional, vec![0, 1], outcome))
-}
-
 /// `Tile(input, repeats)`: each dim times its repeat count.
 fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let repeats = ctx.required(1)?.value;
     let shape = match (input.shape.dims(), repeats) {
-        (Some(dims), Some(r)) if r.data.len() == dims.len() => {
+        (Some(dims), Some(r)) => {
+            if r.data.len() != dims.len() {
+                return Err(RuleError::Invalid(format!(
+                    "Tile has {} repeats for rank {}",
+                    r.data.len(),
+                    dims.len()
+                )));
+            }
+            if r.data.iter().any(|k| k.as_known().is_some_and(|k| k < 0)) {
+                return Err(RuleError::Invalid("Tile repeats are negative".into()));
+            }
             Shape::Ranked(dims.iter().zip(&r.data).map(|(d, k)| d.mul(k)).collect())
         }
         (Some(dims), _) => unknown_dims(dims.len()),
@@ -134,72 +100,11 @@ fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
 }
 
-/// `Pad(data, pads)`: `pads` (attribute before opset 11, input from 11) adds `begin + end` to each
-/// padded axis; opset 18 `axes` restricts which axes the pads apply to.
-fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let data = ctx.required(0)?;
-    let Some(dims) = data.shape.dims() else {
-        return Ok(Inferred::single(
-            Output::shape(Shape::Unranked).elem(data.elem),
-        ));
-    };
-    let pads: Option<Vec<Dim>> = if ctx.opset() < 11 {
-        ctx.attrs()
-            .ints("pads")?
-            .map(|p| p.iter().copied().map(Dim::known).collect())
-    } else {
-        ctx.required(1)?.value.map(|v| v.data.clone())
-    };
-    let axes: Vec<usize> = match axes::input_ints(ctx.input(3)) {
-        Some(list) if ctx.opset() >= 18 => list
-            .iter()
-            .map(|&a| axes::require(a, dims.len(), "Pad axis"))
-            .collect::<Result<_, _>>()?,
-        _ if ctx.opset() >= 18 && ctx.input(3).is_some() => {
-            return Ok(Inferred::single(
-                Output::shape(unknown_dims(dims.len())).elem(data.elem),
-            ))
-        }
-        _ => (0..dims.len()).collect(),
-    };
-    let Some(pads) = pads.filter(|p| p.len() == 2 * axes.len()) else {
-        return Ok(Inferred::single(
-            Output::shape(unknown_dims(dims.len())).elem(data.elem),
-        ));
-    };
-    let n = axes.len();
-    let mut out = dims.to_vec();
-    for (k, &axis) in axes.iter().enumerate() {
-        let (Some(begin), Some(end)) = (pads.get(k), pads.get(k + n)) else {
-            continue;
-        };
-        if let Some(slot) = out.get_mut(axis) {
-            let grown = slot.add(begin).add(end);
-            // Negative pads crop; a size that could go below 0 is an error at run time, and a
-            // result we cannot prove non-negative is left unknown.
-            *slot = match grown {
-                Dim::Known(v) if v < 0 => Dim::Unknown,
-                Dim::Sym(ref e) if e.lower_bound().is_none_or(|b| b < 0) => {
-                    if begin.gt_one() == Tri::No && end.gt_one() == Tri::No {
-                        grown
-                    } else {
-                        Dim::Unknown
-                    }
-                }
-                other => other,
-            };
-        }
-    }
-    Ok(Inferred::single(
-        Output::shape(Shape::Ranked(out)).elem(data.elem),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::{self, int_attr};
     use crate::shape::values::ValueTensor;
-    use crate::shape::{Dim, Shape, Verdict};
+    use crate::shape::{Dim, Shape};
 
     #[test]
     fn concat_sums_the_axis_and_joins_values() {
@@ -232,44 +137,27 @@ mod tests {
     }
 
     #[test]
-    fn expand_checks_bidirectional_broadcasting() {
-        let x = Shape::from_known(&[3, 1]);
-        let good = ValueTensor::vector(vec![Dim::known(2), Dim::known(1), Dim::known(6)]).unwrap();
+    fn tile_multiplies_and_checks_repeats() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(2)]);
+        let reps = ValueTensor::vector(vec![Dim::known(2), Dim::known(3)]).unwrap();
         let out = testing::run(
-            "Expand",
+            "Tile",
             13,
-            &[testing::shape(x.clone()), testing::ints(good)],
+            &[testing::shape(x.clone()), testing::ints(reps)],
             vec![],
         )
         .unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::from_known(&[2, 3, 6]));
-        assert!(matches!(out.checks[0].outcome.verdict, Verdict::Valid));
-        let bad = ValueTensor::vector(vec![Dim::known(4), Dim::known(6)]).unwrap();
-        let out = testing::run(
-            "Expand",
-            13,
-            &[testing::shape(x), testing::ints(bad)],
-            vec![],
-        )
-        .unwrap();
-        assert!(matches!(out.checks[0].outcome.verdict, Verdict::Invalid(_)));
-    }
-
-    #[test]
-    fn pad_adds_both_sides() {
-        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]);
-        let pads = ValueTensor::vector(vec![
-            Dim::known(0),
-            Dim::known(1),
-            Dim::known(0),
-            Dim::known(2),
-        ])
-        .unwrap();
-        let out =
-            testing::run("Pad", 13, &[testing::shape(x), testing::ints(pads)], vec![]).unwrap();
         assert_eq!(
             out.outputs[0].shape,
-            Shape::Ranked(vec![Dim::sym("n"), Dim::known(7)])
+            Shape::Ranked(vec![Dim::sym("n").mul(&Dim::known(2)), Dim::known(6)])
         );
+        let short = ValueTensor::vector(vec![Dim::known(2)]).unwrap();
+        assert!(testing::run(
+            "Tile",
+            13,
+            &[testing::shape(x), testing::ints(short)],
+            vec![]
+        )
+        .is_err());
     }
 }

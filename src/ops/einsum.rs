@@ -170,16 +170,8 @@ fn letter_size(seen: &[Dim]) -> Dim {
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::testing::dims as s;
     use crate::ops::testing::{self, run, string_attr};
-    use crate::shape::{Dim, Shape};
-
-    fn s(dims: &[&str]) -> Option<testing::Fact> {
-        testing::shape(Shape::Ranked(
-            dims.iter()
-                .map(|d| d.parse::<i64>().map_or_else(|_| Dim::sym(d), Dim::known))
-                .collect(),
-        ))
-    }
 
     fn einsum(eq: &str, inputs: &[Option<testing::Fact>]) -> String {
         run("Einsum", 12, inputs, vec![string_attr("equation", eq)]).map_or_else(

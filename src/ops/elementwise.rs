@@ -412,14 +412,13 @@ fn numpy_shape(shapes: &[&Vec<usize>]) -> Option<Vec<usize>> {
         .collect()
 }
 
-/// `PRelu`: the slope broadcasts unidirectionally to X (ONNX PRelu-7 and later).
+/// `PRelu`: the slope broadcasts unidirectionally to X (ONNX PRelu-7; earlier opsets as converted).
 fn prelu(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let slope = ctx.required(1)?;
     let output = Output::shape(x.shape.clone()).elem(x.elem);
-    if ctx.opset() < 7 {
-        return Ok(Inferred::single(output));
-    }
+    // Before opset 7 the doc only says a 1-element slope is shared; runtimes run such models
+    // through the opset 7 version converter, so the unidirectional rule is what decides.
     let outcome = broadcast::unidirectional(x.shape, slope.shape);
     Ok(Inferred::single(output).with_check(Rule::Unidirectional, vec![0, 1], outcome))
 }

@@ -1,10 +1,9 @@
 //! Indexing ops: `Gather` (with data propagation over small values such as `Shape`'s output),
-//! `GatherElements`, `GatherND`, `ScatterND`, `ScatterElements`, `Compress`, `NonZero`, `Unique`,
-//! `TopK`, `OneHot`. Data-dependent sizes get fresh symbols so later uses still compare equal.
+//! `GatherElements`, `GatherND`, `ScatterND`, `ScatterElements` (and the deprecated `Scatter`).
+//! Ops whose sizes come from data or from a value input are in `data_sized.rs`.
 
-use super::axes::{self, count};
+use super::axes;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::elem;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -15,11 +14,6 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
         "GatherElements" => same_as_input(1),
         "ScatterND" | "ScatterElements" | "Scatter" => same_as_input(0),
         "GatherND" => gather_nd,
-        "Compress" => compress,
-        "NonZero" => non_zero,
-        "Unique" => unique,
-        "TopK" => top_k,
-        "OneHot" => one_hot,
         _ => return None,
     })
 }
@@ -93,131 +87,34 @@ fn gather_vector(values: &ValueTensor, index: &ValueTensor) -> Option<ValueTenso
 fn gather_nd(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let indices = ctx.required(1)?;
-    let batch = usize::try_from(ctx.int("batch_dims", 0)?).unwrap_or(0);
+    let batch_dims = ctx.int("batch_dims", 0)?;
+    let batch = usize::try_from(batch_dims)
+        .map_err(|_| RuleError::Invalid(format!("GatherND batch_dims {batch_dims} is negative")))?;
     let shape = match (data.shape.dims(), indices.shape.dims()) {
         (Some(d), Some([front @ .., last])) => {
+            if batch > front.len() || batch >= d.len() {
+                return Err(RuleError::Invalid(format!(
+                    "GatherND batch_dims {batch} is not below both ranks"
+                )));
+            }
             match last.as_known().and_then(|k| usize::try_from(k).ok()) {
                 Some(k) if batch + k <= d.len() => {
                     let mut dims = front.to_vec();
                     dims.extend(d.get(batch + k..).unwrap_or_default().iter().cloned());
                     Shape::Ranked(dims)
                 }
-                _ => Shape::Unranked,
+                Some(k) => {
+                    return Err(RuleError::Invalid(format!(
+                        "GatherND index length {k} exceeds the data rank after batch_dims"
+                    )))
+                }
+                None => Shape::Unranked,
             }
         }
+        (_, Some([])) => return Err(RuleError::Invalid("GatherND indices are a scalar".into())),
         _ => Shape::Unranked,
     };
     Ok(Inferred::single(Output::shape(shape).elem(data.elem)))
-}
-
-/// `Compress(input, condition, axis)`: the kept count depends on the data: a fresh symbol.
-fn compress(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let kept = ctx.fresh_dim("Compress");
-    let shape = match (ctx.attrs().int("axis")?, input.shape.dims()) {
-        (None, _) => Shape::Ranked(vec![kept]),
-        (Some(axis), Some(dims)) => {
-            let axis = axes::require(axis, dims.len(), "Compress axis")?;
-            let mut dims = dims.to_vec();
-            if let Some(slot) = dims.get_mut(axis) {
-                *slot = kept;
-            }
-            Shape::Ranked(dims)
-        }
-        (Some(_), None) => Shape::Unranked,
-    };
-    Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
-}
-
-/// `NonZero(x)`: `[rank(x), n]` with `n` the data-dependent count.
-fn non_zero(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let rank = input.shape.rank().map_or(Dim::Unknown, count);
-    let n = ctx.fresh_dim("NonZero");
-    Ok(Inferred::single(
-        Output::shape(Shape::Ranked(vec![rank, n])).elem(Some(elem::INT64)),
-    ))
-}
-
-/// `Unique(x, axis)`: outputs sized by the data-dependent number of unique entries.
-fn unique(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let n = ctx.fresh_dim("Unique");
-    let values = match (ctx.attrs().int("axis")?, input.shape.dims()) {
-        (None, _) => Shape::Ranked(vec![n.clone()]),
-        (Some(axis), Some(dims)) => {
-            let axis = axes::require(axis, dims.len(), "Unique axis")?;
-            let mut dims = dims.to_vec();
-            if let Some(slot) = dims.get_mut(axis) {
-                *slot = n.clone();
-            }
-            Shape::Ranked(dims)
-        }
-        (Some(_), None) => Shape::Unranked,
-    };
-    let inverse = match (ctx.attrs().int("axis")?, input.shape.dims()) {
-        (None, Some(dims)) => Shape::Ranked(vec![axes::product(dims)]),
-        (Some(axis), Some(dims)) => Shape::Ranked(vec![axes::normalise(axis, dims.len())
-            .and_then(|a| dims.get(a).cloned())
-            .unwrap_or(Dim::Unknown)]),
-        _ => Shape::Ranked(vec![Dim::Unknown]),
-    };
-    let int64 = Some(elem::INT64);
-    Ok(Inferred::many(vec![
-        Output::shape(values).elem(input.elem),
-        Output::shape(Shape::Ranked(vec![n.clone()])).elem(int64),
-        Output::shape(inverse).elem(int64),
-        Output::shape(Shape::Ranked(vec![n])).elem(int64),
-    ]))
-}
-
-/// `TopK(x, k, axis)`: the axis becomes `k` (an input from opset 10, an attribute before).
-fn top_k(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let k = if ctx.opset() < 10 {
-        ctx.attrs().int("k")?.map_or(Dim::Unknown, Dim::known)
-    } else {
-        ctx.required(1)?
-            .value
-            .and_then(|v| v.data.first().cloned())
-            .unwrap_or(Dim::Unknown)
-    };
-    let shape = match input.shape.dims() {
-        Some(dims) => {
-            let axis = axes::require(ctx.int("axis", -1)?, dims.len(), "TopK axis")?;
-            let mut dims = dims.to_vec();
-            if let Some(slot) = dims.get_mut(axis) {
-                *slot = k;
-            }
-            Shape::Ranked(dims)
-        }
-        None => Shape::Unranked,
-    };
-    Ok(Inferred::many(vec![
-        Output::shape(shape.clone()).elem(input.elem),
-        Output::shape(shape).elem(Some(elem::INT64)),
-    ]))
-}
-
-/// `OneHot(indices, depth, values, axis)`: a new axis of size `depth` inserted at `axis`.
-fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let indices = ctx.required(0)?;
-    let depth = ctx
-        .required(1)?
-        .value
-        .and_then(|v| v.data.first().cloned())
-        .unwrap_or(Dim::Unknown);
-    let elem_type = ctx.input(2).and_then(|v| v.elem);
-    let shape = match indices.shape.dims() {
-        Some(dims) => {
-            let axis = axes::require(ctx.int("axis", -1)?, dims.len() + 1, "OneHot axis")?;
-            let mut dims = dims.to_vec();
-            dims.insert(axis.min(dims.len()), depth);
-            Shape::Ranked(dims)
-        }
-        None => Shape::Unranked,
-    };
-    Ok(Inferred::single(Output::shape(shape).elem(elem_type)))
 }
 
 #[cfg(test)]
@@ -276,11 +173,55 @@ mod tests {
     }
 
     #[test]
-    fn non_zero_gets_a_fresh_symbol() {
-        let x = Shape::from_known(&[3, 4]);
-        let out = testing::run("NonZero", 13, &[testing::shape(x)], vec![]).unwrap();
-        let dims = out.outputs[0].shape.dims().unwrap().to_vec();
-        assert_eq!(dims[0], Dim::known(2));
-        assert!(matches!(dims[1], Dim::Sym(_)));
+    fn gather_nd_with_batch_dims() {
+        let data = Shape::Ranked(vec![
+            Dim::sym("batch"),
+            Dim::known(5),
+            Dim::known(6),
+            Dim::known(7),
+        ]);
+        let indices = Shape::Ranked(vec![Dim::sym("batch"), Dim::known(3), Dim::known(2)]);
+        let out = testing::run(
+            "GatherND",
+            13,
+            &[testing::shape(data.clone()), testing::shape(indices)],
+            vec![int_attr("batch_dims", 1)],
+        )
+        .unwrap();
+        // indices[:-1] + data[batch_dims + k:] = [batch, 3] + [7]
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("batch"), Dim::known(3), Dim::known(7)])
+        );
+        let too_long = Shape::from_known(&[2, 4]);
+        let err = testing::run(
+            "GatherND",
+            13,
+            &[testing::shape(data), testing::shape(too_long)],
+            vec![int_attr("batch_dims", 1)],
+        );
+        assert!(err.is_err());
+    }
+
+    #[test]
+    fn gather_elements_and_scatter_keep_their_shapes() {
+        let data = testing::shape(Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]));
+        let idx = Shape::Ranked(vec![Dim::sym("n"), Dim::known(2)]);
+        let out = testing::run(
+            "GatherElements",
+            13,
+            &[data.clone(), testing::shape(idx.clone())],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, idx);
+        let out = testing::run(
+            "ScatterND",
+            13,
+            &[data.clone(), testing::shape(idx.clone()), None],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, data.unwrap().shape);
     }
 }

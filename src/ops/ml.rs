@@ -149,18 +149,10 @@ fn opaque(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::testing::dims as s;
     use crate::ops::testing::{self, int_attr, ints_attr, run_in};
     use crate::proto::attribute_proto::AttributeType;
     use crate::proto::AttributeProto;
-    use crate::shape::{Dim, Shape};
-
-    fn s(dims: &[&str]) -> Option<testing::Fact> {
-        testing::shape(Shape::Ranked(
-            dims.iter()
-                .map(|d| d.parse::<i64>().map_or_else(|_| Dim::sym(d), Dim::known))
-                .collect(),
-        ))
-    }
 
     fn strings_attr(name: &str, values: &[&str]) -> AttributeProto {
         AttributeProto {

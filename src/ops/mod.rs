@@ -14,22 +14,31 @@ use crate::shape::{Dim, Shape};
 mod attention;
 mod axes;
 mod concat;
+mod constant;
 mod conv;
+mod data_sized;
 mod einsum;
 mod elementwise;
+mod expand;
 mod gather;
 mod linalg;
 mod ml;
 mod norm;
+mod pad;
 mod quant;
 mod recurrent;
 mod reduce;
 mod reshape;
+mod resize;
 mod sequence;
 mod shape_of;
 mod slice;
+mod split;
+mod squeeze;
 #[cfg(test)]
 pub(crate) mod testing;
+mod transpose;
+mod value_ops;
 mod window;
 
 /// What a rule sees of one present input.
@@ -240,10 +249,18 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
     match domain {
         "" => elementwise::lookup(op_type)
             .or_else(|| shape_of::lookup(op_type))
+            .or_else(|| constant::lookup(op_type))
             .or_else(|| reshape::lookup(op_type))
+            .or_else(|| squeeze::lookup(op_type))
+            .or_else(|| transpose::lookup(op_type))
             .or_else(|| gather::lookup(op_type))
+            .or_else(|| data_sized::lookup(op_type))
             .or_else(|| concat::lookup(op_type))
+            .or_else(|| expand::lookup(op_type))
+            .or_else(|| pad::lookup(op_type))
+            .or_else(|| resize::lookup(op_type))
             .or_else(|| slice::lookup(op_type))
+            .or_else(|| split::lookup(op_type))
             .or_else(|| linalg::lookup(op_type))
             .or_else(|| conv::lookup(op_type))
             .or_else(|| norm::lookup(op_type))

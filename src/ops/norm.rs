@@ -102,16 +102,8 @@ fn normalize_axis(axis: i64, rank: usize) -> Result<usize, RuleError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ops::testing::{self, int_attr, run, run_in};
-    use crate::shape::{Dim, Shape};
-
-    fn s(dims: &[&str]) -> Option<testing::Fact> {
-        testing::shape(Shape::Ranked(
-            dims.iter()
-                .map(|d| d.parse::<i64>().map_or_else(|_| Dim::sym(d), Dim::known))
-                .collect(),
-        ))
-    }
+    use crate::ops::testing::dims as s;
+    use crate::ops::testing::{int_attr, run, run_in};
 
     #[test]
     fn layer_norm_scale_and_bias_match_hidden() {

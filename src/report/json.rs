@@ -46,7 +46,10 @@ fn file_json(file: &FileReport, with_shapes: bool) -> Value {
                 json!({
                     "graphs": report.model.graphs.len(),
                     "nodes": report.model.main().map_or(0, |g| g.nodes.len()),
-                    "initializers": report.model.main().map_or(0, |g| g.initializers.len()),
+                    "initializers": report.model.main().map_or(0, |g| g.counts.initializers),
+                    "sparse_initializers":
+                        report.model.main().map_or(0, |g| g.counts.sparse_initializers),
+                    "value_info": report.model.main().map_or(0, |g| g.counts.value_info),
                     "values": report.model.main().map_or(0, |g| g.values.len()),
                 }),
             );

@@ -1,0 +1,185 @@
+//! `Constant`: the output is whichever `value*` attribute is set (ONNX Constant-13: `value`,
+//! `sparse_value`, `value_float(s)`, `value_int(s)`, `value_string(s)`). Small integer tensors
+//! also carry their elements, which is how literal shape vectors enter data propagation.
+
+use super::axes::count;
+use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use crate::infer::declared::{self, MAX_VALUE_ELEMENTS};
+use crate::infer::elem;
+use crate::proto::TensorProto;
+use crate::shape::values::ValueTensor;
+use crate::shape::{Dim, Shape};
+
+/// `TensorProto.DataType` of FLOAT and STRING (INT64 and friends are in `infer::elem`).
+const FLOAT: i32 = 1;
+const STRING: i32 = 8;
+
+/// The rule for `op_type`, if this family has it.
+pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
+    Some(match op_type {
+        "Constant" => constant,
+        _ => return None,
+    })
+}
+
+/// A tensor's static shape; negative dims (invalid) are unknown.
+fn tensor_shape(tensor: &TensorProto) -> Shape {
+    Shape::Ranked(
+        tensor
+            .dims
+            .iter()
+            .map(|&d| if d >= 0 { Dim::known(d) } else { Dim::Unknown })
+            .collect(),
+    )
+}
+
+/// `Constant`: the shape of whichever `value*` attribute is set; integer tensors also carry
+/// their elements.
+fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let attrs = ctx.attrs();
+    if let Some(tensor) = attrs.tensor("value")? {
+        let shape = tensor_shape(tensor);
+        return Ok(Inferred::single(match declared::int_values(tensor) {
+            Some(value) => Output::value(value, tensor.data_type),
+            None => Output::shape(shape).elem(tensor.data_type),
+        }));
+    }
+    if let Some(v) = attrs.int("value_int")? {
+        let value = ValueTensor::new(Vec::new(), vec![Dim::known(v)]);
+        return Ok(Inferred::single(value.map_or_else(
+            || Output::shape(Shape::scalar()),
+            |v| Output::value(v, Some(elem::INT64)),
+        )));
+    }
+    if let Some(list) = attrs.ints("value_ints")? {
+        let data = list.iter().copied().map(Dim::known).collect();
+        return Ok(Inferred::single(match ValueTensor::vector(data) {
+            Some(v) if list.len() <= MAX_VALUE_ELEMENTS => Output::value(v, Some(elem::INT64)),
+            _ => Output::shape(Shape::Ranked(vec![count(list.len())])).elem(Some(elem::INT64)),
+        }));
+    }
+    if attrs.float("value_float")?.is_some() {
+        return Ok(Inferred::single(
+            Output::shape(Shape::scalar()).elem(Some(FLOAT)),
+        ));
+    }
+    if let Some(list) = attrs.floats("value_floats")? {
+        return Ok(Inferred::single(
+            Output::shape(Shape::Ranked(vec![count(list.len())])).elem(Some(FLOAT)),
+        ));
+    }
+    if attrs.get("value_string").is_some() {
+        return Ok(Inferred::single(
+            Output::shape(Shape::scalar()).elem(Some(STRING)),
+        ));
+    }
+    if let Some(attr) = attrs.get("value_strings") {
+        return Ok(Inferred::single(
+            Output::shape(Shape::Ranked(vec![count(attr.strings.len())])).elem(Some(STRING)),
+        ));
+    }
+    if let Some(sparse) = attrs
+        .get("sparse_value")
+        .and_then(|a| a.sparse_tensor.as_ref())
+    {
+        let dims = sparse
+            .dims
+            .iter()
+            .map(|&d| if d >= 0 { Dim::known(d) } else { Dim::Unknown })
+            .collect();
+        let elem_type = sparse.values.as_ref().and_then(|v| v.data_type);
+        return Ok(Inferred::single(
+            Output::shape(Shape::Ranked(dims)).elem(elem_type),
+        ));
+    }
+    Err(RuleError::Invalid("Constant has no value attribute".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::axes::known_ints;
+    use super::super::testing::{self, int_attr, ints_attr, tensor_attr};
+    use crate::proto::attribute_proto::AttributeType;
+    use crate::proto::{AttributeProto, SparseTensorProto, TensorProto};
+    use crate::shape::Shape;
+
+    fn run(attr: AttributeProto) -> crate::ops::Output {
+        let mut out = testing::run("Constant", 13, &[], vec![attr]).unwrap();
+        out.outputs.remove(0)
+    }
+
+    #[test]
+    fn int_tensor_carries_its_elements() {
+        let tensor = TensorProto {
+            dims: vec![2],
+            data_type: Some(7),
+            int64_data: vec![-1, 64],
+            ..TensorProto::default()
+        };
+        let out = run(tensor_attr("value", tensor));
+        assert_eq!(known_ints(out.value.as_ref().unwrap()), Some(vec![-1, 64]));
+        assert_eq!(out.shape, Shape::from_known(&[2]));
+    }
+
+    #[test]
+    fn float_tensor_gives_only_its_shape() {
+        let tensor = TensorProto {
+            dims: vec![2, 3],
+            data_type: Some(1),
+            float_data: vec![0.0; 6],
+            ..TensorProto::default()
+        };
+        let out = run(tensor_attr("value", tensor));
+        assert!(out.value.is_none());
+        assert_eq!(out.shape, Shape::from_known(&[2, 3]));
+        assert_eq!(out.elem, Some(1));
+    }
+
+    #[test]
+    fn scalar_and_list_attribute_forms() {
+        let out = run(int_attr("value_int", 7));
+        assert_eq!(out.shape, Shape::scalar());
+        assert_eq!(known_ints(out.value.as_ref().unwrap()), Some(vec![7]));
+        let out = run(ints_attr("value_ints", &[1, 2, 3]));
+        assert_eq!(known_ints(out.value.as_ref().unwrap()), Some(vec![1, 2, 3]));
+        let out = run(testing::float_attr("value_float", 0.5));
+        assert_eq!((out.shape, out.value), (Shape::scalar(), None));
+        let floats = AttributeProto {
+            name: Some("value_floats".into()),
+            r#type: Some(AttributeType::Floats as i32),
+            floats: vec![0.5; 4],
+            ..AttributeProto::default()
+        };
+        assert_eq!(run(floats).shape, Shape::from_known(&[4]));
+        assert_eq!(
+            run(testing::string_attr("value_string", "a")).shape,
+            Shape::scalar()
+        );
+        let strings = AttributeProto {
+            name: Some("value_strings".into()),
+            r#type: Some(AttributeType::Strings as i32),
+            strings: vec![b"a".to_vec().into(), b"b".to_vec().into()],
+            ..AttributeProto::default()
+        };
+        assert_eq!(run(strings).shape, Shape::from_known(&[2]));
+    }
+
+    #[test]
+    fn sparse_value_gives_its_dense_dims() {
+        let sparse = AttributeProto {
+            name: Some("sparse_value".into()),
+            r#type: Some(AttributeType::SparseTensor as i32),
+            sparse_tensor: Some(SparseTensorProto {
+                dims: vec![100, 4],
+                ..SparseTensorProto::default()
+            }),
+            ..AttributeProto::default()
+        };
+        assert_eq!(run(sparse).shape, Shape::from_known(&[100, 4]));
+    }
+
+    #[test]
+    fn no_value_is_an_error() {
+        assert!(testing::run("Constant", 13, &[], vec![]).is_err());
+    }
+}

@@ -1,0 +1,248 @@
+//! Ops whose output sizes come from the data or from a value input: `Compress`, `NonZero` and
+//! `Unique` (data-dependent counts get a fresh symbol, so later uses of the same output still
+//! compare equal), `TopK` (`k`) and `OneHot` (`depth`), where an unknown value is an unknown dim.
+
+use super::axes::{self, count};
+use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use crate::infer::elem;
+use crate::shape::{Dim, Shape};
+
+/// The rule for `op_type`, if this family has it.
+pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
+    Some(match op_type {
+        "Compress" => compress,
+        "NonZero" => non_zero,
+        "Unique" => unique,
+        "TopK" => top_k,
+        "OneHot" => one_hot,
+        _ => return None,
+    })
+}
+
+/// `Compress(input, condition, axis)`: the kept count depends on the data: a fresh symbol.
+fn compress(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let condition = ctx.required(1)?;
+    // A fully known condition fixes the count; otherwise it depends on the data.
+    let kept = match condition.value.and_then(axes::known_ints) {
+        Some(flags) => count(flags.iter().filter(|&&f| f != 0).count()),
+        None => ctx.fresh_dim("Compress"),
+    };
+    let shape = match (ctx.attrs().int("axis")?, input.shape.dims()) {
+        (None, _) => Shape::Ranked(vec![kept]),
+        (Some(axis), Some(dims)) => {
+            let axis = axes::require(axis, dims.len(), "Compress axis")?;
+            let mut dims = dims.to_vec();
+            if let Some(slot) = dims.get_mut(axis) {
+                *slot = kept;
+            }
+            Shape::Ranked(dims)
+        }
+        (Some(_), None) => Shape::Unranked,
+    };
+    Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
+}
+
+/// `NonZero(x)`: `[rank(x), n]` with `n` the data-dependent count.
+fn non_zero(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let rank = input.shape.rank().map_or(Dim::Unknown, count);
+    let n = ctx.fresh_dim("NonZero");
+    Ok(Inferred::single(
+        Output::shape(Shape::Ranked(vec![rank, n])).elem(Some(elem::INT64)),
+    ))
+}
+
+/// `Unique(x, axis)`: outputs sized by the data-dependent number of unique entries.
+fn unique(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let n = ctx.fresh_dim("Unique");
+    let values = match (ctx.attrs().int("axis")?, input.shape.dims()) {
+        (None, _) => Shape::Ranked(vec![n.clone()]),
+        (Some(axis), Some(dims)) => {
+            let axis = axes::require(axis, dims.len(), "Unique axis")?;
+            let mut dims = dims.to_vec();
+            if let Some(slot) = dims.get_mut(axis) {
+                *slot = n.clone();
+            }
+            Shape::Ranked(dims)
+        }
+        (Some(_), None) => Shape::Unranked,
+    };
+    let inverse = match (ctx.attrs().int("axis")?, input.shape.dims()) {
+        (None, Some(dims)) => Shape::Ranked(vec![axes::product(dims)]),
+        (Some(axis), Some(dims)) => Shape::Ranked(vec![axes::normalise(axis, dims.len())
+            .and_then(|a| dims.get(a).cloned())
+            .unwrap_or(Dim::Unknown)]),
+        _ => Shape::Ranked(vec![Dim::Unknown]),
+    };
+    let int64 = Some(elem::INT64);
+    Ok(Inferred::many(vec![
+        Output::shape(values).elem(input.elem),
+        Output::shape(Shape::Ranked(vec![n.clone()])).elem(int64),
+        Output::shape(inverse).elem(int64),
+        Output::shape(Shape::Ranked(vec![n])).elem(int64),
+    ]))
+}
+
+/// `TopK(x, k, axis)`: the axis becomes `k` (an input from opset 10, an attribute before).
+fn top_k(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let k = if ctx.opset() < 10 {
+        let k = ctx.attrs().int("k")?;
+        Dim::known(k.ok_or_else(|| RuleError::Invalid("TopK-1 needs k".into()))?)
+    } else {
+        // An unknown k is an unknown size, not a fresh symbol: two TopK nodes fed the same k
+        // value would otherwise get different symbols for one size.
+        ctx.required(1)?
+            .value
+            .and_then(|v| v.data.first().cloned())
+            .unwrap_or(Dim::Unknown)
+    };
+    if k.as_known().is_some_and(|k| k < 0) {
+        return Err(RuleError::Invalid(format!("TopK k {k} is negative")));
+    }
+    let shape = match input.shape.dims() {
+        Some(dims) => {
+            let axis = axes::require(ctx.int("axis", -1)?, dims.len(), "TopK axis")?;
+            let mut dims = dims.to_vec();
+            if let Some(slot) = dims.get_mut(axis) {
+                *slot = k;
+            }
+            Shape::Ranked(dims)
+        }
+        None => Shape::Unranked,
+    };
+    Ok(Inferred::many(vec![
+        Output::shape(shape.clone()).elem(input.elem),
+        Output::shape(shape).elem(Some(elem::INT64)),
+    ]))
+}
+
+/// `OneHot(indices, depth, values, axis)`: a new axis of size `depth` inserted at `axis`.
+fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let indices = ctx.required(0)?;
+    let depth = ctx
+        .required(1)?
+        .value
+        .and_then(|v| v.data.first().cloned())
+        .unwrap_or(Dim::Unknown);
+    if depth.as_known().is_some_and(|d| d < 1) {
+        return Err(RuleError::Invalid(format!(
+            "OneHot depth {depth} is below 1"
+        )));
+    }
+    let elem_type = ctx.input(2).and_then(|v| v.elem);
+    let shape = match indices.shape.dims() {
+        Some(dims) => {
+            let axis = axes::require(ctx.int("axis", -1)?, dims.len() + 1, "OneHot axis")?;
+            let mut dims = dims.to_vec();
+            dims.insert(axis.min(dims.len()), depth);
+            Shape::Ranked(dims)
+        }
+        None => Shape::Unranked,
+    };
+    Ok(Inferred::single(Output::shape(shape).elem(elem_type)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{self, int_attr};
+    use crate::shape::values::ValueTensor;
+    use crate::shape::{Dim, Shape};
+
+    #[test]
+    fn non_zero_gets_a_fresh_symbol() {
+        let x = Shape::from_known(&[3, 4]);
+        let out = testing::run("NonZero", 13, &[testing::shape(x)], vec![]).unwrap();
+        let dims = out.outputs[0].shape.dims().unwrap().to_vec();
+        assert_eq!(dims[0], Dim::known(2));
+        assert!(matches!(dims[1], Dim::Sym(_)));
+    }
+
+    #[test]
+    fn compress_counts_a_known_condition() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]);
+        let flags = ValueTensor::vector(vec![Dim::known(1), Dim::known(0), Dim::known(1)]).unwrap();
+        let out = testing::run(
+            "Compress",
+            11,
+            &[testing::shape(x.clone()), testing::ints(flags)],
+            vec![int_attr("axis", 1)],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(2)])
+        );
+        let unknown = testing::shape(Shape::from_known(&[4]));
+        let out = testing::run("Compress", 11, &[testing::shape(x), unknown], vec![]).unwrap();
+        let dims = out.outputs[0].shape.dims().unwrap().to_vec();
+        assert!(matches!(dims.as_slice(), [Dim::Sym(_)]));
+    }
+
+    #[test]
+    fn top_k_from_input_attribute_or_unknown() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(100)]);
+        let k = ValueTensor::vector(vec![Dim::known(5)]).unwrap();
+        let out = testing::run(
+            "TopK",
+            11,
+            &[testing::shape(x.clone()), testing::ints(k)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[1].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(5)])
+        );
+        let out = testing::run(
+            "TopK",
+            1,
+            &[testing::shape(x.clone())],
+            vec![int_attr("k", 3)],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(3)])
+        );
+        let unknown_k = testing::shape(Shape::from_known(&[1]));
+        let out = testing::run("TopK", 11, &[testing::shape(x), unknown_k], vec![]).unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::Unknown])
+        );
+    }
+
+    #[test]
+    fn one_hot_inserts_depth_at_axis() {
+        let ids = Shape::Ranked(vec![Dim::sym("n"), Dim::known(3)]);
+        let depth = ValueTensor::new(vec![], vec![Dim::known(10)]).unwrap();
+        let out = testing::run(
+            "OneHot",
+            11,
+            &[
+                testing::shape(ids),
+                testing::ints(depth),
+                testing::shape(Shape::from_known(&[2])),
+            ],
+            vec![int_attr("axis", 1)],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(10), Dim::known(3)])
+        );
+    }
+
+    #[test]
+    fn unique_outputs_share_one_fresh_count() {
+        let x = Shape::from_known(&[6]);
+        let out = testing::run_in("", "Unique", 11, &[testing::shape(x)], vec![], 4).unwrap();
+        let count = out.outputs[0].shape.clone();
+        assert!(matches!(count.dims().unwrap(), [Dim::Sym(_)]));
+        assert_eq!(out.outputs[1].shape, count);
+        assert_eq!(out.outputs[2].shape, Shape::from_known(&[6]));
+    }
+}

@@ -1,0 +1,155 @@
+//! `Pad`: each padded axis grows by `begin + end` (negative pads crop). `pads` is the `paddings`
+//! attribute in Pad-1, the `pads` attribute in Pad-2, an input from Pad-11; Pad-18 adds `axes`.
+//! The mode does not change the shape.
+
+use super::axes::{self, unknown_dims};
+use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use crate::shape::{Dim, Shape};
+
+/// The rule for `op_type`, if this family has it.
+pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
+    Some(match op_type {
+        "Pad" => pad,
+        _ => return None,
+    })
+}
+
+/// `Pad(data, pads)`: `pads` (attribute before opset 11, input from 11) adds `begin + end` to each
+/// padded axis; opset 18 `axes` restricts which axes the pads apply to.
+fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let data = ctx.required(0)?;
+    let Some(dims) = data.shape.dims() else {
+        return Ok(Inferred::single(
+            Output::shape(Shape::Unranked).elem(data.elem),
+        ));
+    };
+    // Pad-1 calls the attribute `paddings`; Pad-2 renames it `pads`; Pad-11 makes it an input.
+    let pads: Option<Vec<Dim>> = if ctx.opset() < 11 {
+        let name = if ctx.opset() < 2 { "paddings" } else { "pads" };
+        ctx.attrs()
+            .ints(name)?
+            .map(|p| p.iter().copied().map(Dim::known).collect())
+    } else {
+        ctx.required(1)?.value.map(|v| v.data.clone())
+    };
+    let axes: Vec<usize> = match axes::input_ints(ctx.input(3)) {
+        Some(list) if ctx.opset() >= 18 => list
+            .iter()
+            .map(|&a| axes::require(a, dims.len(), "Pad axis"))
+            .collect::<Result<_, _>>()?,
+        _ if ctx.opset() >= 18 && ctx.input(3).is_some() => {
+            return Ok(Inferred::single(
+                Output::shape(unknown_dims(dims.len())).elem(data.elem),
+            ))
+        }
+        _ => (0..dims.len()).collect(),
+    };
+    let Some(pads) = pads.filter(|p| p.len() == 2 * axes.len()) else {
+        return Ok(Inferred::single(
+            Output::shape(unknown_dims(dims.len())).elem(data.elem),
+        ));
+    };
+    let n = axes.len();
+    let mut out = dims.to_vec();
+    for (k, &axis) in axes.iter().enumerate() {
+        let (Some(begin), Some(end)) = (pads.get(k), pads.get(k + n)) else {
+            continue;
+        };
+        if let Some(slot) = out.get_mut(axis) {
+            // Negative pads crop. The sum is right for every input the model accepts (a size
+            // below 0 fails at run time); a static negative size can never run.
+            let grown = slot.add(begin).add(end);
+            if grown.as_known().is_some_and(|v| v < 0) {
+                return Err(RuleError::Invalid(format!(
+                    "Pad gives axis {axis} the negative size {grown}"
+                )));
+            }
+            *slot = grown;
+        }
+    }
+    Ok(Inferred::single(
+        Output::shape(Shape::Ranked(out)).elem(data.elem),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing;
+    use crate::shape::values::ValueTensor;
+    use crate::shape::{Dim, Shape};
+
+    #[test]
+    fn pad_adds_both_sides() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]);
+        let pads = ValueTensor::vector(vec![
+            Dim::known(0),
+            Dim::known(1),
+            Dim::known(0),
+            Dim::known(2),
+        ])
+        .unwrap();
+        let out =
+            testing::run("Pad", 13, &[testing::shape(x), testing::ints(pads)], vec![]).unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(7)])
+        );
+    }
+
+    #[test]
+    fn pad_attribute_forms_and_crops() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(4)]);
+        let out = testing::run(
+            "Pad",
+            1,
+            &[testing::shape(x.clone())],
+            vec![testing::ints_attr("paddings", &[0, 1, 0, 1])],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(6)])
+        );
+        let out = testing::run(
+            "Pad",
+            2,
+            &[testing::shape(x.clone())],
+            vec![testing::ints_attr("pads", &[-1, 0, 0, -1])],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n").sub(&Dim::known(1)), Dim::known(3)])
+        );
+        let too_much = testing::run(
+            "Pad",
+            2,
+            &[testing::shape(x)],
+            vec![testing::ints_attr("pads", &[0, -3, 0, -3])],
+        );
+        assert!(too_much.is_err());
+    }
+
+    #[test]
+    fn pad_18_axes_pick_the_padded_dims() {
+        let x = Shape::Ranked(vec![Dim::sym("n"), Dim::known(4), Dim::known(4)]);
+        let pads = ValueTensor::vector(vec![Dim::known(1), Dim::known(1)]).unwrap();
+        let axes = ValueTensor::vector(vec![Dim::known(-1)]).unwrap();
+        let out = testing::run(
+            "Pad",
+            18,
+            &[
+                testing::shape(x),
+                testing::ints(pads),
+                None,
+                testing::ints(axes),
+            ],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(4), Dim::known(6)])
+        );
+    }
+}

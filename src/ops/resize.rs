@@ -1,0 +1,272 @@
+//! `Resize` and `Upsample`: the rank is kept; a resized dim is `floor(dim * scale)` (ONNX Resize
+//! doc) or, from opset 11, the `sizes` input's value (on opset-18 `axes` only, and only with the
+//! default `stretch` aspect-ratio policy). Float scales are known only as `Upsample-7`
+//! attributes, since propagation carries integer values only; a scale input leaves the resized
+//! dims unknown.
+
+use super::axes::{self, unknown_dims};
+use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use crate::shape::{Dim, Shape};
+
+/// The rule for `op_type`, if this family has it.
+pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
+    Some(match op_type {
+        "Resize" => resize,
+        "Upsample" => upsample,
+        _ => return None,
+    })
+}
+
+/// `floor(dim * scale)` when it is the same for every size of the dim and in both float widths
+/// runtimes use (`float` scale times `int64` size): integral scales multiply symbols exactly.
+fn scaled(dim: &Dim, scale: f32) -> Dim {
+    if !scale.is_finite() || scale < 0.0 {
+        return Dim::Unknown;
+    }
+    // An integral f32 below 2^63 converts exactly.
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "checked integral and in range"
+    )]
+    if scale.fract() == 0.0 && scale < 9.2e18 {
+        return dim.mul(&Dim::known(scale as i64));
+    }
+    let Some(size) = dim.as_known() else {
+        return Dim::Unknown;
+    };
+    // `as` saturates, so both floors land in i64 and compare exactly.
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        reason = "the f64 and the f32 products must agree, else the size is unknown"
+    )]
+    let (wide, narrow) = (
+        (size as f64 * f64::from(scale)).floor() as i64,
+        (size as f32 * scale).floor() as i64,
+    );
+    if wide == narrow && wide < i64::MAX / 2 {
+        Dim::known(wide)
+    } else {
+        Dim::Unknown
+    }
+}
+
+/// `Upsample(X, scales)`: `scales` is an attribute in opsets 7-8 and an input from 9.
+fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let output = |shape: Shape| Ok(Inferred::single(Output::shape(shape).elem(input.elem)));
+    let Some(dims) = input.shape.dims() else {
+        return output(Shape::Unranked);
+    };
+    if !(7..9).contains(&ctx.opset()) {
+        return output(unknown_dims(dims.len()));
+    }
+    let scales = ctx
+        .attrs()
+        .floats("scales")?
+        .ok_or_else(|| RuleError::Invalid("Upsample needs scales".into()))?;
+    if scales.len() != dims.len() {
+        return Err(RuleError::Invalid(format!(
+            "Upsample has {} scales for rank {}",
+            scales.len(),
+            dims.len()
+        )));
+    }
+    output(Shape::Ranked(
+        dims.iter()
+            .zip(scales)
+            .map(|(d, &s)| scaled(d, s))
+            .collect(),
+    ))
+}
+
+/// `Resize(X, roi, scales, sizes)`: `sizes` from opset 11 (used when present and non-empty),
+/// `axes` and `keep_aspect_ratio_policy` from 18.
+fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let output = |shape: Shape| Ok(Inferred::single(Output::shape(shape).elem(input.elem)));
+    let Some(dims) = input.shape.dims() else {
+        return output(Shape::Unranked);
+    };
+    let resized: Vec<usize> = match ctx.attrs().ints("axes")?.filter(|_| ctx.opset() >= 18) {
+        Some(list) => list
+            .iter()
+            .map(|&a| axes::require(a, dims.len(), "Resize axis"))
+            .collect::<Result<_, _>>()?,
+        None => (0..dims.len()).collect(),
+    };
+    let stretch = ctx.opset() < 18
+        || ctx
+            .attrs()
+            .string("keep_aspect_ratio_policy")?
+            .is_none_or(|p| p == "stretch");
+    let sizes = ctx.input(3).filter(|_| ctx.opset() >= 11).filter(|s| {
+        s.shape
+            .dims()
+            .is_none_or(|d| d.first() != Some(&Dim::known(0)))
+    });
+    let mut out = dims.to_vec();
+    let targets = sizes.and_then(|s| s.value).filter(|_| stretch);
+    if let Some(targets) = targets {
+        if targets.data.len() != resized.len() {
+            return Err(RuleError::Invalid(format!(
+                "Resize has {} sizes for {} axes",
+                targets.data.len(),
+                resized.len()
+            )));
+        }
+        for (&axis, size) in resized.iter().zip(&targets.data) {
+            if let Some(slot) = out.get_mut(axis) {
+                *slot = size.clone();
+            }
+        }
+    } else {
+        // Float scales (or sizes we cannot read) leave every resized dim unknown.
+        for &axis in &resized {
+            if let Some(slot) = out.get_mut(axis) {
+                *slot = Dim::Unknown;
+            }
+        }
+    }
+    output(Shape::Ranked(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing;
+    use super::scaled;
+    use crate::proto::attribute_proto::AttributeType;
+    use crate::proto::AttributeProto;
+    use crate::shape::values::ValueTensor;
+    use crate::shape::{Dim, Shape};
+
+    fn floats(name: &str, values: &[f32]) -> AttributeProto {
+        AttributeProto {
+            name: Some(name.into()),
+            r#type: Some(AttributeType::Floats as i32),
+            floats: values.to_vec(),
+            ..AttributeProto::default()
+        }
+    }
+
+    fn nchw() -> Shape {
+        Shape::Ranked(vec![
+            Dim::sym("n"),
+            Dim::known(3),
+            Dim::sym("h"),
+            Dim::known(5),
+        ])
+    }
+
+    #[test]
+    fn scales_floor_and_integral_scales_keep_symbols() {
+        assert_eq!(scaled(&Dim::known(5), 1.5), Dim::known(7));
+        assert_eq!(
+            scaled(&Dim::sym("h"), 2.0),
+            Dim::sym("h").mul(&Dim::known(2))
+        );
+        assert_eq!(scaled(&Dim::sym("h"), 0.5), Dim::Unknown);
+        assert_eq!(scaled(&Dim::known(5), f32::NAN), Dim::Unknown);
+        assert_eq!(scaled(&Dim::known(i64::MAX), 3.0), Dim::Unknown);
+    }
+
+    #[test]
+    fn upsample_7_reads_the_scales_attribute() {
+        let out = testing::run(
+            "Upsample",
+            7,
+            &[testing::shape(nchw())],
+            vec![floats("scales", &[1.0, 1.0, 2.0, 1.5])],
+        )
+        .unwrap();
+        let h2 = Dim::sym("h").mul(&Dim::known(2));
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![Dim::sym("n"), Dim::known(3), h2, Dim::known(7)])
+        );
+        let out = testing::run("Upsample", 9, &[testing::shape(nchw()), None], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape.rank(), Some(4));
+    }
+
+    #[test]
+    fn resize_takes_sizes_and_forgets_scaled_dims() {
+        let sizes = ValueTensor::vector(vec![
+            Dim::sym("n"),
+            Dim::known(3),
+            Dim::known(64),
+            Dim::known(64),
+        ])
+        .unwrap();
+        let empty = testing::shape(Shape::from_known(&[0]));
+        let out = testing::run(
+            "Resize",
+            13,
+            &[testing::shape(nchw()), None, empty, testing::ints(sizes)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![
+                Dim::sym("n"),
+                Dim::known(3),
+                Dim::known(64),
+                Dim::known(64)
+            ])
+        );
+        let scales = testing::shape(Shape::from_known(&[4]));
+        let out = testing::run(
+            "Resize",
+            13,
+            &[testing::shape(nchw()), None, scales],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::Unknown; 4]));
+    }
+
+    #[test]
+    fn resize_18_axes_keep_the_other_dims() {
+        let sizes = ValueTensor::vector(vec![Dim::known(32), Dim::known(32)]).unwrap();
+        let out = testing::run(
+            "Resize",
+            18,
+            &[
+                testing::shape(nchw()),
+                None,
+                None,
+                testing::ints(sizes.clone()),
+            ],
+            vec![testing::ints_attr("axes", &[2, -1])],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![
+                Dim::sym("n"),
+                Dim::known(3),
+                Dim::known(32),
+                Dim::known(32)
+            ])
+        );
+        let out = testing::run(
+            "Resize",
+            18,
+            &[testing::shape(nchw()), None, None, testing::ints(sizes)],
+            vec![
+                testing::ints_attr("axes", &[2, 3]),
+                testing::string_attr("keep_aspect_ratio_policy", "not_larger"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![
+                Dim::sym("n"),
+                Dim::known(3),
+                Dim::Unknown,
+                Dim::Unknown
+            ])
+        );
+    }
+}

@@ -1,0 +1,238 @@
+//! `Squeeze` and `Unsqueeze` (axes as an attribute before opset 13, as an input from 13), which
+//! shape computations use to turn scalars into 1-D values and back: small values pass through.
+
+use super::axes::{self, unknown_dims};
+use super::reshape::reshaped;
+use super::{Ctx, Inferred, RuleError, RuleFn};
+use crate::shape::{Dim, Shape, Tri};
+
+/// The rule for `op_type`, if this family has it.
+pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
+    Some(match op_type {
+        "Squeeze" => squeeze,
+        "Unsqueeze" => unsqueeze,
+        _ => return None,
+    })
+}
+
+/// The `axes` of Squeeze/Unsqueeze: attribute before opset 13, optional input from 13.
+enum AxesArg {
+    /// No axes given.
+    Absent,
+    /// Static axes.
+    Static(Vec<i64>),
+    /// An axes input whose values are not known; its length may be.
+    Dynamic(Option<usize>),
+}
+
+fn squeeze_axes(ctx: &Ctx<'_>) -> Result<AxesArg, RuleError> {
+    if ctx.opset() < 13 {
+        return Ok(ctx
+            .attrs()
+            .ints("axes")?
+            .map_or(AxesArg::Absent, |list| AxesArg::Static(list.to_vec())));
+    }
+    Ok(match ctx.input(1) {
+        None => AxesArg::Absent,
+        Some(input) => match input.value.and_then(axes::known_ints) {
+            Some(list) => AxesArg::Static(list),
+            None => AxesArg::Dynamic(input.shape.dims().and_then(|d| match d {
+                [n] => n.as_known().and_then(|n| usize::try_from(n).ok()),
+                _ => None,
+            })),
+        },
+    })
+}
+
+/// `Squeeze`: removes the listed axes (which must be 1), or without axes every dim that is 1,
+/// only computable when each dim is known to be 1 or not (a symbol might be 1: unknown rank).
+/// Axes whose values are unknown still fix the rank when their count is known.
+fn squeeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let Some(dims) = input.shape.dims() else {
+        return Ok(Inferred::single(reshaped(ctx, Shape::Unranked)));
+    };
+    let removed: Vec<usize> = match squeeze_axes(ctx)? {
+        AxesArg::Static(list) => list
+            .iter()
+            .map(|&a| axes::require(a, dims.len(), "Squeeze axis"))
+            .collect::<Result<_, _>>()?,
+        AxesArg::Absent => {
+            let mut ones = Vec::new();
+            for (i, d) in dims.iter().enumerate() {
+                match d.is_one() {
+                    Tri::Yes => ones.push(i),
+                    Tri::No => {}
+                    Tri::Unknown => return Ok(Inferred::single(reshaped(ctx, Shape::Unranked))),
+                }
+            }
+            ones
+        }
+        AxesArg::Dynamic(count) => {
+            let rank = count.and_then(|n| dims.len().checked_sub(n));
+            return Ok(Inferred::single(reshaped(
+                ctx,
+                rank.map_or(Shape::Unranked, unknown_dims),
+            )));
+        }
+    };
+    if let Some(at) = removed
+        .iter()
+        .find(|&&i| dims.get(i).is_some_and(|d| d.is_one() == Tri::No))
+    {
+        return Err(RuleError::Invalid(format!(
+            "Squeeze axis {at} has a size other than 1"
+        )));
+    }
+    let kept = dims
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !removed.contains(i))
+        .map(|(_, d)| d.clone())
+        .collect();
+    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(kept))))
+}
+
+/// `Unsqueeze`: inserts 1s at the listed axes, counted in the output's rank.
+fn unsqueeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let list = match squeeze_axes(ctx)? {
+        AxesArg::Static(list) => list,
+        AxesArg::Absent => return Err(RuleError::Invalid("Unsqueeze needs axes".into())),
+        AxesArg::Dynamic(count) => {
+            let rank = input.shape.rank().zip(count).map(|(r, n)| r + n);
+            return Ok(Inferred::single(reshaped(
+                ctx,
+                rank.map_or(Shape::Unranked, unknown_dims),
+            )));
+        }
+    };
+    let Some(dims) = input.shape.dims() else {
+        return Ok(Inferred::single(reshaped(ctx, Shape::Unranked)));
+    };
+    let rank = dims.len() + list.len();
+    let mut inserted: Vec<usize> = list
+        .iter()
+        .map(|&a| axes::require(a, rank, "Unsqueeze axis"))
+        .collect::<Result<_, _>>()?;
+    inserted.sort_unstable();
+    if inserted.windows(2).any(|w| w.first() == w.get(1)) {
+        return Err(RuleError::Invalid("Unsqueeze axes repeat".into()));
+    }
+    let mut source = dims.iter();
+    let out = (0..rank)
+        .map(|i| {
+            if inserted.contains(&i) {
+                Dim::known(1)
+            } else {
+                source.next().cloned().unwrap_or(Dim::Unknown)
+            }
+        })
+        .collect();
+    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(out))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{self, ints_attr};
+    use crate::shape::values::ValueTensor;
+    use crate::shape::{Dim, Shape};
+
+    fn b() -> Dim {
+        Dim::sym("batch")
+    }
+    fn s() -> Dim {
+        Dim::sym("seq")
+    }
+
+    #[test]
+    fn squeeze_without_axes_needs_to_know_the_ones() {
+        let plus2 = b().add(&Dim::known(2));
+        let known = Shape::Ranked(vec![Dim::known(1), plus2.clone(), Dim::known(1)]);
+        let out = testing::run("Squeeze", 13, &[testing::shape(known)], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![plus2]));
+        // `batch` may be 1 at run time, and then it would be squeezed too.
+        let symbolic = Shape::Ranked(vec![Dim::known(1), b()]);
+        let out = testing::run("Squeeze", 13, &[testing::shape(symbolic)], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Unranked);
+        let maybe = Shape::Ranked(vec![Dim::known(1), Dim::Unknown]);
+        let out = testing::run("Squeeze", 13, &[testing::shape(maybe)], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Unranked);
+    }
+
+    #[test]
+    fn squeeze_attribute_form_and_a_non_one_axis() {
+        let x = Shape::Ranked(vec![b(), Dim::known(1), Dim::known(3)]);
+        let out = testing::run(
+            "Squeeze",
+            11,
+            &[testing::shape(x.clone())],
+            vec![ints_attr("axes", &[-2])],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].shape,
+            Shape::Ranked(vec![b(), Dim::known(3)])
+        );
+        let bad = testing::run(
+            "Squeeze",
+            11,
+            &[testing::shape(x)],
+            vec![ints_attr("axes", &[2])],
+        );
+        assert!(bad.is_err());
+    }
+
+    #[test]
+    fn dynamic_axes_still_fix_the_rank() {
+        let x = Shape::Ranked(vec![b(), Dim::known(1), Dim::known(1)]);
+        let axes = testing::shape(Shape::from_known(&[2]));
+        let out = testing::run(
+            "Squeeze",
+            13,
+            &[testing::shape(x.clone()), axes.clone()],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::Unknown]));
+        let out = testing::run("Unsqueeze", 13, &[testing::shape(x), axes], vec![]).unwrap();
+        assert_eq!(out.outputs[0].shape.rank(), Some(5));
+    }
+
+    #[test]
+    fn unsqueeze_attribute_and_input_forms() {
+        let x = Shape::Ranked(vec![b(), s()]);
+        let old = testing::run(
+            "Unsqueeze",
+            11,
+            &[testing::shape(x.clone())],
+            vec![ints_attr("axes", &[0, -1])],
+        )
+        .unwrap();
+        let expected = Shape::Ranked(vec![Dim::known(1), b(), s(), Dim::known(1)]);
+        assert_eq!(old.outputs[0].shape, expected);
+        let axes = ValueTensor::vector(vec![Dim::known(0), Dim::known(3)]).unwrap();
+        let new = testing::run(
+            "Unsqueeze",
+            13,
+            &[testing::shape(x), testing::ints(axes)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(new.outputs[0].shape, expected);
+    }
+
+    #[test]
+    fn unsqueezed_scalars_keep_their_value() {
+        let scalar = ValueTensor::new(vec![], vec![s()]).unwrap();
+        let axes = ValueTensor::vector(vec![Dim::known(0)]).unwrap();
+        let out = testing::run(
+            "Unsqueeze",
+            13,
+            &[testing::ints(scalar), testing::ints(axes)],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].value.as_ref().unwrap().data, vec![s()]);
+    }
+}
