@@ -248,14 +248,14 @@ fn fold_binary(op: &str, x: &ValueTensor, y: &ValueTensor) -> Option<ValueTensor
         // Integer Div truncates toward zero in ONNX; it equals floor division for non-negative
         // operands only, so anything possibly negative is left unknown.
         "Div" => ValueTensor::zip_with(x, y, |p, q| {
-            if non_negative(p) && non_negative(q) {
+            if p.is_non_negative() && q.is_non_negative() {
                 p.floor_div(q)
             } else {
                 Dim::Unknown
             }
         }),
         "Mod" => ValueTensor::zip_with(x, y, |p, q| {
-            if non_negative(p) && non_negative(q) {
+            if p.is_non_negative() && q.is_non_negative() {
                 p.modulo(q)
             } else {
                 Dim::Unknown
@@ -286,15 +286,6 @@ fn fold_binary(op: &str, x: &ValueTensor, y: &ValueTensor) -> Option<ValueTensor
             })
         }
         _ => None,
-    }
-}
-
-/// Sizes and symbols are non-negative; other symbolic values may not be.
-fn non_negative(dim: &Dim) -> bool {
-    match dim {
-        Dim::Known(v) => *v >= 0,
-        Dim::Sym(expr) => expr.lower_bound().is_some_and(|low| low >= 0),
-        Dim::Unknown => false,
     }
 }
 

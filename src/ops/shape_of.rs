@@ -138,7 +138,7 @@ fn range(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         _ => match (start, limit, delta.and_then(|d| d.as_known())) {
             (Some(s), Some(l), Some(1)) => {
                 let n = l.sub(&s);
-                if non_negative(&n) {
+                if n.is_non_negative() {
                     n
                 } else {
                     Dim::Unknown
@@ -186,14 +186,6 @@ fn static_length(start: i64, limit: i64, delta: i64) -> Dim {
             Dim::known(ceil.max(0))
         }
         _ => Dim::Unknown,
-    }
-}
-
-fn non_negative(dim: &Dim) -> bool {
-    match dim {
-        Dim::Known(v) => *v >= 0,
-        Dim::Sym(e) => e.lower_bound().is_some_and(|b| b >= 0),
-        Dim::Unknown => false,
     }
 }
 

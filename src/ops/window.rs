@@ -164,18 +164,9 @@ fn floor_out(num: &Dim, s: i64) -> Dim {
     num.floor_div(&Dim::known(s)).add(&Dim::known(1))
 }
 
-/// Whether `d >= 0` for every binding (symbols denote sizes, so are non-negative).
-fn non_negative(d: &Dim) -> bool {
-    match d {
-        Dim::Known(v) => *v >= 0,
-        Dim::Sym(e) => e.lower_bound().is_some_and(|low| low >= 0),
-        Dim::Unknown => false,
-    }
-}
-
 /// `ceil(num / s) + 1`, given only when no window can start past `in + begin`.
 fn ceil_out(input: &Dim, num: &Dim, extent: &Dim, s: i64, begin: i64, end: i64) -> Dim {
-    if !non_negative(num) {
+    if !num.is_non_negative() {
         return Dim::Unknown;
     }
     let out = num

@@ -153,6 +153,16 @@ impl Dim {
         }
     }
 
+    /// Whether the dim is provably `>= 0` for every binding (symbols denote sizes, so are
+    /// non-negative; `n - 1` is not provably so). `Unknown` is not.
+    pub fn is_non_negative(&self) -> bool {
+        match self {
+            Dim::Known(v) => *v >= 0,
+            Dim::Sym(e) => e.lower_bound().is_some_and(|low| low >= 0),
+            Dim::Unknown => false,
+        }
+    }
+
     /// The static size, if known.
     pub fn as_known(&self) -> Option<i64> {
         match self {

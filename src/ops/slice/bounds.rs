@@ -44,7 +44,7 @@ fn clamp_forward(bound: &Dim, dim: &Dim) -> Dim {
         Some(k) if k >= 0 => dim.min(bound),
         Some(_) => dim.add(bound).max(&Dim::known(0)),
         None => match bound {
-            Dim::Sym(e) if e.lower_bound().is_some_and(|b| b >= 0) => dim.min(bound),
+            Dim::Sym(_) if bound.is_non_negative() => dim.min(bound),
             _ => Dim::Unknown,
         },
     }
