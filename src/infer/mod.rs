@@ -7,6 +7,7 @@ mod control;
 pub(crate) mod declared;
 
 use std::cell::Cell;
+use std::collections::HashMap;
 
 use crate::error::Limits;
 use crate::model::{Graph, GraphId, Model, Node, Origin};
@@ -95,6 +96,13 @@ pub fn infer(model: &Model) -> Inference {
 pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
     let mut engine = Engine {
         model,
+        functions: model
+            .functions
+            .iter()
+            // Reversed so that, as in a linear search, the first definition of a name wins.
+            .rev()
+            .map(|f| ((f.domain.as_str(), f.name.as_str()), f.graph))
+            .collect(),
         facts: model
             .graphs
             .iter()
@@ -161,6 +169,8 @@ pub const MAX_VALUE_WORK: usize = 1 << 22;
 
 pub(crate) struct Engine<'m> {
     model: &'m Model,
+    /// Model-local functions by `(domain, name)`, looked up at every node.
+    functions: HashMap<(&'m str, &'m str), GraphId>,
     facts: Vec<GraphFacts>,
     fresh: Cell<u64>,
     depth: usize,
@@ -235,17 +245,14 @@ impl<'m> Engine<'m> {
         self.depth += 1;
         let mut given = inputs.map(Vec::into_iter);
         let mut initial = Vec::with_capacity(graph.values.len());
-        for (index, value) in graph.values.iter().enumerate() {
+        for value in &graph.values {
             let declared_shape = declared::shape_of(value.declared.as_ref());
             let declared_elem = declared::elem_of(value.declared.as_ref());
             let facts = match value.origin {
                 Origin::Input => {
-                    let from_call = if graph.inputs.iter().any(|v| v.0 as usize == index) {
-                        given.as_mut().and_then(Iterator::next)
-                    } else {
-                        None
-                    };
-                    if let Some(mut facts) = from_call {
+                    // Input values are exactly `graph.inputs`, defined first and in order, so
+                    // the call's facts line up with them without a lookup per value.
+                    if let Some(mut facts) = given.as_mut().and_then(Iterator::next) {
                         facts.shape = control::refine(&facts.shape, &declared_shape);
                         facts.elem = facts.elem.or(declared_elem);
                         facts
@@ -315,10 +322,9 @@ impl<'m> Engine<'m> {
 
     fn run_node(&mut self, graph: &'m Graph, node: &'m Node) {
         let function = self
-            .model
             .functions
-            .iter()
-            .find(|f| f.name == node.op_type && f.domain == node.domain);
+            .get(&(node.domain.as_str(), node.op_type.as_str()))
+            .copied();
         let enters_body = !node.subgraphs.is_empty() || function.is_some();
         // Plain nodes (nearly all) read their inputs' facts in place; only nodes that run a body
         // need owned copies, since the body's inference mutates the facts.
@@ -340,7 +346,7 @@ impl<'m> Engine<'m> {
             control::infer(self, graph, node, &inputs)
         } else if let Some(function) = function {
             let inputs = owned_inputs();
-            control::call(self, function.graph, &inputs)
+            control::call(self, function, &inputs)
         } else {
             self.apply_rule(graph, node)
         };
