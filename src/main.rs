@@ -14,7 +14,10 @@ use onnx_bcast_lint::{lint_path_timed, Code, Options, Timings};
 use rayon::prelude::*;
 
 // A model is millions of small, short-lived allocations (names, shapes, symbolic dims): mimalloc's
-// thread-local free lists make them several times cheaper than glibc's malloc (issue 6).
+// thread-local free lists make them several times cheaper than glibc's malloc (issue 6). Without
+// the default `mimalloc` feature the system allocator is used, which heap profilers (valgrind's
+// massif) can see.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -124,7 +124,7 @@ fn nested_ifs(depth: usize) -> ModelProto {
             if_node.attribute.push(AttributeProto {
                 name: Some(branch.into()),
                 r#type: Some(5),
-                g: Some(graph.clone()),
+                g: Some(Box::new(graph.clone())),
                 ..Default::default()
             });
         }
@@ -231,7 +231,7 @@ fn inferred_rank_beyond_the_limit_becomes_unknown() {
     graph.node[0].attribute.push(AttributeProto {
         name: Some("value".into()),
         r#type: Some(4),
-        t: Some(int64s("", vec![1], vec![1])),
+        t: Some(Box::new(int64s("", vec![1], vec![1]))),
         ..Default::default()
     });
     for outcome in both(&model(graph), &options) {
@@ -267,7 +267,7 @@ fn constant_of_shape_two_to_the_forty_is_not_materialised() {
     fill.attribute.push(AttributeProto {
         name: Some("value".into()),
         r#type: Some(4),
-        t: Some(int64s("", vec![1], vec![7])),
+        t: Some(Box::new(int64s("", vec![1], vec![7]))),
         ..Default::default()
     });
     let graph = GraphProto {
@@ -411,7 +411,7 @@ fn a_node_with_many_inputs_of_a_large_value_stays_bounded() {
     fill.attribute.push(AttributeProto {
         name: Some("value".into()),
         r#type: Some(4),
-        t: Some(int64s("", vec![1], vec![1])),
+        t: Some(Box::new(int64s("", vec![1], vec![1]))),
         ..Default::default()
     });
     let graph = GraphProto {
@@ -545,7 +545,7 @@ fn recursion_through_if_branches_with_declared_symbolic_shapes_is_bounded() {
         if_node.attribute.push(AttributeProto {
             name: Some(name.into()),
             r#type: Some(5),
-            g: Some(branch(out)),
+            g: Some(Box::new(branch(out))),
             ..Default::default()
         });
     }

@@ -142,13 +142,13 @@ fn subgraphs_capture_outer_values_and_order_the_owner_after_them() {
     if_node.attribute = vec![
         AttributeProto {
             name: Some("then_branch".into()),
-            g: Some(then_branch),
+            g: Some(Box::new(then_branch)),
             r#type: Some(5),
             ..Default::default()
         },
         AttributeProto {
             name: Some("else_branch".into()),
-            g: Some(else_branch),
+            g: Some(Box::new(else_branch)),
             r#type: Some(5),
             ..Default::default()
         },

@@ -282,7 +282,7 @@ impl Gen<'_, '_> {
             }
             3..=5 if depth < 3 => {
                 attr.r#type = Some(5);
-                attr.g = Some(self.graph(scope, depth + 1)?);
+                attr.g = Some(Box::new(self.graph(scope, depth + 1)?));
             }
             6 | 7 => {
                 attr.r#type = Some(7);
@@ -291,7 +291,7 @@ impl Gen<'_, '_> {
             }
             8 => {
                 attr.r#type = Some(4);
-                attr.t = Some(self.int_tensor(None)?);
+                attr.t = Some(Box::new(self.int_tensor(None)?));
             }
             9 => {
                 attr.r#type = Some(3);

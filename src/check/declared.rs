@@ -32,7 +32,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             ) {
                 continue;
             }
-            let declared_shape = declared::shape_of(value.declared.as_ref());
+            let declared_shape = declared::shape_of(value.declared.as_deref());
             let Some(inferred) = facts.values.get(v) else {
                 continue;
             };

@@ -145,7 +145,7 @@ fn graph_cost(graph: &Graph) -> usize {
     let values = graph
         .values
         .iter()
-        .map(|value| 1 + declared::shape_rank(value.declared.as_ref()))
+        .map(|value| 1 + declared::shape_rank(value.declared.as_deref()))
         .fold(0usize, usize::saturating_add);
     graph.nodes.len().saturating_add(values).saturating_add(1)
 }
@@ -246,8 +246,8 @@ impl<'m> Engine<'m> {
         let mut given = inputs.map(Vec::into_iter);
         let mut initial = Vec::with_capacity(graph.values.len());
         for value in &graph.values {
-            let declared_shape = declared::shape_of(value.declared.as_ref());
-            let declared_elem = declared::elem_of(value.declared.as_ref());
+            let declared_shape = declared::shape_of(value.declared.as_deref());
+            let declared_elem = declared::elem_of(value.declared.as_deref());
             let facts = match value.origin {
                 Origin::Input => {
                     // Input values are exactly `graph.inputs`, defined first and in order, so
@@ -357,7 +357,7 @@ impl<'m> Engine<'m> {
                 .get(slot)
                 .cloned()
                 .unwrap_or_else(ValueFacts::unknown);
-            let declared = graph.value(*value).map(|v| v.declared.as_ref());
+            let declared = graph.value(*value).map(|v| v.declared.as_deref());
             let declared_shape = declared::shape_of(declared.flatten());
             let refined = self.within_budget(ValueFacts {
                 shape: control::refine(&inferred.shape, &declared_shape),

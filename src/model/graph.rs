@@ -4,26 +4,27 @@
 //! Structural problems (cycles, undefined inputs, duplicate producers, missing op types) become
 //! [`StructuralProblem`]s, never errors: the rest of the model is still linted.
 
-use foldhash::HashMap;
 use std::path::Path;
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
+use super::names::NameIndex;
+use super::parts::{GraphParts, ModelParts};
 use super::wire::{GraphLayout, ModelLayout};
 use super::{
-    DeclaredCounts, Edge, Function, Graph, GraphId, Model, Node, Opsets, Origin, ProblemKind,
-    StructuralProblem, Value, ValueId,
+    Attribute, DeclaredCounts, Edge, Function, Graph, GraphId, Model, Node, Opsets, Origin,
+    ProblemKind, StructuralProblem, Value, ValueId,
 };
 use crate::error::{Limits, LoadError};
 use crate::proto::{
-    tensor_shape_proto, type_proto, GraphProto, ModelProto, NodeProto, TensorProto,
-    TensorShapeProto, TypeProto, ValueInfoProto,
+    tensor_shape_proto, type_proto, NodeProto, TensorProto, TensorShapeProto, TypeProto,
+    ValueInfoProto,
 };
 
-/// Builds a [`Model`] from its decoded protobuf and (when read from bytes) its wire layout.
+/// Builds a [`Model`] from the parts of its protobuf and (when read from bytes) its wire layout.
 pub(crate) fn build(
-    proto: ModelProto,
+    proto: ModelParts,
     layout: Option<ModelLayout>,
     path: &Path,
     limits: Limits,
@@ -46,7 +47,7 @@ pub(crate) fn build(
             node: None,
             kind: ProblemKind::NoGraph,
         });
-        GraphProto::default()
+        GraphParts::empty()
     });
     builder.graph(main, "main", None, graph_layout, &opsets, 0)?;
 
@@ -54,32 +55,31 @@ pub(crate) fn build(
     for function in proto.functions {
         let mut imports = opsets.clone();
         imports.extend(&Opsets::from_imports(&function.opset_import));
-        let domain = function.domain.unwrap_or_default();
-        let name = function.name.unwrap_or_default();
-        let body = GraphProto {
-            node: function.node,
+        let body = GraphParts {
+            nodes: function.nodes,
+            initializer: Vec::new(),
+            sparse_initializer: Vec::new(),
             input: function.input.into_iter().map(named_value).collect(),
             output: function.output.into_iter().map(named_value).collect(),
             value_info: function.value_info,
-            ..GraphProto::default()
         };
         let (id, _) = builder.graph(
             body,
-            &format!("function/{domain}/{name}"),
+            &format!("function/{}/{}", function.domain, function.name),
             None,
             function_layouts.next(),
             &imports,
             0,
         )?;
         functions.push(Function {
-            domain,
-            name,
+            domain: function.domain,
+            name: function.name,
             graph: id,
             attributes: function.attribute,
         });
     }
     Ok(Model {
-        ir_version: proto.ir_version.unwrap_or(0),
+        ir_version: proto.ir_version,
         opsets,
         graphs: builder.graphs,
         functions,
@@ -106,7 +106,7 @@ struct Builder<'p> {
 struct PendingSubgraph {
     node: usize,
     attribute: String,
-    body: GraphProto,
+    body: GraphParts,
     layout: Option<GraphLayout>,
 }
 
@@ -125,7 +125,7 @@ impl Builder<'_> {
     #[allow(clippy::too_many_lines)]
     fn graph(
         &mut self,
-        proto: GraphProto,
+        proto: GraphParts,
         path: &str,
         parent: Option<(GraphId, usize)>,
         layout: Option<GraphLayout>,
@@ -141,7 +141,13 @@ impl Builder<'_> {
             });
         }
         let id = GraphId(u32::try_from(self.graphs.len()).unwrap_or(u32::MAX));
-        let mut table = Table::default();
+        // About one value per node output; most nodes have one.
+        let mut table = Table::with_capacity(
+            proto.input.len()
+                + proto.initializer.len()
+                + proto.sparse_initializer.len()
+                + proto.nodes.len(),
+        );
 
         for input in proto.input {
             self.check_declared_rank(input.r#type.as_ref())?;
@@ -150,7 +156,7 @@ impl Builder<'_> {
             if !fresh {
                 self.problem(id, None, ProblemKind::DuplicateProducer { name });
             } else if let Some(slot) = table.values.get_mut(value.0 as usize) {
-                slot.declared = input.r#type;
+                slot.declared = input.r#type.map(Box::new);
             }
         }
         let inputs: Vec<ValueId> = (0..table.values.len())
@@ -193,7 +199,7 @@ impl Builder<'_> {
                     let (value, _) = table.define(&name, origin);
                     if let Some(slot) = table.values.get_mut(value.0 as usize) {
                         slot.initializer = Some(index);
-                        slot.declared = Some(tensor_type(&tensor));
+                        slot.declared = Some(Box::new(tensor_type(&tensor)));
                     }
                 }
             }
@@ -201,10 +207,10 @@ impl Builder<'_> {
         }
 
         let mut node_layouts = layout.map(|layout| layout.nodes.into_iter());
-        let mut nodes = Vec::with_capacity(proto.node.len());
+        let mut nodes = Vec::with_capacity(proto.nodes.len());
         let mut pending = Vec::new();
-        let mut raw_inputs = Vec::with_capacity(proto.node.len());
-        for (index, node) in proto.node.into_iter().enumerate() {
+        let mut raw_inputs = Vec::with_capacity(proto.nodes.len());
+        for (index, node) in proto.nodes.into_iter().enumerate() {
             self.nodes_seen += 1;
             if self.nodes_seen > self.limits.max_nodes {
                 return Err(LoadError::Limit {
@@ -215,6 +221,12 @@ impl Builder<'_> {
                 });
             }
             let node_layout = node_layouts.as_mut().and_then(Iterator::next);
+            let node = node.map_err(|problem| LoadError::Decode {
+                path: self.path.to_path_buf(),
+                offset: node_layout.as_ref().map_or(0, |layout| layout.span.start),
+                context: format!("{path}/node[{index}]"),
+                problem,
+            })?;
             let (built, inputs, subgraphs) =
                 self.node(id, index, node, node_layout, opsets, &mut table);
             pending.extend(subgraphs);
@@ -251,7 +263,7 @@ impl Builder<'_> {
                 .and_then(|v| table.values.get_mut(v.0 as usize))
             {
                 if slot.declared.is_none() {
-                    slot.declared = info.r#type;
+                    slot.declared = info.r#type.map(Box::new);
                 }
             }
         }
@@ -262,7 +274,7 @@ impl Builder<'_> {
             let value = self.resolve(id, &name, &mut table, &mut captures, None, parent_id);
             if let Some(slot) = table.values.get_mut(value.0 as usize) {
                 if slot.declared.is_none() || matches!(slot.origin, Origin::Node { .. }) {
-                    slot.declared = output.r#type.or(slot.declared.take());
+                    slot.declared = output.r#type.map(Box::new).or(slot.declared.take());
                 }
             }
             outputs.push(value);
@@ -350,33 +362,37 @@ impl Builder<'_> {
             }
         };
 
-        let mut attributes = proto.attribute;
+        let mut attributes = Vec::with_capacity(proto.attribute.len());
         let mut pending = Vec::new();
-        for (ordinal, attr) in attributes.iter_mut().enumerate() {
-            let attr_name = attr.name.clone().unwrap_or_default();
-            if let Some(body) = attr.g.take() {
-                pending.push(PendingSubgraph {
-                    node: index,
-                    attribute: attr_name.clone(),
-                    body,
-                    layout: take_layout(ordinal),
-                });
-            }
+        for (ordinal, mut attr) in proto.attribute.into_iter().enumerate() {
+            let body = attr.g.take();
             let many = std::mem::take(&mut attr.graphs);
-            let count = many.len();
-            for (k, body) in many.into_iter().enumerate() {
-                let attribute = if count == 1 {
-                    attr_name.clone()
-                } else {
-                    format!("{attr_name}[{k}]")
-                };
-                pending.push(PendingSubgraph {
-                    node: index,
-                    attribute,
-                    body,
-                    layout: take_layout(ordinal),
-                });
+            if body.is_some() || !many.is_empty() {
+                let attr_name = attr.name.clone().unwrap_or_default();
+                if let Some(body) = body {
+                    pending.push(PendingSubgraph {
+                        node: index,
+                        attribute: attr_name.clone(),
+                        body: GraphParts::from(*body),
+                        layout: take_layout(ordinal),
+                    });
+                }
+                let count = many.len();
+                for (k, body) in many.into_iter().enumerate() {
+                    let attribute = if count == 1 {
+                        attr_name.clone()
+                    } else {
+                        format!("{attr_name}[{k}]")
+                    };
+                    pending.push(PendingSubgraph {
+                        node: index,
+                        attribute,
+                        body: GraphParts::from(body),
+                        layout: take_layout(ordinal),
+                    });
+                }
             }
+            attributes.push(Attribute::from(attr));
         }
 
         let is_constant = op_type == "Constant" && domain.is_empty();
@@ -440,7 +456,7 @@ impl Builder<'_> {
             let Some(found) = self.graphs.get(candidate.0 as usize) else {
                 break;
             };
-            if let Some(&value) = found.by_name.get(name) {
+            if let Some(value) = found.lookup(name) {
                 captures.push((candidate, value));
                 return table
                     .define(
@@ -575,20 +591,26 @@ impl Builder<'_> {
 }
 
 /// A graph's values and its name index while it is being built.
-#[derive(Default)]
 struct Table {
     values: Vec<Value>,
-    by_name: HashMap<String, ValueId>,
+    by_name: NameIndex,
 }
 
 impl Table {
+    fn with_capacity(capacity: usize) -> Self {
+        Table {
+            values: Vec::with_capacity(capacity),
+            by_name: NameIndex::with_capacity(capacity),
+        }
+    }
+
     fn lookup(&self, name: &str) -> Option<ValueId> {
-        self.by_name.get(name).copied()
+        self.by_name.get(name, &self.values)
     }
 
     /// Defines `name`; returns the existing value and `false` if it was already defined.
     fn define(&mut self, name: &str, origin: Origin) -> (ValueId, bool) {
-        if let Some(&value) = self.by_name.get(name) {
+        if let Some(value) = self.lookup(name) {
             return (value, false);
         }
         let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
@@ -598,7 +620,7 @@ impl Table {
             declared: None,
             initializer: None,
         });
-        self.by_name.insert(name.to_owned(), value);
+        self.by_name.insert(value, &self.values);
         (value, true)
     }
 }

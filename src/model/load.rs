@@ -14,7 +14,7 @@ use super::graph as build;
 use super::wire::{self, WireFault, WireProblem};
 use super::Model;
 use crate::error::{Limits, LoadError};
-use crate::proto::ModelProto;
+use crate::proto::{onnx_lean, ModelProto};
 
 /// Where a model's bytes come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,7 +140,7 @@ pub fn load_bytes_timed(
     let layout = wire::scan(&bytes, limits).map_err(|fault| wire_error(path, fault, limits))?;
     times.scan = start.elapsed();
     let start = Instant::now();
-    let proto = ModelProto::decode(bytes).map_err(|error| LoadError::Decode {
+    let proto = onnx_lean::ModelProto::decode(bytes).map_err(|error| LoadError::Decode {
         path: path.to_path_buf(),
         offset: 0,
         context: "ModelProto".into(),
@@ -148,14 +148,14 @@ pub fn load_bytes_timed(
     })?;
     times.decode = start.elapsed();
     let start = Instant::now();
-    let model = build::build(proto, Some(layout), path, limits);
+    let model = build::build(proto.into(), Some(layout), path, limits);
     times.graph = start.elapsed();
     model
 }
 
 /// Builds the graphs of an already decoded model (no byte spans are known).
 pub fn load_proto(proto: ModelProto, limits: Limits) -> Result<Model, LoadError> {
-    build::build(proto, None, Path::new("<model>"), limits)
+    build::build(proto.into(), None, Path::new("<model>"), limits)
 }
 
 fn wire_error(path: &Path, fault: WireFault, limits: Limits) -> LoadError {

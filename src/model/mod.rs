@@ -7,16 +7,18 @@
 mod attrs;
 mod graph;
 mod load;
+mod names;
 mod opset;
+mod parts;
 mod wire;
 
 use std::ops::Range;
 
 use petgraph::graph::DiGraph;
 
-use crate::proto::{AttributeProto, TensorProto, TypeProto};
+use crate::proto::{TensorProto, TypeProto};
 
-pub use attrs::{AttrError, Attrs};
+pub use attrs::{AttrError, AttrValue, Attribute, Attrs};
 pub(crate) use graph::tensor_type;
 pub use load::{
     load_bytes, load_bytes_timed, load_path, load_path_timed, load_proto, LoadTimes, Source,
@@ -75,9 +77,8 @@ pub struct Graph {
     pub nodes: Vec<Node>,
     /// Every value the graph names.
     pub values: Vec<Value>,
-    /// Name index of [`Graph::values`]. foldhash instead of `SipHash` (5% of the profile): as
-    /// fast as Fx, but randomly seeded, so names crafted to collide cannot make loading quadratic.
-    pub(crate) by_name: foldhash::HashMap<String, ValueId>,
+    /// Name index of [`Graph::values`].
+    pub(crate) by_name: names::NameIndex,
     /// Graph inputs in declaration order (function inputs for function bodies).
     pub inputs: Vec<ValueId>,
     /// Graph outputs in declaration order.
@@ -134,7 +135,7 @@ pub struct Node {
     /// Output values by slot; `None` for an unused optional output.
     pub outputs: Vec<Option<ValueId>>,
     /// Attributes, with graph bodies moved out into [`Node::subgraphs`].
-    pub attributes: Vec<AttributeProto>,
+    pub attributes: Vec<Attribute>,
     /// Graph-valued attributes: `(attribute name, graph)`, in attribute order.
     pub subgraphs: Vec<(String, GraphId)>,
     /// Byte range of the `NodeProto` in the file (empty when the model was not read from bytes).
@@ -151,7 +152,8 @@ pub struct Value {
     /// Where it comes from.
     pub origin: Origin,
     /// Its declared type: graph input/output, `value_info`, or built from initializer dims.
-    pub declared: Option<TypeProto>,
+    /// Boxed: most values of an exported model declare nothing.
+    pub declared: Option<Box<TypeProto>>,
     /// The initializer holding its data, as an index into [`Graph::initializers`].
     pub initializer: Option<usize>,
 }
@@ -243,7 +245,7 @@ impl Model {
 impl Graph {
     /// The value called `name`, if the graph names it.
     pub fn lookup(&self, name: &str) -> Option<ValueId> {
-        self.by_name.get(name).copied()
+        self.by_name.get(name, &self.values)
     }
 
     /// The value with this id.

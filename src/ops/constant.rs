@@ -75,12 +75,15 @@ fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     if let Some(attr) = attrs.get("value_strings") {
         return Ok(Inferred::single(
-            Output::shape(Shape::Ranked(vec![count(attr.strings.len())])).elem(Some(STRING)),
+            Output::shape(Shape::Ranked(vec![count(
+                attr.value.strings().map_or(0, <[_]>::len),
+            )]))
+            .elem(Some(STRING)),
         ));
     }
     if let Some(sparse) = attrs
         .get("sparse_value")
-        .and_then(|a| a.sparse_tensor.as_ref())
+        .and_then(|a| a.value.sparse_tensor())
     {
         let dims = sparse
             .dims
@@ -169,10 +172,10 @@ mod tests {
         let sparse = AttributeProto {
             name: Some("sparse_value".into()),
             r#type: Some(AttributeType::SparseTensor as i32),
-            sparse_tensor: Some(SparseTensorProto {
+            sparse_tensor: Some(Box::new(SparseTensorProto {
                 dims: vec![100, 4],
                 ..SparseTensorProto::default()
-            }),
+            })),
             ..AttributeProto::default()
         };
         assert_eq!(run(sparse).shape, Shape::from_known(&[100, 4]));

@@ -42,7 +42,7 @@ fn count(ctx: &Ctx<'_>, ints: &str, strings: &str) -> Result<Option<i64>, RuleEr
     }
     Ok(attrs
         .get(strings)
-        .and_then(|a| i64::try_from(a.strings.len()).ok())
+        .and_then(|a| i64::try_from(a.value.strings().map_or(0, <[_]>::len)).ok())
         .filter(|&n| n > 0))
 }
 

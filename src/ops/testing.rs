@@ -109,7 +109,7 @@ pub(crate) fn tensor_attr(name: &str, tensor: TensorProto) -> AttributeProto {
     AttributeProto {
         name: Some(name.into()),
         r#type: Some(AttributeType::Tensor as i32),
-        t: Some(tensor),
+        t: Some(Box::new(tensor)),
         ..AttributeProto::default()
     }
 }
@@ -132,7 +132,7 @@ pub(crate) fn run_in(
         opset: Some(opset),
         inputs: Vec::new(),
         outputs: vec![None; outputs],
-        attributes,
+        attributes: attributes.into_iter().map(Into::into).collect(),
         subgraphs: Vec::new(),
         span: 0..0,
         in_cycle: false,

@@ -1,0 +1,156 @@
+//! What the graph builder reads of a model, from either of its two sources: a `ModelProto`
+//! decoded by the caller (`lint_model`), or the lean view of `proto/lean.proto` decoded from the
+//! file's bytes, whose nodes are still encoded and are decoded one at a time while building.
+//!
+//! Decoding nodes one at a time bounds the memory of loading: a decoded `NodeProto` lives only
+//! until its fields are moved into the built [`super::Node`].
+
+use bytes::Bytes;
+use prost::Message;
+
+use crate::proto::onnx_lean;
+use crate::proto::{
+    GraphProto, ModelProto, NodeProto, OperatorSetIdProto, SparseTensorProto, TensorProto,
+    ValueInfoProto,
+};
+
+/// The nodes of a graph, decoded or not.
+pub(super) enum Nodes {
+    /// Already decoded (a caller's `ModelProto`, or a subgraph decoded with its node).
+    Decoded(Vec<NodeProto>),
+    /// Each node's encoding, a slice of the input.
+    Encoded(Vec<Bytes>),
+}
+
+impl Nodes {
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Nodes::Decoded(nodes) => nodes.len(),
+            Nodes::Encoded(nodes) => nodes.len(),
+        }
+    }
+
+    /// The nodes in file order; an encoded node that does not decode yields prost's message.
+    pub(super) fn into_iter(self) -> impl Iterator<Item = Result<NodeProto, String>> {
+        let (decoded, encoded) = match self {
+            Nodes::Decoded(nodes) => (nodes, Vec::new()),
+            Nodes::Encoded(nodes) => (Vec::new(), nodes),
+        };
+        decoded.into_iter().map(Ok).chain(
+            encoded
+                .into_iter()
+                .map(|bytes| NodeProto::decode(bytes).map_err(|error| error.to_string())),
+        )
+    }
+}
+
+/// The fields of a `GraphProto` the builder reads.
+pub(super) struct GraphParts {
+    pub(super) nodes: Nodes,
+    pub(super) initializer: Vec<TensorProto>,
+    pub(super) sparse_initializer: Vec<SparseTensorProto>,
+    pub(super) input: Vec<ValueInfoProto>,
+    pub(super) output: Vec<ValueInfoProto>,
+    pub(super) value_info: Vec<ValueInfoProto>,
+}
+
+impl GraphParts {
+    /// An empty graph (a model without one is reported, then linted as empty).
+    pub(super) fn empty() -> Self {
+        Self::from(GraphProto::default())
+    }
+}
+
+impl From<GraphProto> for GraphParts {
+    fn from(graph: GraphProto) -> Self {
+        GraphParts {
+            nodes: Nodes::Decoded(graph.node),
+            initializer: graph.initializer,
+            sparse_initializer: graph.sparse_initializer,
+            input: graph.input,
+            output: graph.output,
+            value_info: graph.value_info,
+        }
+    }
+}
+
+impl From<onnx_lean::GraphProto> for GraphParts {
+    fn from(graph: onnx_lean::GraphProto) -> Self {
+        GraphParts {
+            nodes: Nodes::Encoded(graph.node),
+            initializer: graph.initializer,
+            sparse_initializer: graph.sparse_initializer,
+            input: graph.input,
+            output: graph.output,
+            value_info: graph.value_info,
+        }
+    }
+}
+
+/// The fields of a `FunctionProto` the builder reads.
+pub(super) struct FunctionParts {
+    pub(super) name: String,
+    pub(super) domain: String,
+    pub(super) input: Vec<String>,
+    pub(super) output: Vec<String>,
+    pub(super) attribute: Vec<String>,
+    pub(super) nodes: Nodes,
+    pub(super) opset_import: Vec<OperatorSetIdProto>,
+    pub(super) value_info: Vec<ValueInfoProto>,
+}
+
+/// The fields of a `ModelProto` the builder reads.
+pub(super) struct ModelParts {
+    pub(super) ir_version: i64,
+    pub(super) opset_import: Vec<OperatorSetIdProto>,
+    pub(super) graph: Option<GraphParts>,
+    pub(super) functions: Vec<FunctionParts>,
+}
+
+impl From<ModelProto> for ModelParts {
+    fn from(model: ModelProto) -> Self {
+        ModelParts {
+            ir_version: model.ir_version.unwrap_or(0),
+            opset_import: model.opset_import,
+            graph: model.graph.map(GraphParts::from),
+            functions: model
+                .functions
+                .into_iter()
+                .map(|function| FunctionParts {
+                    name: function.name.unwrap_or_default(),
+                    domain: function.domain.unwrap_or_default(),
+                    input: function.input,
+                    output: function.output,
+                    attribute: function.attribute,
+                    nodes: Nodes::Decoded(function.node),
+                    opset_import: function.opset_import,
+                    value_info: function.value_info,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<onnx_lean::ModelProto> for ModelParts {
+    fn from(model: onnx_lean::ModelProto) -> Self {
+        ModelParts {
+            ir_version: model.ir_version.unwrap_or(0),
+            opset_import: model.opset_import,
+            graph: model.graph.map(GraphParts::from),
+            functions: model
+                .functions
+                .into_iter()
+                .map(|function| FunctionParts {
+                    name: function.name.unwrap_or_default(),
+                    domain: function.domain.unwrap_or_default(),
+                    input: function.input,
+                    output: function.output,
+                    attribute: function.attribute,
+                    nodes: Nodes::Encoded(function.node),
+                    opset_import: function.opset_import,
+                    value_info: function.value_info,
+                })
+                .collect(),
+        }
+    }
+}
