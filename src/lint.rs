@@ -85,7 +85,7 @@ impl LintReport {
                 .enumerate()
                 .filter_map(move |(i, value)| {
                     let shape = &facts?.values.get(i)?.shape;
-                    Some((value.name.as_str(), shape))
+                    Some((&*value.name, shape))
                 })
         })
     }

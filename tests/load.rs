@@ -197,6 +197,6 @@ fn node_spans_decode_back_to_the_node() {
     let loaded = load(&proto);
     for n in &loaded.main().unwrap().nodes {
         let decoded = NodeProto::decode(&bytes[n.span.clone()]).unwrap();
-        assert_eq!(decoded.name.as_deref(), Some(n.name.as_str()));
+        assert_eq!(decoded.name.as_deref(), Some(&*n.name));
     }
 }

@@ -10,7 +10,7 @@ pub(super) fn node_site(graph: &Graph, node: &Node) -> NodeSite {
     NodeSite {
         graph: graph.path.clone(),
         index: node.index,
-        name: node.name.clone(),
+        name: node.name.to_string(),
         op_type: node.op_type.clone(),
         domain: node.domain.clone(),
         span: node.span.clone(),

@@ -13,7 +13,7 @@ use crate::error::Limits;
 use crate::model::{Graph, GraphId, Model, Node, Origin};
 use crate::ops::{self, BroadcastCheck, Ctx, Input, RuleError};
 use crate::shape::values::ValueTensor;
-use crate::shape::Shape;
+use crate::shape::{Shape, Verdict};
 
 pub(crate) use declared::elem;
 
@@ -49,8 +49,8 @@ pub enum NodeStatus {
     Inferred,
     /// No rule knows this operator: its outputs are unknown (or declared).
     Unsupported,
-    /// The rule could not infer: outputs unknown.
-    Failed(RuleError),
+    /// The rule could not infer: outputs unknown. Boxed: rare, and three strings wide.
+    Failed(Box<RuleError>),
 }
 
 /// What propagation found at one node.
@@ -58,7 +58,9 @@ pub enum NodeStatus {
 pub struct NodeFacts {
     /// How the node was handled.
     pub status: NodeStatus,
-    /// The broadcasts it performs and their outcomes.
+    /// The broadcasts it performs whose outcome is conditional or invalid. Plainly valid ones
+    /// are dropped: the checks have nothing to say about them, and an exported model performs
+    /// hundreds of thousands (each with its output shape).
     pub checks: Vec<BroadcastCheck>,
 }
 
@@ -321,10 +323,14 @@ impl<'m> Engine<'m> {
     }
 
     fn run_node(&mut self, graph: &'m Graph, node: &'m Node) {
-        let function = self
-            .functions
-            .get(&(node.domain.as_str(), node.op_type.as_str()))
-            .copied();
+        // Most models define no functions: skip hashing two strings per node.
+        let function = if self.functions.is_empty() {
+            None
+        } else {
+            self.functions
+                .get(&(node.domain.as_str(), node.op_type.as_str()))
+                .copied()
+        };
         let enters_body = !node.subgraphs.is_empty() || function.is_some();
         // Plain nodes (nearly all) read their inputs' facts in place; only nodes that run a body
         // need owned copies, since the body's inference mutates the facts.
@@ -340,7 +346,7 @@ impl<'m> Engine<'m> {
             && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
             let why = RuleError::Invalid("inference budget for nested graph bodies spent".into());
-            (NodeStatus::Failed(why), Vec::new(), Vec::new())
+            (NodeStatus::Failed(Box::new(why)), Vec::new(), Vec::new())
         } else if !node.subgraphs.is_empty() {
             let inputs = owned_inputs();
             control::infer(self, graph, node, &inputs)
@@ -351,21 +357,20 @@ impl<'m> Engine<'m> {
             self.apply_rule(graph, node)
         };
         let mut stored = Vec::with_capacity(node.outputs.len());
-        for (slot, value) in node.outputs.iter().enumerate() {
+        let mut outputs = outputs.into_iter();
+        for value in &node.outputs {
+            let inferred = outputs.next().unwrap_or_else(ValueFacts::unknown);
             let Some(value) = value else { continue };
-            let inferred = outputs
-                .get(slot)
-                .cloned()
-                .unwrap_or_else(ValueFacts::unknown);
-            let declared = graph.value(*value).map(|v| v.declared.as_deref());
-            let declared_shape = declared::shape_of(declared.flatten());
-            let refined = self.within_budget(ValueFacts {
-                shape: control::refine(&inferred.shape, &declared_shape),
-                elem: inferred
-                    .elem
-                    .or_else(|| declared::elem_of(declared.flatten())),
-                value: inferred.value,
-            });
+            let declared = graph.value(*value).and_then(|v| v.declared.as_deref());
+            let refined = match declared {
+                // Most values declare nothing: keep the inferred facts as they are.
+                None => self.within_budget(inferred),
+                Some(declared) => self.within_budget(ValueFacts {
+                    shape: control::refine(&inferred.shape, &declared::shape_of(Some(declared))),
+                    elem: inferred.elem.or_else(|| declared::elem_of(Some(declared))),
+                    value: inferred.value,
+                }),
+            };
             stored.push((*value, refined));
         }
         let Some(facts) = self.graph_facts(graph.id) else {
@@ -377,6 +382,8 @@ impl<'m> Engine<'m> {
             }
         }
         if let Some(entry) = facts.nodes.get_mut(node.index) {
+            let mut checks = checks;
+            checks.retain(|check| !matches!(check.outcome.verdict, Verdict::Valid));
             *entry = NodeFacts { status, checks };
         }
     }
@@ -416,7 +423,7 @@ impl<'m> Engine<'m> {
                     .collect();
                 (NodeStatus::Inferred, outputs, inferred.checks)
             }
-            Err(error) => (NodeStatus::Failed(error), Vec::new(), Vec::new()),
+            Err(error) => (NodeStatus::Failed(Box::new(error)), Vec::new(), Vec::new()),
         }
     }
 }

@@ -143,7 +143,7 @@ impl<'a> Attrs<'a> {
 
     fn error(self, name: &str, expected: &'static str) -> AttrError {
         AttrError {
-            node: self.node.name.clone(),
+            node: self.node.name.to_string(),
             op_type: self.node.op_type.clone(),
             attribute: name.to_owned(),
             expected,

@@ -6,10 +6,13 @@
 
 use std::path::Path;
 
+use bytestring::ByteString;
+
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::names::NameIndex;
+use super::node_wire::RawNode;
 use super::parts::{GraphParts, ModelParts};
 use super::wire::{GraphLayout, ModelLayout};
 use super::{
@@ -18,8 +21,7 @@ use super::{
 };
 use crate::error::{Limits, LoadError};
 use crate::proto::{
-    tensor_shape_proto, type_proto, NodeProto, TensorProto, TensorShapeProto, TypeProto,
-    ValueInfoProto,
+    tensor_shape_proto, type_proto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 
 /// Builds a [`Model`] from the parts of its protobuf and (when read from bytes) its wire layout.
@@ -151,10 +153,14 @@ impl Builder<'_> {
 
         for input in proto.input {
             self.check_declared_rank(input.r#type.as_ref())?;
-            let name = input.name.unwrap_or_default();
+            let name = ByteString::from(input.name.unwrap_or_default());
             let (value, fresh) = table.define(&name, Origin::Input);
             if !fresh {
-                self.problem(id, None, ProblemKind::DuplicateProducer { name });
+                self.problem(
+                    id,
+                    None,
+                    ProblemKind::DuplicateProducer { name: name.into() },
+                );
             } else if let Some(slot) = table.values.get_mut(value.0 as usize) {
                 slot.declared = input.r#type.map(Box::new);
             }
@@ -187,16 +193,24 @@ impl Builder<'_> {
             let name = tensor.name.clone().unwrap_or_default();
             self.check_dims(&name, &tensor.dims)?;
             let index = initializers.len();
-            match table.lookup(&name) {
-                Some(value) if inputs.contains(&value) => {
+            let defined = table.lookup(&name);
+            let is_input = defined
+                .and_then(|value| table.values.get(value.0 as usize))
+                .is_some_and(|value| value.origin == Origin::Input);
+            match defined {
+                Some(value) if is_input => {
                     // IR < 4: an initializer doubles as the default of a graph input.
                     if let Some(slot) = table.values.get_mut(value.0 as usize) {
                         slot.initializer = Some(index);
                     }
                 }
-                Some(_) => self.problem(id, None, ProblemKind::DuplicateProducer { name }),
+                Some(_) => self.problem(
+                    id,
+                    None,
+                    ProblemKind::DuplicateProducer { name },
+                ),
                 None => {
-                    let (value, _) = table.define(&name, origin);
+                    let (value, _) = table.define(&name.into(), origin);
                     if let Some(slot) = table.values.get_mut(value.0 as usize) {
                         slot.initializer = Some(index);
                         slot.declared = Some(Box::new(tensor_type(&tensor)));
@@ -270,7 +284,7 @@ impl Builder<'_> {
         let mut outputs = Vec::with_capacity(proto.output.len());
         for output in proto.output {
             self.check_declared_rank(output.r#type.as_ref())?;
-            let name = output.name.unwrap_or_default();
+            let name = ByteString::from(output.name.unwrap_or_default());
             let value = self.resolve(id, &name, &mut table, &mut captures, None, parent_id);
             if let Some(slot) = table.values.get_mut(value.0 as usize) {
                 if slot.declared.is_none() || matches!(slot.origin, Origin::Node { .. }) {
@@ -334,20 +348,21 @@ impl Builder<'_> {
         &mut self,
         graph: GraphId,
         index: usize,
-        proto: NodeProto,
+        proto: RawNode,
         layout: Option<super::wire::NodeLayout>,
         opsets: &Opsets,
         table: &mut Table,
-    ) -> (Node, Vec<String>, Vec<PendingSubgraph>) {
-        let op_type = proto.op_type.unwrap_or_default();
+    ) -> (Node, Vec<ByteString>, Vec<PendingSubgraph>) {
+        let op_type = String::from(&*proto.op_type);
         if op_type.is_empty() {
             self.problem(graph, Some(index), ProblemKind::MissingOpType);
         }
-        let domain = super::opset::normalise(proto.domain.as_deref().unwrap_or("")).to_owned();
-        let named = proto.name.as_deref().is_some_and(|name| !name.is_empty());
-        let name = match proto.name {
-            Some(name) if !name.is_empty() => name,
-            _ => format!("{op_type}_{index}"),
+        let domain = super::opset::normalise(&proto.domain).to_owned();
+        let named = !proto.name.is_empty();
+        let name = if named {
+            proto.name
+        } else {
+            ByteString::from(format!("{op_type}_{index}"))
         };
         let (span, mut sub_layouts) = match layout {
             Some(layout) => (layout.span, layout.subgraphs),
@@ -415,7 +430,9 @@ impl Builder<'_> {
                 self.problem(
                     graph,
                     Some(index),
-                    ProblemKind::DuplicateProducer { name: output },
+                    ProblemKind::DuplicateProducer {
+                        name: output.into(),
+                    },
                 );
             }
             outputs.push(Some(value));
@@ -442,7 +459,7 @@ impl Builder<'_> {
     fn resolve(
         &mut self,
         graph: GraphId,
-        name: &str,
+        name: &ByteString,
         table: &mut Table,
         captures: &mut Captures,
         node: Option<usize>,
@@ -474,7 +491,7 @@ impl Builder<'_> {
             graph,
             node,
             ProblemKind::UndefinedInput {
-                name: name.to_owned(),
+                name: name.to_string(),
             },
         );
         table.define(name, Origin::Undefined).0
@@ -609,13 +626,13 @@ impl Table {
     }
 
     /// Defines `name`; returns the existing value and `false` if it was already defined.
-    fn define(&mut self, name: &str, origin: Origin) -> (ValueId, bool) {
+    fn define(&mut self, name: &ByteString, origin: Origin) -> (ValueId, bool) {
         if let Some(value) = self.lookup(name) {
             return (value, false);
         }
         let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
         self.values.push(Value {
-            name: name.to_owned(),
+            name: name.clone(),
             origin,
             declared: None,
             initializer: None,

@@ -8,12 +8,14 @@ mod attrs;
 mod graph;
 mod load;
 mod names;
+mod node_wire;
 mod opset;
 mod parts;
 mod wire;
 
 use std::ops::Range;
 
+use bytestring::ByteString;
 use petgraph::graph::DiGraph;
 
 use crate::proto::{TensorProto, TypeProto};
@@ -121,7 +123,8 @@ pub struct Node {
     /// Position in its graph.
     pub index: usize,
     /// The node's name, or a stable synthesized `<op_type>_<index>` when the file has none.
-    pub name: String,
+    /// A `ByteString` that shares the input's buffer when loaded from bytes.
+    pub name: ByteString,
     /// Whether `name` came from the file.
     pub named: bool,
     /// Operator type.
@@ -147,8 +150,8 @@ pub struct Node {
 /// A named value of a graph.
 #[derive(Debug)]
 pub struct Value {
-    /// Its name.
-    pub name: String,
+    /// Its name (sharing the input's buffer when loaded from bytes).
+    pub name: ByteString,
     /// Where it comes from.
     pub origin: Origin,
     /// Its declared type: graph input/output, `value_info`, or built from initializer dims.
@@ -255,7 +258,7 @@ impl Graph {
 
     /// The name of a value (empty if the id is foreign).
     pub fn value_name(&self, id: ValueId) -> &str {
-        self.value(id).map_or("", |value| value.name.as_str())
+        self.value(id).map_or("", |value| &*value.name)
     }
 
     /// The node at this index.

@@ -19,9 +19,7 @@ pub(crate) struct NameIndex {
 }
 
 fn name_of(values: &[Value], id: ValueId) -> &str {
-    values
-        .get(id.0 as usize)
-        .map_or("", |value| value.name.as_str())
+    values.get(id.0 as usize).map_or("", |value| &*value.name)
 }
 
 impl NameIndex {

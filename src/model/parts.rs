@@ -6,8 +6,8 @@
 //! until its fields are moved into the built [`super::Node`].
 
 use bytes::Bytes;
-use prost::Message;
 
+use super::node_wire::{self, RawNode};
 use crate::proto::onnx_lean;
 use crate::proto::{
     GraphProto, ModelProto, NodeProto, OperatorSetIdProto, SparseTensorProto, TensorProto,
@@ -30,17 +30,16 @@ impl Nodes {
         }
     }
 
-    /// The nodes in file order; an encoded node that does not decode yields prost's message.
-    pub(super) fn into_iter(self) -> impl Iterator<Item = Result<NodeProto, String>> {
+    /// The nodes in file order; an encoded node that does not decode yields why.
+    pub(super) fn into_iter(self) -> impl Iterator<Item = Result<RawNode, String>> {
         let (decoded, encoded) = match self {
             Nodes::Decoded(nodes) => (nodes, Vec::new()),
             Nodes::Encoded(nodes) => (Vec::new(), nodes),
         };
-        decoded.into_iter().map(Ok).chain(
-            encoded
-                .into_iter()
-                .map(|bytes| NodeProto::decode(bytes).map_err(|error| error.to_string())),
-        )
+        decoded
+            .into_iter()
+            .map(|node| Ok(RawNode::from(node)))
+            .chain(encoded.into_iter().map(node_wire::decode))
     }
 }
 
