@@ -204,11 +204,7 @@ impl Builder<'_> {
                         slot.initializer = Some(index);
                     }
                 }
-                Some(_) => self.problem(
-                    id,
-                    None,
-                    ProblemKind::DuplicateProducer { name },
-                ),
+                Some(_) => self.problem(id, None, ProblemKind::DuplicateProducer { name }),
                 None => {
                     let (value, _) = table.define(&name.into(), origin);
                     if let Some(slot) = table.values.get_mut(value.0 as usize) {
@@ -223,8 +219,14 @@ impl Builder<'_> {
         let mut node_layouts = layout.map(|layout| layout.nodes.into_iter());
         let mut nodes = Vec::with_capacity(proto.nodes.len());
         let mut pending = Vec::new();
-        let mut raw_inputs = Vec::with_capacity(proto.nodes.len());
-        for (index, node) in proto.nodes.into_iter().enumerate() {
+        // Input names of all nodes, flat (`input_ends[i]` ends node i's): resolved once every
+        // output is known, since the file order need not be topological.
+        let mut input_names: Vec<ByteString> = Vec::with_capacity(proto.nodes.len() * 2);
+        let mut input_ends: Vec<usize> = Vec::with_capacity(proto.nodes.len());
+        let mut raw = RawNode::default();
+        let mut reader = proto.nodes.reader();
+        let mut index = 0;
+        while let Some(decoded) = reader.next_into(&mut raw) {
             self.nodes_seen += 1;
             if self.nodes_seen > self.limits.max_nodes {
                 return Err(LoadError::Limit {
@@ -235,39 +237,46 @@ impl Builder<'_> {
                 });
             }
             let node_layout = node_layouts.as_mut().and_then(Iterator::next);
-            let node = node.map_err(|problem| LoadError::Decode {
+            decoded.map_err(|problem| LoadError::Decode {
                 path: self.path.to_path_buf(),
                 offset: node_layout.as_ref().map_or(0, |layout| layout.span.start),
                 context: format!("{path}/node[{index}]"),
                 problem,
             })?;
-            let (built, inputs, subgraphs) =
-                self.node(id, index, node, node_layout, opsets, &mut table);
+            let (built, subgraphs) =
+                self.node(id, index, &mut raw, node_layout, opsets, &mut table);
             pending.extend(subgraphs);
-            raw_inputs.push(inputs);
+            input_names.append(&mut raw.input);
+            input_ends.push(input_names.len());
             nodes.push(built);
+            index += 1;
         }
 
-        // Inputs are resolved once every output is known: the file order need not be topological.
         let mut captures: Captures = Vec::new();
         let parent_id = parent.map(|(graph, _)| graph);
-        for (node, names) in nodes.iter_mut().zip(raw_inputs) {
+        let mut start = 0;
+        for (node, end) in nodes.iter_mut().zip(input_ends) {
+            let names = input_names.get(start..end).unwrap_or_default();
+            start = end;
+            let mut inputs = Vec::with_capacity(names.len());
             for name in names {
                 if name.is_empty() {
-                    node.inputs.push(None);
+                    inputs.push(None);
                     continue;
                 }
                 let value = self.resolve(
                     id,
-                    &name,
+                    name,
                     &mut table,
                     &mut captures,
                     Some(node.index),
                     parent_id,
                 );
-                node.inputs.push(Some(value));
+                inputs.push(Some(value));
             }
+            node.inputs = inputs;
         }
+        drop(input_names);
 
         for info in proto.value_info {
             self.check_declared_rank(info.r#type.as_ref())?;
@@ -348,11 +357,11 @@ impl Builder<'_> {
         &mut self,
         graph: GraphId,
         index: usize,
-        proto: RawNode,
+        proto: &mut RawNode,
         layout: Option<super::wire::NodeLayout>,
         opsets: &Opsets,
         table: &mut Table,
-    ) -> (Node, Vec<ByteString>, Vec<PendingSubgraph>) {
+    ) -> (Node, Vec<PendingSubgraph>) {
         let op_type = String::from(&*proto.op_type);
         if op_type.is_empty() {
             self.problem(graph, Some(index), ProblemKind::MissingOpType);
@@ -360,7 +369,7 @@ impl Builder<'_> {
         let domain = super::opset::normalise(&proto.domain).to_owned();
         let named = !proto.name.is_empty();
         let name = if named {
-            proto.name
+            std::mem::take(&mut proto.name)
         } else {
             ByteString::from(format!("{op_type}_{index}"))
         };
@@ -379,7 +388,7 @@ impl Builder<'_> {
 
         let mut attributes = Vec::with_capacity(proto.attribute.len());
         let mut pending = Vec::new();
-        for (ordinal, mut attr) in proto.attribute.into_iter().enumerate() {
+        for (ordinal, mut attr) in proto.attribute.drain(..).enumerate() {
             let body = attr.g.take();
             let many = std::mem::take(&mut attr.graphs);
             if body.is_some() || !many.is_empty() {
@@ -412,7 +421,7 @@ impl Builder<'_> {
 
         let is_constant = op_type == "Constant" && domain.is_empty();
         let mut outputs = Vec::with_capacity(proto.output.len());
-        for (slot, output) in proto.output.into_iter().enumerate() {
+        for (slot, output) in proto.output.iter().enumerate() {
             if output.is_empty() {
                 outputs.push(None);
                 continue;
@@ -425,13 +434,13 @@ impl Builder<'_> {
                     slot: u32::try_from(slot).unwrap_or(u32::MAX),
                 }
             };
-            let (value, fresh) = table.define(&output, origin);
+            let (value, fresh) = table.define(output, origin);
             if !fresh {
                 self.problem(
                     graph,
                     Some(index),
                     ProblemKind::DuplicateProducer {
-                        name: output.into(),
+                        name: output.to_string(),
                     },
                 );
             }
@@ -444,14 +453,14 @@ impl Builder<'_> {
             opset: opsets.version(&domain),
             op_type,
             domain,
-            inputs: Vec::with_capacity(proto.input.len()),
+            inputs: Vec::new(),
             outputs,
             attributes,
             subgraphs: Vec::new(),
             span,
             in_cycle: false,
         };
-        (node, proto.input, pending)
+        (node, pending)
     }
 
     /// Finds `name` in this graph or an enclosing one; an outer value becomes a local `Outer`

@@ -24,22 +24,34 @@ pub(super) struct RawNode {
     pub(super) attribute: Vec<AttributeProto>,
 }
 
-impl From<NodeProto> for RawNode {
-    fn from(node: NodeProto) -> Self {
-        RawNode {
-            name: node.name.unwrap_or_default().into(),
-            op_type: node.op_type.unwrap_or_default().into(),
-            domain: node.domain.unwrap_or_default().into(),
-            input: node.input.into_iter().map(ByteString::from).collect(),
-            output: node.output.into_iter().map(ByteString::from).collect(),
-            attribute: node.attribute,
-        }
+impl RawNode {
+    /// Refills this node from a decoded `NodeProto`, keeping its buffers' capacity.
+    pub(super) fn fill_from(&mut self, node: NodeProto) {
+        self.clear();
+        self.name = node.name.unwrap_or_default().into();
+        self.op_type = node.op_type.unwrap_or_default().into();
+        self.domain = node.domain.unwrap_or_default().into();
+        self.input
+            .extend(node.input.into_iter().map(ByteString::from));
+        self.output
+            .extend(node.output.into_iter().map(ByteString::from));
+        self.attribute.extend(node.attribute);
+    }
+
+    fn clear(&mut self) {
+        self.name = ByteString::new();
+        self.op_type = ByteString::new();
+        self.domain = ByteString::new();
+        self.input.clear();
+        self.output.clear();
+        self.attribute.clear();
     }
 }
 
-/// Decodes one node's encoding; the error says what is wrong, as prost would.
-pub(super) fn decode(mut bytes: Bytes) -> Result<RawNode, String> {
-    let mut node = RawNode::default();
+/// Decodes one node's encoding into `node` (whose buffers are reused: one node is decoded at a
+/// time); the error says what is wrong, as prost would.
+pub(super) fn decode_into(mut bytes: Bytes, node: &mut RawNode) -> Result<(), String> {
+    node.clear();
     while bytes.has_remaining() {
         let tag = varint(&mut bytes)?;
         let field = tag >> 3;
@@ -81,7 +93,7 @@ pub(super) fn decode(mut bytes: Bytes) -> Result<RawNode, String> {
             _ => return Err(format!("NodeProto field {field}: invalid wire type {wire}")),
         }
     }
-    Ok(node)
+    Ok(())
 }
 
 fn text(body: Bytes, field: &str) -> Result<ByteString, String> {
@@ -110,6 +122,11 @@ mod tests {
         Bytes::from(node.encode_to_vec())
     }
 
+    fn decode(bytes: Bytes) -> Result<RawNode, String> {
+        let mut node = RawNode::default();
+        decode_into(bytes, &mut node).map(|()| node)
+    }
+
     #[test]
     fn decodes_the_fields_prost_decodes() {
         let node = NodeProto {
@@ -135,6 +152,23 @@ mod tests {
         assert_eq!(raw.input, ["a", "", "b"]);
         assert_eq!(raw.output, ["y"]);
         assert_eq!(raw.attribute, node.attribute);
+        let mut filled = RawNode::default();
+        filled.fill_from(node);
+        assert_eq!(filled.input, raw.input);
+        assert_eq!(filled.op_type, raw.op_type);
+    }
+
+    #[test]
+    fn a_reused_node_keeps_nothing_of_the_previous_one() {
+        let mut raw = RawNode::default();
+        let first = encode(&NodeProto {
+            name: Some("first".into()),
+            input: vec!["a".into(), "b".into()],
+            ..NodeProto::default()
+        });
+        decode_into(first, &mut raw).unwrap();
+        decode_into(encode(&NodeProto::default()), &mut raw).unwrap();
+        assert!(raw.name.is_empty() && raw.input.is_empty());
     }
 
     #[test]

@@ -30,16 +30,34 @@ impl Nodes {
         }
     }
 
-    /// The nodes in file order; an encoded node that does not decode yields why.
-    pub(super) fn into_iter(self) -> impl Iterator<Item = Result<RawNode, String>> {
-        let (decoded, encoded) = match self {
-            Nodes::Decoded(nodes) => (nodes, Vec::new()),
-            Nodes::Encoded(nodes) => (Vec::new(), nodes),
-        };
-        decoded
-            .into_iter()
-            .map(|node| Ok(RawNode::from(node)))
-            .chain(encoded.into_iter().map(node_wire::decode))
+    /// A reader of the nodes in file order.
+    pub(super) fn reader(self) -> NodeReader {
+        match self {
+            Nodes::Decoded(nodes) => NodeReader::Decoded(nodes.into_iter()),
+            Nodes::Encoded(nodes) => NodeReader::Encoded(nodes.into_iter()),
+        }
+    }
+}
+
+/// Reads nodes one at a time into a reused [`RawNode`].
+pub(super) enum NodeReader {
+    Decoded(std::vec::IntoIter<NodeProto>),
+    Encoded(std::vec::IntoIter<Bytes>),
+}
+
+impl NodeReader {
+    /// Fills `node` with the next node; `None` after the last, an error when an encoded node
+    /// does not decode.
+    pub(super) fn next_into(&mut self, node: &mut RawNode) -> Option<Result<(), String>> {
+        match self {
+            NodeReader::Decoded(nodes) => nodes.next().map(|proto| {
+                node.fill_from(proto);
+                Ok(())
+            }),
+            NodeReader::Encoded(nodes) => nodes
+                .next()
+                .map(|bytes| node_wire::decode_into(bytes, node)),
+        }
     }
 }
 

@@ -82,6 +82,31 @@ pub(crate) fn entries(ranked: &[(usize, &[Dim])], rank: usize, axis: usize) -> V
         .collect()
 }
 
+/// The output dim of `axis` when every input reaching it has the static 1 or one same dim (the
+/// table's rows "none", "one static", "only `?`s" and "one expression"): no condition, no
+/// clash. `None` for every other row, which [`combine`] decides. Most broadcasts of exported
+/// models are this case; it needs no allocation.
+pub(crate) fn agreeing(ranked: &[(usize, &[Dim])], rank: usize, axis: usize) -> Option<Dim> {
+    let mut common: Option<&Dim> = None;
+    for (_, dims) in ranked {
+        let Some(own) = rank
+            .checked_sub(dims.len())
+            .and_then(|prepended| axis.checked_sub(prepended))
+        else {
+            continue;
+        };
+        let dim = dims.get(own)?;
+        if *dim == Dim::Known(1) {
+            continue;
+        }
+        match common {
+            Some(seen) if seen != dim => return None,
+            _ => common = Some(dim),
+        }
+    }
+    Some(common.cloned().unwrap_or(Dim::Known(1)))
+}
+
 /// One input's dim on an output axis.
 #[derive(Clone, Debug)]
 pub(crate) struct AxisEntry {
@@ -185,6 +210,48 @@ impl From<&AxisEntry> for Offender {
             axis: e.axis,
             dim: e.dim.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod agreeing_tests {
+    use super::*;
+
+    /// The shortcut must say what the full rule says whenever it answers.
+    #[test]
+    fn agrees_with_combine_whenever_it_answers() {
+        let n = Dim::sym("n");
+        let dims = [
+            Dim::Known(1),
+            Dim::Known(3),
+            Dim::Known(4),
+            n.clone(),
+            Dim::Unknown,
+        ];
+        for a in &dims {
+            for b in &dims {
+                for rank_a in 1..=2usize {
+                    let x: Vec<Dim> = vec![a.clone(); rank_a];
+                    let y: Vec<Dim> = vec![b.clone()];
+                    let ranked: Vec<(usize, &[Dim])> = vec![(0, &x), (1, &y)];
+                    for axis in 0..rank_a {
+                        let full = combine(&entries(&ranked, rank_a, axis));
+                        if let Some(dim) = agreeing(&ranked, rank_a, axis) {
+                            assert_eq!(dim, full.dim, "{a:?} {b:?} axis {axis}");
+                            assert!(full.condition.is_true() && full.clash.is_none());
+                        }
+                    }
+                }
+            }
+        }
+        let x = [n.clone(), Dim::Known(1)];
+        let y = [Dim::Known(3)];
+        let ranked: Vec<(usize, &[Dim])> = vec![(0, &x), (1, &y)];
+        assert_eq!(agreeing(&ranked, 2, 0), Some(n));
+        assert_eq!(agreeing(&ranked, 2, 1), Some(Dim::Known(3)));
+        let z = [Dim::Unknown];
+        let ranked: Vec<(usize, &[Dim])> = vec![(0, &y), (1, &z)];
+        assert_eq!(agreeing(&ranked, 1, 0), None);
     }
 }
 

@@ -144,6 +144,10 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
     // (axis, condition of the axes so far, non-1 entries of the axis)
     let mut pending: Vec<(usize, Condition, Vec<Offender>)> = Vec::new();
     for axis in 0..rank {
+        if let Some(dim) = axis::agreeing(&ranked, rank, axis) {
+            dims.push(dim);
+            continue;
+        }
         let entries = axis::entries(&ranked, rank, axis);
         let AxisResult {
             dim,
