@@ -109,7 +109,8 @@ pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
             .graphs
             .iter()
             .map(|graph| GraphFacts {
-                values: vec![ValueFacts::unknown(); graph.values.len()],
+                // Filled by the graph's first run; graphs never run get unknowns below.
+                values: Vec::new(),
                 nodes: vec![NodeFacts::default(); graph.nodes.len()],
             })
             .collect(),
@@ -124,9 +125,15 @@ pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
     }
-    Inference {
-        graphs: engine.facts,
+    let mut graphs = engine.facts;
+    for (facts, graph) in graphs.iter_mut().zip(&model.graphs) {
+        if facts.values.len() < graph.values.len() {
+            facts
+                .values
+                .resize_with(graph.values.len(), ValueFacts::unknown);
+        }
     }
+    Inference { graphs }
 }
 
 /// Limits nested inference through subgraphs and function calls (recursive functions).
