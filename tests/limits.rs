@@ -564,3 +564,31 @@ fn recursion_through_if_branches_with_declared_symbolic_shapes_is_bounded() {
         outcome.unwrap();
     }
 }
+
+/// A chain of 100,000 nodes, each reading the previous one, linted on a thread with a 256 KiB
+/// stack: nothing may recurse once per node of the longest path (petgraph's recursive Tarjan
+/// SCC did, and the 1M-node benchmark model overflowed a rayon worker's stack with `-j 1`).
+#[test]
+fn a_deep_chain_of_nodes_needs_no_deep_stack() {
+    const DEPTH: usize = 100_000;
+    let mut graph = GraphProto {
+        input: vec![static_input("v0", 1, &[2, 3])],
+        output: vec![static_input(&format!("v{DEPTH}"), 1, &[2, 3])],
+        ..Default::default()
+    };
+    for i in 0..DEPTH {
+        let (prev, next) = (format!("v{i}"), format!("v{}", i + 1));
+        graph.node.push(node("Relu", &[&prev], &[&next]));
+    }
+    let model = model(graph);
+    let worker = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let bytes = Bytes::from(model.encode_to_vec());
+            let report = lint_bytes(bytes, Path::new("chain.onnx"), &Options::new()).unwrap();
+            let last = format!("v{DEPTH}");
+            report.shape(&last).map(ToString::to_string)
+        })
+        .unwrap();
+    assert_eq!(worker.join().unwrap().as_deref(), Some("[2, 3]"));
+}

@@ -6,14 +6,15 @@
 
 use std::path::Path;
 
+use bytes::Bytes;
 use bytestring::ByteString;
 
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::kosaraju_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::names::NameIndex;
-use super::node_wire::RawNode;
-use super::parts::{GraphParts, ModelParts};
+use super::node_wire::{self, RawNode};
+use super::parts::{GraphParts, ModelParts, Nodes};
 use super::wire::{GraphLayout, ModelLayout};
 use super::{
     Attribute, DeclaredCounts, Edge, Function, Graph, GraphId, Model, Node, Opsets, Origin,
@@ -216,41 +217,34 @@ impl Builder<'_> {
             initializers.push(tensor);
         }
 
-        let mut node_layouts = layout.map(|layout| layout.nodes.into_iter());
-        let mut nodes = Vec::with_capacity(proto.nodes.len());
-        let mut pending = Vec::new();
-        // Input names of all nodes, flat (`input_ends[i]` ends node i's): resolved once every
-        // output is known, since the file order need not be topological.
-        let mut input_names: Vec<ByteString> = Vec::with_capacity(proto.nodes.len() * 2);
-        let mut input_ends: Vec<usize> = Vec::with_capacity(proto.nodes.len());
-        let mut raw = RawNode::default();
-        let mut reader = proto.nodes.reader();
-        let mut index = 0;
-        while let Some(decoded) = reader.next_into(&mut raw) {
-            self.nodes_seen += 1;
-            if self.nodes_seen > self.limits.max_nodes {
-                return Err(LoadError::Limit {
-                    path: self.path.to_path_buf(),
-                    what: "node count",
-                    limit: self.limits.max_nodes,
-                    offset: 0,
-                });
+        let node_count = proto.nodes.len();
+        let mut built = BuiltNodes {
+            graph: id,
+            path,
+            opsets,
+            layouts: layout.map(|layout| layout.nodes.into_iter()),
+            nodes: Vec::with_capacity(node_count),
+            pending: Vec::new(),
+            input_names: Vec::with_capacity(node_count * 2),
+            input_ends: Vec::with_capacity(node_count),
+        };
+        match proto.nodes {
+            Nodes::Decoded(list) => {
+                let mut raw = RawNode::default();
+                for node in list {
+                    raw.fill_from(node);
+                    self.add_node(&mut built, &mut table, &mut raw, Ok(()))?;
+                }
             }
-            let node_layout = node_layouts.as_mut().and_then(Iterator::next);
-            decoded.map_err(|problem| LoadError::Decode {
-                path: self.path.to_path_buf(),
-                offset: node_layout.as_ref().map_or(0, |layout| layout.span.start),
-                context: format!("{path}/node[{index}]"),
-                problem,
-            })?;
-            let (built, subgraphs) =
-                self.node(id, index, &mut raw, node_layout, opsets, &mut table);
-            pending.extend(subgraphs);
-            input_names.append(&mut raw.input);
-            input_ends.push(input_names.len());
-            nodes.push(built);
-            index += 1;
+            Nodes::Encoded(list) => self.add_encoded(&mut built, &mut table, &list)?,
         }
+        let BuiltNodes {
+            mut nodes,
+            pending,
+            input_names,
+            input_ends,
+            ..
+        } = built;
 
         let mut captures: Captures = Vec::new();
         let parent_id = parent.map(|(graph, _)| graph);
@@ -349,6 +343,71 @@ impl Builder<'_> {
         let problems = self.finish(id, &implicit);
         self.problems.extend(problems);
         Ok((id, captures))
+    }
+
+    /// Adds one decoded node (or the reason it does not decode) to the graph being built.
+    fn add_node(
+        &mut self,
+        built: &mut BuiltNodes<'_>,
+        table: &mut Table,
+        raw: &mut RawNode,
+        decoded: Result<(), String>,
+    ) -> Result<(), LoadError> {
+        let index = built.nodes.len();
+        self.nodes_seen += 1;
+        if self.nodes_seen > self.limits.max_nodes {
+            return Err(LoadError::Limit {
+                path: self.path.to_path_buf(),
+                what: "node count",
+                limit: self.limits.max_nodes,
+                offset: 0,
+            });
+        }
+        let layout = built.layouts.as_mut().and_then(Iterator::next);
+        decoded.map_err(|problem| LoadError::Decode {
+            path: self.path.to_path_buf(),
+            offset: layout.as_ref().map_or(0, |layout| layout.span.start),
+            context: format!("{}/node[{index}]", built.path),
+            problem,
+        })?;
+        let (node, subgraphs) = self.node(built.graph, index, raw, layout, built.opsets, table);
+        built.pending.extend(subgraphs);
+        built.input_names.append(&mut raw.input);
+        built.input_ends.push(built.input_names.len());
+        built.nodes.push(node);
+        Ok(())
+    }
+
+    /// Adds encoded nodes, decoding the next chunk on rayon's other thread while this one
+    /// builds the current chunk (issue 6: rayon where work is independent). Two chunk buffers
+    /// are reused, so decoding allocates nothing per node.
+    fn add_encoded(
+        &mut self,
+        built: &mut BuiltNodes<'_>,
+        table: &mut Table,
+        encoded: &[Bytes],
+    ) -> Result<(), LoadError> {
+        let mut chunks = encoded.chunks(DECODE_CHUNK);
+        let mut ready = DecodedChunk::default();
+        let mut spare = DecodedChunk::default();
+        let Some(first) = chunks.next() else {
+            return Ok(());
+        };
+        ready.decode(first);
+        loop {
+            let next = chunks.next();
+            let mut build_ready = || -> Result<(), LoadError> {
+                for (raw, decoded) in ready.nodes.iter_mut().zip(ready.decoded.drain(..)) {
+                    self.add_node(built, table, raw, decoded)?;
+                }
+                Ok(())
+            };
+            match next {
+                None => return build_ready(),
+                Some(next) => rayon::join(|| spare.decode(next), build_ready).1?,
+            }
+            std::mem::swap(&mut ready, &mut spare);
+        }
     }
 
     /// Builds one node: its identity, its outputs in the value table, and its pending subgraphs.
@@ -587,8 +646,10 @@ impl Builder<'_> {
         }
         let mut problems = Vec::new();
         let mut order = Vec::with_capacity(graph.nodes.len());
-        // tarjan_scc lists components in reverse topological order.
-        for component in tarjan_scc(&dag).into_iter().rev() {
+        // kosaraju_scc lists components in reverse topological order. Not tarjan_scc: petgraph's
+        // is recursive, one stack frame per node of the longest path, and a deep chain of nodes
+        // overflowed a thread's stack.
+        for component in kosaraju_scc(&dag).into_iter().rev() {
             let cyclic = component.len() > 1
                 || component
                     .first()
@@ -614,6 +675,45 @@ impl Builder<'_> {
         graph.order = order;
         problems
     }
+}
+
+/// Nodes per chunk of [`Builder::add_encoded`]: about a millisecond of decoding, so the cost
+/// of handing a chunk to the other thread is negligible.
+const DECODE_CHUNK: usize = 1024;
+
+/// A chunk of nodes decoded ahead of the builder, and whether each decoded.
+#[derive(Default)]
+struct DecodedChunk {
+    nodes: Vec<RawNode>,
+    decoded: Vec<Result<(), String>>,
+}
+
+impl DecodedChunk {
+    /// Decodes `encoded` into this chunk's reused nodes.
+    fn decode(&mut self, encoded: &[Bytes]) {
+        self.nodes.resize_with(encoded.len(), RawNode::default);
+        self.decoded.clear();
+        self.decoded.extend(
+            encoded
+                .iter()
+                .zip(&mut self.nodes)
+                .map(|(bytes, node)| node_wire::decode_into(bytes.clone(), node)),
+        );
+    }
+}
+
+/// The nodes of a graph being built, with what is resolved once all are known.
+struct BuiltNodes<'a> {
+    graph: GraphId,
+    path: &'a str,
+    opsets: &'a Opsets,
+    layouts: Option<std::vec::IntoIter<super::wire::NodeLayout>>,
+    nodes: Vec<Node>,
+    pending: Vec<PendingSubgraph>,
+    /// Input names of all nodes, flat (`input_ends[i]` ends node i's): resolved once every
+    /// output is known, since the file order need not be topological.
+    input_names: Vec<ByteString>,
+    input_ends: Vec<usize>,
 }
 
 /// A graph's values and its name index while it is being built.

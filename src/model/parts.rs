@@ -1,13 +1,12 @@
 //! What the graph builder reads of a model, from either of its two sources: a `ModelProto`
 //! decoded by the caller (`lint_model`), or the lean view of `proto/lean.proto` decoded from the
-//! file's bytes, whose nodes are still encoded and are decoded one at a time while building.
+//! file's bytes, whose nodes are still encoded and are decoded a chunk at a time while building.
 //!
-//! Decoding nodes one at a time bounds the memory of loading: a decoded `NodeProto` lives only
+//! Decoding nodes a chunk at a time bounds the memory of loading: a decoded node lives only
 //! until its fields are moved into the built [`super::Node`].
 
 use bytes::Bytes;
 
-use super::node_wire::{self, RawNode};
 use crate::proto::onnx_lean;
 use crate::proto::{
     GraphProto, ModelProto, NodeProto, OperatorSetIdProto, SparseTensorProto, TensorProto,
@@ -27,36 +26,6 @@ impl Nodes {
         match self {
             Nodes::Decoded(nodes) => nodes.len(),
             Nodes::Encoded(nodes) => nodes.len(),
-        }
-    }
-
-    /// A reader of the nodes in file order.
-    pub(super) fn reader(self) -> NodeReader {
-        match self {
-            Nodes::Decoded(nodes) => NodeReader::Decoded(nodes.into_iter()),
-            Nodes::Encoded(nodes) => NodeReader::Encoded(nodes.into_iter()),
-        }
-    }
-}
-
-/// Reads nodes one at a time into a reused [`RawNode`].
-pub(super) enum NodeReader {
-    Decoded(std::vec::IntoIter<NodeProto>),
-    Encoded(std::vec::IntoIter<Bytes>),
-}
-
-impl NodeReader {
-    /// Fills `node` with the next node; `None` after the last, an error when an encoded node
-    /// does not decode.
-    pub(super) fn next_into(&mut self, node: &mut RawNode) -> Option<Result<(), String>> {
-        match self {
-            NodeReader::Decoded(nodes) => nodes.next().map(|proto| {
-                node.fill_from(proto);
-                Ok(())
-            }),
-            NodeReader::Encoded(nodes) => nodes
-                .next()
-                .map(|bytes| node_wire::decode_into(bytes, node)),
         }
     }
 }
