@@ -592,3 +592,57 @@ fn a_deep_chain_of_nodes_needs_no_deep_stack() {
         .unwrap();
     assert_eq!(worker.join().unwrap().as_deref(), Some("[2, 3]"));
 }
+
+/// W1 conditions are combined per group of nodes sharing symbols: `a` is forced to 1 by two
+/// nodes together, while 500 nodes on their own symbols `b0..b499` each keep their own W1 (one
+/// global conjunction made this quadratic in the number of conditional nodes).
+#[test]
+fn conditions_are_combined_within_groups_of_shared_symbols() {
+    use onnx_bcast_lint::Code;
+    const INDEPENDENT: usize = 500;
+    let sym = |name: &str| dim(tensor_shape_proto::dimension::Value::DimParam(name.into()));
+    let mut graph = GraphProto {
+        input: vec![input("a", 1, vec![sym("a")])],
+        initializer: vec![
+            TensorProto {
+                name: Some("c3".into()),
+                data_type: Some(1),
+                dims: vec![3],
+                float_data: vec![0.0; 3],
+                ..Default::default()
+            },
+            TensorProto {
+                name: Some("c4".into()),
+                data_type: Some(1),
+                dims: vec![4],
+                float_data: vec![0.0; 4],
+                ..Default::default()
+            },
+        ],
+        node: vec![
+            node("Add", &["a", "c3"], &["a3"]),
+            node("Add", &["a", "c4"], &["a4"]),
+        ],
+        ..Default::default()
+    };
+    for i in 0..INDEPENDENT {
+        graph
+            .input
+            .push(input(&format!("b{i}"), 1, vec![sym(&format!("b{i}"))]));
+        graph
+            .node
+            .push(node("Add", &[&format!("b{i}"), "c3"], &[&format!("y{i}")]));
+    }
+    for outcome in both(&model(graph), &Options::new()) {
+        let report = outcome.unwrap();
+        let w1: Vec<&str> = report
+            .findings
+            .iter()
+            .filter(|f| f.code == Code::W1)
+            .map(|f| f.message.as_str())
+            .collect();
+        assert_eq!(w1.len(), 1 + INDEPENDENT, "{w1:?}");
+        assert!(w1.iter().any(|m| m.starts_with("a must be 1")), "{w1:?}");
+        assert!(w1.iter().any(|m| m.contains("b499 ∈ {1, 3}")), "{w1:?}");
+    }
+}

@@ -219,43 +219,72 @@ fn show_binding(binding: &Binding) -> String {
         .join(", ")
 }
 
+/// Most clauses of one group's combined condition: past this, the bounded search could not
+/// decide it anyway, and combining (each `and` copies the conjunction) would grow quadratically.
+const MAX_JOINT_CLAUSES: usize = 1_024;
+
 /// W1 findings: one per conditional node, except that symbols the conditions force together to a
 /// single value are reported once, at the nodes that force them.
+///
+/// Conditions are combined only within groups of nodes whose conditions share symbols, directly
+/// or through other nodes: a symbol names one value across the model, and unrelated symbols
+/// cannot constrain each other. One global conjunction made the check quadratic in the number
+/// of conditional nodes (4,000 nodes with independent symbols took a second).
 fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let combined = conditionals
-        .iter()
-        .fold(Condition::truth(), |acc, c| acc.and(&c.condition));
-    let forced: BTreeMap<String, i64> = combined
-        .forced_values()
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|(name, values)| {
-            (values.len() == 1).then(|| values.first().map(|v| (name, *v)))?
-        })
-        .collect();
-    // Symbols forced only by the combination (no single node forces them on its own).
-    let jointly_forced: BTreeSet<&String> = forced
-        .keys()
-        .filter(|name| {
-            !conditionals.iter().any(|c| {
-                c.condition
-                    .forced_values()
-                    .and_then(|f| f.get(*name).map(|v| v.len() == 1))
-                    .unwrap_or(false)
-            })
-        })
-        .collect();
-    let mut reported_jointly = BTreeSet::new();
-    for symbol in &jointly_forced {
-        let involved: Vec<&Conditional<'_>> = conditionals
+    // (symbol, its forced value, the group's members), over every group.
+    let mut joint: Vec<(String, i64, Vec<usize>)> = Vec::new();
+    for group in symbol_groups(conditionals) {
+        let members: Vec<&Conditional<'_>> =
+            group.iter().filter_map(|&i| conditionals.get(i)).collect();
+        let mut combined = Condition::truth();
+        for member in &members {
+            combined = combined.and(&member.condition);
+            if combined.clauses().len() > MAX_JOINT_CLAUSES {
+                break;
+            }
+        }
+        if combined.clauses().len() > MAX_JOINT_CLAUSES {
+            continue;
+        }
+        let forced = combined.forced_values().unwrap_or_default();
+        let alone: Vec<BTreeMap<String, BTreeSet<i64>>> = members
             .iter()
-            .filter(|c| c.condition.symbols().contains(*symbol))
+            .map(|m| m.condition.forced_values().unwrap_or_default())
+            .collect();
+        for (symbol, values) in forced {
+            let [value] = values.iter().copied().collect::<Vec<_>>()[..] else {
+                continue;
+            };
+            // Forced only by the combination: no single node forces it on its own.
+            let forced_alone = alone
+                .iter()
+                .any(|f| f.get(&symbol).is_some_and(|v| v.len() == 1));
+            if forced_alone {
+                continue;
+            }
+            let involved = group
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    conditionals
+                        .get(i)
+                        .is_some_and(|c| c.condition.symbols().contains(&symbol))
+                })
+                .collect();
+            joint.push((symbol, value, involved));
+        }
+    }
+    joint.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut reported_jointly = BTreeSet::new();
+    for (symbol, value, involved) in joint {
+        let involved: Vec<&Conditional<'_>> = involved
+            .iter()
+            .filter_map(|&i| conditionals.get(i))
             .collect();
         let Some(first) = involved.first() else {
             continue;
         };
-        let value = forced.get(*symbol).copied().unwrap_or(0);
         let nodes: Vec<String> = involved
             .iter()
             .map(|c| format!("{} `{}`", c.node.op_type, c.node.name))
@@ -303,6 +332,51 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
         });
     }
     findings
+}
+
+/// The root of `i` in a union-find forest, halving the path on the way.
+fn union_root(parent: &mut [usize], mut i: usize) -> usize {
+    while let Some(&up) = parent.get(i) {
+        if up == i {
+            break;
+        }
+        let grand = parent.get(up).copied().unwrap_or(up);
+        if let Some(slot) = parent.get_mut(i) {
+            *slot = grand;
+        }
+        i = up;
+    }
+    i
+}
+
+/// The conditionals in groups that share symbols (transitively), each group in node order and
+/// the groups in order of their first node.
+fn symbol_groups(conditionals: &[Conditional<'_>]) -> Vec<Vec<usize>> {
+    // Union-find over the conditionals, joined through the first conditional naming a symbol.
+    let mut parent: Vec<usize> = (0..conditionals.len()).collect();
+    let mut first_with: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, c) in conditionals.iter().enumerate() {
+        for symbol in c.condition.symbols() {
+            match first_with.get(&symbol) {
+                Some(&j) => {
+                    let (a, b) = (union_root(&mut parent, i), union_root(&mut parent, j));
+                    let (low, high) = (a.min(b), a.max(b));
+                    if let Some(slot) = parent.get_mut(high) {
+                        *slot = low;
+                    }
+                }
+                None => {
+                    first_with.insert(symbol, i);
+                }
+            }
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..conditionals.len() {
+        let r = union_root(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    groups.into_values().collect()
 }
 
 /// A likely fix for two clashing shapes: sizes that look transposed, or a lower-rank input that
