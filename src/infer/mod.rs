@@ -391,6 +391,8 @@ impl<'m> Engine<'m> {
         if let Some(entry) = facts.nodes.get_mut(node.index) {
             let mut checks = checks;
             checks.retain(|check| !matches!(check.outcome.verdict, Verdict::Valid));
+            // retain keeps the buffer: most nodes would hold an empty one to the end.
+            checks.shrink_to_fit();
             *entry = NodeFacts { status, checks };
         }
     }
