@@ -261,10 +261,10 @@ mod tests {
             op_type: "Op".into(),
             domain: String::new(),
             opset: Some(13),
-            inputs: vec![],
-            outputs: vec![],
+            inputs: Box::default(),
+            outputs: Box::default(),
             attributes,
-            subgraphs: vec![],
+            subgraphs: Box::default(),
             span: 0..0,
             in_cycle: false,
         }

@@ -268,7 +268,7 @@ impl Builder<'_> {
                 );
                 inputs.push(Some(value));
             }
-            node.inputs = inputs;
+            node.inputs = inputs.into_boxed_slice();
         }
         drop(input_names);
 
@@ -329,7 +329,9 @@ impl Builder<'_> {
                 depth + 1,
             )?;
             if let Some(node) = self.graph_mut(id).and_then(|g| g.nodes.get_mut(sub.node)) {
-                node.subgraphs.push((sub.attribute, child));
+                let mut subgraphs = std::mem::take(&mut node.subgraphs).into_vec();
+                subgraphs.push((sub.attribute, child));
+                node.subgraphs = subgraphs.into_boxed_slice();
             }
             for (graph, value) in child_captures {
                 if graph == id {
@@ -512,10 +514,10 @@ impl Builder<'_> {
             opset: opsets.version(&domain),
             op_type,
             domain,
-            inputs: Vec::new(),
-            outputs,
-            attributes,
-            subgraphs: Vec::new(),
+            inputs: Box::default(),
+            outputs: outputs.into_boxed_slice(),
+            attributes: attributes.into_boxed_slice(),
+            subgraphs: Box::default(),
             span,
             in_cycle: false,
         };

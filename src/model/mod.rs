@@ -134,13 +134,13 @@ pub struct Node {
     /// The opset version in force for this node's domain, if the model imports it.
     pub opset: Option<i64>,
     /// Input values by slot; `None` for an absent optional input (an empty name).
-    pub inputs: Vec<Option<ValueId>>,
+    pub inputs: Box<[Option<ValueId>]>,
     /// Output values by slot; `None` for an unused optional output.
-    pub outputs: Vec<Option<ValueId>>,
+    pub outputs: Box<[Option<ValueId>]>,
     /// Attributes, with graph bodies moved out into [`Node::subgraphs`].
-    pub attributes: Vec<Attribute>,
+    pub attributes: Box<[Attribute]>,
     /// Graph-valued attributes: `(attribute name, graph)`, in attribute order.
-    pub subgraphs: Vec<(String, GraphId)>,
+    pub subgraphs: Box<[(String, GraphId)]>,
     /// Byte range of the `NodeProto` in the file (empty when the model was not read from bytes).
     pub span: Range<usize>,
     /// Whether the node lies on a cycle (it is then missing from [`Graph::order`]).

@@ -130,10 +130,10 @@ pub(crate) fn run_in(
         op_type: op_type.into(),
         domain: domain.into(),
         opset: Some(opset),
-        inputs: Vec::new(),
-        outputs: vec![None; outputs],
+        inputs: Box::default(),
+        outputs: vec![None; outputs].into(),
         attributes: attributes.into_iter().map(Into::into).collect(),
-        subgraphs: Vec::new(),
+        subgraphs: Box::default(),
         span: 0..0,
         in_cycle: false,
     };
