@@ -86,9 +86,15 @@ fn map_file(path: &Path) -> Result<Bytes, LoadError> {
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
     // The scan touches a few bytes around each weight payload it skips; the kernel's readahead
     // would page in tens of kilobytes of weights with each (17 MB of the 1.5 GB benchmark
-    // model). Random access reads only the pages touched. Advice only: ignored if refused.
+    // model). Random access reads only the pages touched, and the node lists, read end to end,
+    // are asked for ahead. Advice only: ignored if refused.
     #[cfg(unix)]
-    let _ = map.advise(memmap2::Advice::Random);
+    {
+        let _ = map.advise(memmap2::Advice::Random);
+        super::prefetch::read_nodes_ahead(&map, |window| {
+            let _ = map.advise_range(memmap2::Advice::WillNeed, window.start, window.len());
+        });
+    }
     Ok(Bytes::from_owner(map))
 }
 

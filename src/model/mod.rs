@@ -11,6 +11,7 @@ mod names;
 mod node_wire;
 mod opset;
 mod parts;
+mod prefetch;
 mod wire;
 
 use std::ops::Range;
