@@ -738,17 +738,16 @@ impl Table {
 
     /// Defines `name`; returns the existing value and `false` if it was already defined.
     fn define(&mut self, name: &ByteString, origin: Origin) -> (ValueId, bool) {
-        if let Some(value) = self.lookup(name) {
-            return (value, false);
-        }
         let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
+        if let Some(existing) = self.by_name.get_or_insert(name, value, &self.values) {
+            return (existing, false);
+        }
         self.values.push(Value {
             name: name.clone(),
             origin,
             declared: None,
             initializer: None,
         });
-        self.by_name.insert(value, &self.values);
         (value, true)
     }
 }

@@ -39,12 +39,29 @@ impl NameIndex {
             .copied()
     }
 
-    /// Records `id`, whose name in `values` must not be indexed yet.
-    pub(crate) fn insert(&mut self, id: ValueId, values: &[Value]) {
+    /// The value called `name` if there is one; otherwise records `id` for `name` (one probe
+    /// instead of a lookup then an insert) and returns `None`. `id` must become the next value
+    /// of `values`, named `name`, before the index is used again.
+    pub(crate) fn get_or_insert(
+        &mut self,
+        name: &str,
+        id: ValueId,
+        values: &[Value],
+    ) -> Option<ValueId> {
+        let hash = self.hasher.hash_one(name);
         let hasher = &self.hasher;
-        let hash = hasher.hash_one(name_of(values, id));
-        self.table
-            .insert_unique(hash, id, |&other| hasher.hash_one(name_of(values, other)));
+        let entry = self.table.entry(
+            hash,
+            |&other| name_of(values, other) == name,
+            |&other| hasher.hash_one(name_of(values, other)),
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(found) => Some(*found.get()),
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(id);
+                None
+            }
+        }
     }
 }
 
@@ -67,13 +84,21 @@ mod tests {
         let mut values = Vec::new();
         let mut index = NameIndex::with_capacity(0);
         for i in 0..1000 {
-            values.push(value(&format!("v{i}")));
-            index.insert(ValueId(i), &values);
+            let name = format!("v{i}");
+            assert_eq!(index.get_or_insert(&name, ValueId(i), &values), None);
+            values.push(value(&name));
         }
         for i in 0..1000 {
             assert_eq!(index.get(&format!("v{i}"), &values), Some(ValueId(i)));
         }
         assert_eq!(index.get("v1000", &values), None);
+        assert_eq!(
+            index.get_or_insert("v7", ValueId(1000), &values),
+            Some(ValueId(7))
+        );
+        assert_eq!(index.get_or_insert("v1000", ValueId(1000), &values), None);
+        values.push(value("v1000"));
+        assert_eq!(index.get("v1000", &values), Some(ValueId(1000)));
         assert_eq!(index.get("", &values), None);
     }
 }
