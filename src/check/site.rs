@@ -31,8 +31,10 @@ pub(super) fn input_sites(
             let value = (*value)?;
             let known = facts.and_then(|f| f.values.get(value.0 as usize));
             let shape = known.map_or(Shape::Unranked, |f| f.shape.clone());
-            // Small 1-D values (an Expand or Reshape target) are shown: they decide the shape.
+            // Small 1-D integer values (an Expand or Reshape target) are shown: they decide the
+            // shape. Float constants (a LayerNorm scale) are shown by their shape.
             let elements = known
+                .filter(|f| !crate::infer::declared::is_float(f.elem))
                 .and_then(|f| f.value.as_ref())
                 .filter(|v| v.shape.len() == 1 && v.data.len() <= 8)
                 .map(|v| {

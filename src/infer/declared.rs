@@ -17,6 +17,26 @@ pub(crate) mod elem {
     pub(crate) const INT64: i32 = 7;
     /// `BOOL`.
     pub(crate) const BOOL: i32 = 9;
+    /// `FLOAT`.
+    pub(crate) const FLOAT: i32 = 1;
+    /// `DOUBLE`.
+    pub(crate) const DOUBLE: i32 = 11;
+}
+
+/// Whether `elem` is a floating-point `TensorProto.DataType` (FLOAT, FLOAT16, DOUBLE,
+/// BFLOAT16): its carried elements are integral floats, which integer folding must not see.
+pub(crate) fn is_float(elem: Option<i32>) -> bool {
+    matches!(elem, Some(1 | 10 | 11 | 16))
+}
+
+/// `v` as an integer when it is one exactly (and well inside the range where floats are exact).
+fn integral(v: f64) -> Option<i64> {
+    // 2^53: every integer below it is exact in f64, and the cast below cannot saturate.
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "integral and below 2^53 in magnitude"
+    )]
+    (v.is_finite() && v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0).then_some(v as i64)
 }
 
 /// Largest tensor whose elements are carried as data (shape computations are tiny; weights are not
@@ -64,8 +84,10 @@ fn dim_of(value: Option<&dimension::Value>) -> Dim {
 
 pub(crate) use crate::model::tensor_type;
 
-/// The elements of a small integer tensor (initializer or `Constant`), as dims. External data is
-/// never opened: such tensors give `None`.
+/// The elements of a small integer tensor (initializer or `Constant`), as dims; also of a small
+/// `FLOAT` or `DOUBLE` tensor whose elements are all integers (Resize scales such as `2.0`),
+/// which rules see only through `Ctx::integral_floats`. External data is never opened: such
+/// tensors give `None`.
 pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
     let shape: Vec<usize> = tensor
         .dims
@@ -105,6 +127,36 @@ pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
                 .map(|&v| i64::from(v != 0))
                 .collect(),
         },
+        elem::FLOAT => match &tensor.raw_data {
+            Some(raw) => raw
+                .chunks_exact(4)
+                .map(|c| {
+                    <[u8; 4]>::try_from(c)
+                        .ok()
+                        .and_then(|b| integral(f64::from(f32::from_le_bytes(b))))
+                })
+                .collect::<Option<_>>()?,
+            None => tensor
+                .float_data
+                .iter()
+                .map(|&v| integral(f64::from(v)))
+                .collect::<Option<_>>()?,
+        },
+        elem::DOUBLE => match &tensor.raw_data {
+            Some(raw) => raw
+                .chunks_exact(8)
+                .map(|c| {
+                    <[u8; 8]>::try_from(c)
+                        .ok()
+                        .and_then(|b| integral(f64::from_le_bytes(b)))
+                })
+                .collect::<Option<_>>()?,
+            None => tensor
+                .double_data
+                .iter()
+                .map(|&v| integral(v))
+                .collect::<Option<_>>()?,
+        },
         _ => return None,
     };
     if data.len() != count {
@@ -114,4 +166,87 @@ pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
         shape,
         data: data.into_iter().map(Dim::known).collect(),
     })
+}
+
+/// A main-graph input's shape with each anonymous axis (no `dim_value`, and no `dim_param` that
+/// names a symbol: `?`, `-1`, `unk__3`, nothing) given its own symbol `input:axis`.
+///
+/// The IR makes such a dim unknown and unrelated to every other dim, but it is still one size
+/// per run: naming it keeps it unrelated to the other axes while every value derived from it
+/// compares equal to it. The name holds a `:`, so no identifier-like `dim_param` can be it.
+///
+/// Called for main-graph inputs only (a body's inputs may change between iterations). The call
+/// site is in `infer/mod.rs` (`graph_input`), which is being reworked on another branch (issue 4).
+#[allow(
+    dead_code,
+    reason = "wired into infer/mod.rs graph_input with the loading rework"
+)]
+pub(crate) fn name_anonymous(input: &str, shape: Shape) -> Shape {
+    match shape {
+        Shape::Ranked(dims) => Shape::Ranked(
+            dims.into_iter()
+                .enumerate()
+                .map(|(axis, d)| match d {
+                    Dim::Unknown => Dim::sym(&format!("{input}:{axis}")),
+                    d => d,
+                })
+                .collect(),
+        ),
+        Shape::Unranked => Shape::Unranked,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{elem, int_values};
+    use crate::proto::TensorProto;
+    use crate::shape::Dim;
+
+    fn floats(values: &[f32]) -> TensorProto {
+        TensorProto {
+            dims: vec![i64::try_from(values.len()).unwrap()],
+            data_type: Some(elem::FLOAT),
+            float_data: values.to_vec(),
+            ..TensorProto::default()
+        }
+    }
+
+    #[test]
+    fn anonymous_input_axes_get_their_own_symbols() {
+        use super::name_anonymous;
+        use crate::shape::Shape;
+        let declared = Shape::Ranked(vec![
+            Dim::Unknown,
+            Dim::known(3),
+            Dim::Unknown,
+            Dim::sym("w"),
+        ]);
+        let named = name_anonymous("x", declared);
+        assert_eq!(named.to_string(), "[`x:0`, 3, `x:2`, w]");
+        let dims = named.dims().unwrap();
+        // Two anonymous axes stay unrelated: neither equal nor provably different.
+        assert_eq!(dims[0].eq_dim(&dims[2]), crate::shape::Tri::Unknown);
+        assert_eq!(name_anonymous("x", Shape::Unranked), Shape::Unranked);
+    }
+
+    #[test]
+    fn integral_floats_are_read_exactly_and_fractions_are_not() {
+        let got = int_values(&floats(&[1.0, 1.0, 2.0, -0.0])).unwrap();
+        assert_eq!(got.data, [1, 1, 2, 0].map(Dim::known));
+        assert_eq!(int_values(&floats(&[2.0, 0.5])), None);
+        assert_eq!(int_values(&floats(&[f32::INFINITY])), None);
+        let raw = TensorProto {
+            dims: vec![2],
+            data_type: Some(elem::DOUBLE),
+            raw_data: Some(
+                [4.0f64, 8.0]
+                    .iter()
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect::<Vec<u8>>()
+                    .into(),
+            ),
+            ..TensorProto::default()
+        };
+        assert_eq!(int_values(&raw).unwrap().data, [4, 8].map(Dim::known));
+    }
 }

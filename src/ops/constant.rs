@@ -1,6 +1,7 @@
 //! `Constant`: the output is whichever `value*` attribute is set (ONNX Constant-13: `value`,
 //! `sparse_value`, `value_float(s)`, `value_int(s)`, `value_string(s)`). Small integer tensors
-//! also carry their elements, which is how literal shape vectors enter data propagation.
+//! also carry their elements, which is how literal shape vectors enter data propagation (and so
+//! do float tensors whose elements are all integers, for the rules that read float operands).
 
 use super::axes::count;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
@@ -125,16 +126,21 @@ mod tests {
     }
 
     #[test]
-    fn float_tensor_gives_only_its_shape() {
-        let tensor = TensorProto {
+    fn float_tensor_carries_elements_only_when_all_integral() {
+        let tensor = |values: Vec<f32>| TensorProto {
             dims: vec![2, 3],
             data_type: Some(1),
-            float_data: vec![0.0; 6],
+            float_data: values,
             ..TensorProto::default()
         };
-        let out = run(tensor_attr("value", tensor));
+        let out = run(tensor_attr("value", tensor(vec![0.5; 6])));
         assert!(out.value.is_none());
         assert_eq!(out.shape, Shape::from_known(&[2, 3]));
+        assert_eq!(out.elem, Some(1));
+        // Integral floats (Resize scales) are carried, typed float so that only rules reading
+        // float operands see them (`Ctx::integral_floats`).
+        let out = run(tensor_attr("value", tensor(vec![2.0; 6])));
+        assert_eq!(known_ints(out.value.as_ref().unwrap()), Some(vec![2; 6]));
         assert_eq!(out.elem, Some(1));
     }
 

@@ -107,8 +107,10 @@ fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(Output::shape(shape).elem(Some(FLOAT))))
 }
 
-/// `ArrayFeatureExtractor(X, Y)`: X's last axis replaced by the number of indices; 1-D X is
-/// handled differently by runtimes, so only rank 2 and more is inferred.
+/// `ArrayFeatureExtractor(X, Y)`: X's last axis replaced by the number of indices. The operator
+/// doc does not say what a 1-D X gives; ONNX's reference implementation
+/// (`onnx/reference/ops/aionnxml/op_array_feature_extractor.py`) and onnxruntime both make it
+/// one row, `[1, indices]` (scikit-learn exports pick class labels that way).
 fn feature_extractor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let indices = ctx.shape(1)?;
@@ -116,6 +118,7 @@ fn feature_extractor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         d.iter().fold(Dim::known(1), |acc, d| acc.mul(d))
     });
     let shape = match x.shape.dims() {
+        Some([_]) => Shape::Ranked(vec![Dim::known(1), picked]),
         Some([lead @ .., _]) if !lead.is_empty() => {
             Shape::Ranked(lead.iter().cloned().chain([picked]).collect())
         }
@@ -221,6 +224,15 @@ mod tests {
                 vec![]
             ),
             ["[N, 3]"]
+        );
+        // A 1-D X (the class labels) gives one row of the picked labels.
+        assert_eq!(
+            ml(
+                "ArrayFeatureExtractor",
+                &[s(&["3"]), s(&["N", "1"])],
+                vec![]
+            ),
+            ["[1, N]"]
         );
         let got = ml(
             "FeatureVectorizer",

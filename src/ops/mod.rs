@@ -46,7 +46,8 @@ mod window;
 pub(crate) struct Input<'a> {
     /// Its inferred shape.
     pub(crate) shape: &'a Shape,
-    /// Its elements, for small integer tensors whose values are known.
+    /// Its elements, for small integer tensors whose values are known (never for float tensors:
+    /// see [`Ctx::integral_floats`]).
     pub(crate) value: Option<&'a ValueTensor>,
     /// Its element type (`TensorProto.DataType`), when known.
     pub(crate) elem: Option<i32>,
@@ -56,6 +57,10 @@ pub(crate) struct Input<'a> {
 pub(crate) struct Ctx<'a> {
     node: &'a Node,
     inputs: Vec<Option<Input<'a>>>,
+    /// Elements of floating-point inputs whose values are all integers (constant scales):
+    /// kept apart from `Input::value`, since integer folding (floor `Div`, `Mod`) would be
+    /// wrong on floats. Only rules that read float operands ask for them.
+    integral_floats: Vec<Option<&'a ValueTensor>>,
     opset: i64,
     #[allow(dead_code)]
     fresh: &'a Cell<u64>,
@@ -65,13 +70,25 @@ impl<'a> Ctx<'a> {
     /// A context for `node` with its inputs (`None` for absent optional inputs).
     pub(crate) fn new(
         node: &'a Node,
-        inputs: Vec<Option<Input<'a>>>,
+        mut inputs: Vec<Option<Input<'a>>>,
         opset: i64,
         fresh: &'a Cell<u64>,
     ) -> Self {
+        let integral_floats = inputs
+            .iter_mut()
+            .map(|input| {
+                let input = input.as_mut()?;
+                if crate::infer::declared::is_float(input.elem) {
+                    input.value.take()
+                } else {
+                    None
+                }
+            })
+            .collect();
         Self {
             node,
             inputs,
+            integral_floats,
             opset,
             fresh,
         }
@@ -105,6 +122,13 @@ impl<'a> Ctx<'a> {
     /// The shape of input `slot` (unranked when absent).
     pub(crate) fn shape(&self, slot: usize) -> Result<&'a Shape, RuleError> {
         Ok(self.required(slot)?.shape)
+    }
+
+    /// The elements of floating-point input `slot`, when it is a constant whose elements are
+    /// all integers (`[1.0, 1.0, 2.0, 2.0]` Resize scales). Integer inputs give `None`: their
+    /// elements are in [`Input::value`].
+    pub(crate) fn integral_floats(&self, slot: usize) -> Option<&'a ValueTensor> {
+        self.integral_floats.get(slot).copied().flatten()
     }
 
     /// Every present input's shape, in slot order.
@@ -271,5 +295,22 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
             .or_else(|| sequence::lookup(op_type)),
         "ai.onnx.ml" => ml::lookup(op_type),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing;
+    use crate::shape::values::ValueTensor;
+    use crate::shape::{Dim, Shape};
+
+    #[test]
+    fn float_values_are_hidden_from_integer_folding() {
+        // [3.0] / [2.0] is 1.5: integer floor division must not see float operands.
+        let three = testing::floats(ValueTensor::vector(vec![Dim::known(3)]).unwrap());
+        let two = testing::floats(ValueTensor::vector(vec![Dim::known(2)]).unwrap());
+        let out = testing::run("Div", 13, &[three, two], vec![]).unwrap();
+        assert!(out.outputs[0].value.is_none());
+        assert_eq!(out.outputs[0].shape, Shape::from_known(&[1]));
     }
 }

@@ -1,8 +1,9 @@
 //! `Resize` and `Upsample`: the rank is kept; a resized dim is `floor(dim * scale)` (ONNX Resize
 //! doc) or, from opset 11, the `sizes` input's value (on opset-18 `axes` only, and only with the
-//! default `stretch` aspect-ratio policy). Float scales are known only as `Upsample-7`
-//! attributes, since propagation carries integer values only; a scale input leaves the resized
-//! dims unknown.
+//! default `stretch` aspect-ratio policy). Scales are read from the `Upsample-7` attribute or
+//! from a constant scales input whose elements are all integers (`[1, 1, 2, 2]`, which multiply
+//! symbolic dims exactly); other scale inputs leave the resized dims unknown, as does
+//! `tf_crop_and_resize`, whose output also depends on the `roi` values.
 
 use super::axes::{self, unknown_dims};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
@@ -51,6 +52,22 @@ fn scaled(dim: &Dim, scale: f32) -> Dim {
     }
 }
 
+/// The integer scales of input `slot`, as `f32` for [`scaled`] (each was read exactly from a
+/// float tensor, so the conversion back is exact for any scale a model can use).
+fn integral_scales(ctx: &Ctx<'_>, slot: usize) -> Option<Vec<f32>> {
+    ctx.integral_floats(slot)?
+        .data
+        .iter()
+        .map(|d| {
+            #[allow(
+                clippy::cast_precision_loss,
+                reason = "read from an f32 or f64 integral value; a larger one saturates scaled()"
+            )]
+            d.as_known().map(|v| v as f32)
+        })
+        .collect()
+}
+
 /// `Upsample(X, scales)`: `scales` is an attribute in opsets 7-8 and an input from 9.
 fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
@@ -58,13 +75,17 @@ fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let Some(dims) = input.shape.dims() else {
         return output(Shape::Unranked);
     };
-    if !(7..9).contains(&ctx.opset()) {
-        return output(unknown_dims(dims.len()));
-    }
-    let scales = ctx
-        .attrs()
-        .floats("scales")?
-        .ok_or_else(|| RuleError::Invalid("Upsample needs scales".into()))?;
+    let scales = if (7..9).contains(&ctx.opset()) {
+        ctx.attrs()
+            .floats("scales")?
+            .ok_or_else(|| RuleError::Invalid("Upsample needs scales".into()))?
+            .to_vec()
+    } else {
+        match integral_scales(ctx, 1).filter(|_| ctx.opset() >= 9) {
+            Some(scales) => scales,
+            None => return output(unknown_dims(dims.len())),
+        }
+    };
     if scales.len() != dims.len() {
         return Err(RuleError::Invalid(format!(
             "Upsample has {} scales for rank {}",
@@ -74,7 +95,7 @@ fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     output(Shape::Ranked(
         dims.iter()
-            .zip(scales)
+            .zip(&scales)
             .map(|(d, &s)| scaled(d, s))
             .collect(),
     ))
@@ -121,10 +142,33 @@ fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             }
         }
     } else {
-        // Float scales (or sizes we cannot read) leave every resized dim unknown.
-        for &axis in &resized {
-            if let Some(slot) = out.get_mut(axis) {
-                *slot = Dim::Unknown;
+        // Opset 10 has `Resize(X, scales)`; from 11 scales are the third input.
+        let slot = if ctx.opset() >= 11 { 2 } else { 1 };
+        let crop = ctx.opset() >= 11
+            && ctx.attrs().string("coordinate_transformation_mode")? == Some("tf_crop_and_resize");
+        let scales = integral_scales(ctx, slot).filter(|_| sizes.is_none() && !crop);
+        match scales {
+            Some(scales) if scales.len() != resized.len() => {
+                return Err(RuleError::Invalid(format!(
+                    "Resize has {} scales for {} axes",
+                    scales.len(),
+                    resized.len()
+                )));
+            }
+            Some(scales) => {
+                for (&axis, &scale) in resized.iter().zip(&scales) {
+                    if let Some(slot) = out.get_mut(axis) {
+                        *slot = scaled(slot, scale);
+                    }
+                }
+            }
+            // Other float scales (or sizes we cannot read) leave every resized dim unknown.
+            None => {
+                for &axis in &resized {
+                    if let Some(slot) = out.get_mut(axis) {
+                        *slot = Dim::Unknown;
+                    }
+                }
             }
         }
     }
@@ -268,5 +312,65 @@ mod tests {
                 Dim::Unknown
             ])
         );
+    }
+
+    fn scales(values: &[i64]) -> Option<testing::Fact> {
+        testing::floats(
+            ValueTensor::vector(values.iter().copied().map(Dim::known).collect()).unwrap(),
+        )
+    }
+
+    #[test]
+    fn resize_multiplies_by_integral_scale_inputs() {
+        let h2 = Dim::sym("h").mul(&Dim::known(2));
+        let want = Shape::Ranked(vec![Dim::sym("n"), Dim::known(3), h2, Dim::known(10)]);
+        let out = testing::run(
+            "Resize",
+            13,
+            &[testing::shape(nchw()), None, scales(&[1, 1, 2, 2])],
+            vec![testing::string_attr("mode", "nearest")],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, want);
+        // Opset 10: Resize(X, scales).
+        let out = testing::run(
+            "Resize",
+            10,
+            &[testing::shape(nchw()), scales(&[1, 1, 2, 2])],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, want);
+        // Upsample-9 takes them as an input too.
+        let out = testing::run(
+            "Upsample",
+            9,
+            &[testing::shape(nchw()), scales(&[1, 1, 2, 2])],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, want);
+    }
+
+    #[test]
+    fn crop_and_resize_and_bad_scale_counts_are_not_guessed() {
+        let out = testing::run(
+            "Resize",
+            13,
+            &[testing::shape(nchw()), None, scales(&[1, 1, 2, 2])],
+            vec![testing::string_attr(
+                "coordinate_transformation_mode",
+                "tf_crop_and_resize",
+            )],
+        )
+        .unwrap();
+        assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::Unknown; 4]));
+        let err = testing::run(
+            "Resize",
+            13,
+            &[testing::shape(nchw()), None, scales(&[2, 2])],
+            vec![],
+        );
+        assert!(err.is_err());
     }
 }

@@ -64,6 +64,15 @@ pub(crate) fn ints(values: ValueTensor) -> Option<Fact> {
     })
 }
 
+/// A float input with known, integral elements (a constant such as Resize scales).
+pub(crate) fn floats(values: ValueTensor) -> Option<Fact> {
+    let fact = ints(values)?;
+    Some(Fact {
+        elem: Some(1),
+        ..fact
+    })
+}
+
 /// An INT attribute.
 pub(crate) fn int_attr(name: &str, value: i64) -> AttributeProto {
     AttributeProto {

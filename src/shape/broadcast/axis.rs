@@ -10,11 +10,14 @@
 //! | only `?`s                         | ?      | valid (run-time check)                 |
 //! | one expression `e` (repeated)     | `e`    | valid                                  |
 //! | `e` and `?`s                      | ?      | valid (run-time check)                 |
-//! | several expressions `e1..ek`      | ?      | each pair `ei = ej ∨ ei = 1 ∨ ej = 1`  |
+//! | several expressions `e1..ek`      | ?  (1) | each pair `ei = ej ∨ ei = 1 ∨ ej = 1`  |
+//!
+//! (1) or `ei` when `ei = 1` provably forces every other `ej` to 1, since then every legal
+//! binding gives `ei` (`sequence` with `min(sequence, 64)` gives `sequence`).
 
 use super::Offender;
 use crate::shape::condition::Atom;
-use crate::shape::{Condition, Dim, Expr, Shape};
+use crate::shape::{Binding, Condition, Dim, Expr, Shape, Tri};
 
 /// How one output axis of a numpy-style broadcast came about (STYLE: one arm per row of the
 /// broadcasting table). Only `Conflict` is an error by itself; `Unproven` axes carry the
@@ -194,12 +197,67 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
     let dim = match (exprs.as_slice(), unknown) {
         ([], false) => Dim::Known(1),
         ([x], false) => Dim::Sym(x.clone()),
+        (_, false) => dominant(&exprs).map_or(Dim::Unknown, |x| Dim::Sym(x.clone())),
         _ => Dim::Unknown,
     };
     AxisResult {
         dim,
         condition,
         clash: None,
+    }
+}
+
+/// The expression that is the output of every legal broadcast of `exprs` on one axis, if any.
+///
+/// When the broadcast is legal, the non-1 sizes all agree, so the output is `e` when `e` is not
+/// 1, and the common value of the others when `e` is 1. The output is therefore `e` for every
+/// legal binding exactly when `e = 1` forces every other size to 1 (`sequence` against
+/// `min(sequence, 64)`: at `sequence = 1` both are 1). Proven, never guessed: see
+/// [`one_forces_one`]. When several qualify they are equal at every legal binding; the least in
+/// canonical order is taken so the result does not depend on the order of the inputs.
+fn dominant(exprs: &[Expr]) -> Option<&Expr> {
+    exprs
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| {
+            let a = Dim::Sym((*e).clone());
+            exprs
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| j != i)
+                .all(|(_, other)| one_forces_one(&a, &Dim::Sym(other.clone())))
+        })
+        .map(|(_, e)| e)
+        .min()
+}
+
+/// Whether `a = 1` implies `b = 1` for every binding of the (non-negative) symbols: `a` can
+/// never be 1, or `a` is linear in one symbol `s` (`c*s + d`) so that `a = 1` pins `s` to one
+/// value, under which `b` is 1.
+fn one_forces_one(a: &Dim, b: &Dim) -> bool {
+    if a.is_one() == Tri::No {
+        return true;
+    }
+    let Some((symbol, coef, offset)) = a.to_expr().and_then(|e| {
+        e.as_linear_in_one_symbol()
+            .map(|(name, coef, offset)| (name.to_owned(), coef, offset))
+    }) else {
+        return false;
+    };
+    // coef*symbol + offset = 1  <=>  symbol = (1 - offset) / coef, a non-negative integer.
+    let Some(num) = 1i64.checked_sub(offset) else {
+        return false;
+    };
+    if coef == 0 || num.checked_rem(coef) != Some(0) {
+        return true;
+    }
+    match num.checked_div(coef) {
+        Some(value) if value >= 0 => {
+            let binding = Binding::from([(symbol, value)]);
+            b.substitute(&binding).is_one() == Tri::Yes
+        }
+        Some(_) => true,
+        None => false,
     }
 }
 
@@ -291,5 +349,42 @@ mod tests {
             vec![Stretch, Equal]
         );
         assert!(axis_verdicts(&[&Shape::Unranked]).is_empty());
+    }
+
+    fn sizes(a: &Dim, b: &Dim) -> String {
+        let (x, y) = (
+            Shape::Ranked(vec![a.clone()]),
+            Shape::Ranked(vec![b.clone()]),
+        );
+        let ab = crate::shape::broadcast::multidirectional(&[&x, &y]).shape;
+        let ba = crate::shape::broadcast::multidirectional(&[&y, &x]).shape;
+        assert_eq!(ab, ba, "order matters for {a} vs {b}");
+        ab.to_string()
+    }
+
+    #[test]
+    fn symbol_against_its_clamp_is_the_symbol() {
+        // BERT's position ids: `sequence` tokens against `min(sequence, 64)` positions. At
+        // sequence = 1 both are 1; otherwise legal only when they are equal.
+        let seq = Dim::sym("sequence");
+        assert_eq!(sizes(&seq, &seq.min(&Dim::known(64))), "[sequence]");
+    }
+
+    #[test]
+    fn never_one_side_is_the_output() {
+        // 2*n is never 1: legal only when n = 1 (output 2 = 2*n) or 2*n = n (n = 0).
+        let n = Dim::sym("n");
+        assert_eq!(sizes(&n, &n.mul(&Dim::known(2))), "[2*n]");
+    }
+
+    #[test]
+    fn unrelated_symbols_stay_unknown() {
+        assert_eq!(sizes(&Dim::sym("n"), &Dim::sym("m")), "[?]");
+        // min(n, m) is 1 at n = 1 only when m >= 1, which m = 0 breaks.
+        let n = Dim::sym("n");
+        assert_eq!(sizes(&n, &n.min(&Dim::sym("m"))), "[?]");
+        // n + 1 is 1 at n = 0, where n is not 1; n is 1 where n + 1 is not.
+        assert_eq!(sizes(&n, &n.add(&Dim::known(1))), "[?]");
+        assert_eq!(sizes(&n, &Dim::Unknown), "[?]");
     }
 }
