@@ -175,12 +175,7 @@ pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
 /// per run: naming it keeps it unrelated to the other axes while every value derived from it
 /// compares equal to it. The name holds a `:`, so no identifier-like `dim_param` can be it.
 ///
-/// Called for main-graph inputs only (a body's inputs may change between iterations). The call
-/// site is in `infer/mod.rs` (`graph_input`), which is being reworked on another branch (issue 4).
-#[allow(
-    dead_code,
-    reason = "wired into infer/mod.rs graph_input with the loading rework"
-)]
+/// Used for main-graph inputs only (a body's inputs may change between iterations).
 pub(crate) fn name_anonymous(input: &str, shape: Shape) -> Shape {
     match shape {
         Shape::Ranked(dims) => Shape::Ranked(

@@ -322,6 +322,9 @@ impl<'m> Engine<'m> {
                     &declared_shape,
                     &declared::shape_of(Some(&declared::tensor_type(tensor))),
                 ),
+                None if graph.parent.is_none() => {
+                    declared::name_anonymous(&value.name, declared_shape)
+                }
                 None => declared_shape,
             },
             elem: declared_elem,
