@@ -155,7 +155,7 @@ impl Builder<'_> {
         for input in proto.input {
             self.check_declared_rank(input.r#type.as_ref())?;
             let name = ByteString::from(input.name.unwrap_or_default());
-            let (value, fresh) = table.define(&name, Origin::Input);
+            let (value, fresh) = table.define(name.clone(), Origin::Input);
             if !fresh {
                 self.problem(
                     id,
@@ -207,7 +207,7 @@ impl Builder<'_> {
                 }
                 Some(_) => self.problem(id, None, ProblemKind::DuplicateProducer { name }),
                 None => {
-                    let (value, _) = table.define(&name.into(), origin);
+                    let (value, _) = table.define(name.into(), origin);
                     if let Some(slot) = table.values.get_mut(value.0 as usize) {
                         slot.initializer = Some(index);
                         slot.declared = Some(Box::new(tensor_type(&tensor)));
@@ -423,7 +423,7 @@ impl Builder<'_> {
         opsets: &Opsets,
         table: &mut Table,
     ) -> (Node, Vec<PendingSubgraph>) {
-        let op_type = String::from(&*proto.op_type);
+        let op_type = std::mem::take(&mut proto.op_type);
         if op_type.is_empty() {
             self.problem(graph, Some(index), ProblemKind::MissingOpType);
         }
@@ -482,7 +482,7 @@ impl Builder<'_> {
 
         let is_constant = op_type == "Constant" && domain.is_empty();
         let mut outputs = Vec::with_capacity(proto.output.len());
-        for (slot, output) in proto.output.iter().enumerate() {
+        for (slot, output) in proto.output.drain(..).enumerate() {
             if output.is_empty() {
                 outputs.push(None);
                 continue;
@@ -501,7 +501,7 @@ impl Builder<'_> {
                     graph,
                     Some(index),
                     ProblemKind::DuplicateProducer {
-                        name: output.to_string(),
+                        name: table.name_of(value).to_string(),
                     },
                 );
             }
@@ -547,7 +547,7 @@ impl Builder<'_> {
                 captures.push((candidate, value));
                 return table
                     .define(
-                        name,
+                        name.clone(),
                         Origin::Outer {
                             graph: candidate,
                             value,
@@ -564,7 +564,7 @@ impl Builder<'_> {
                 name: name.to_string(),
             },
         );
-        table.define(name, Origin::Undefined).0
+        table.define(name.clone(), Origin::Undefined).0
     }
 
     /// The rank limit on declared shapes. The wire pre-scan enforces it on bytes; an already
@@ -705,7 +705,7 @@ impl DecodedChunk {
             encoded
                 .iter()
                 .zip(&mut self.nodes)
-                .map(|(bytes, node)| node_wire::decode_into(bytes.clone(), node)),
+                .map(|(bytes, node)| node_wire::decode_into(bytes, node)),
         );
     }
 }
@@ -742,14 +742,18 @@ impl Table {
         self.by_name.get(name, &self.values)
     }
 
+    fn name_of(&self, value: ValueId) -> &str {
+        self.values.get(value.0 as usize).map_or("", |v| &*v.name)
+    }
+
     /// Defines `name`; returns the existing value and `false` if it was already defined.
-    fn define(&mut self, name: &ByteString, origin: Origin) -> (ValueId, bool) {
+    fn define(&mut self, name: ByteString, origin: Origin) -> (ValueId, bool) {
         let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
-        if let Some(existing) = self.by_name.get_or_insert(name, value, &self.values) {
+        if let Some(existing) = self.by_name.get_or_insert(&name, value, &self.values) {
             return (existing, false);
         }
         self.values.push(Value {
-            name: name.clone(),
+            name,
             origin,
             declared: None,
             initializer: None,

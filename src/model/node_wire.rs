@@ -1,13 +1,16 @@
-//! Decodes a `NodeProto` from its encoding without copying its strings: its name, op type, domain
-//! and value names become [`ByteString`]s that share the input buffer (the mapped file). prost's
-//! decoder allocated and copied each of them: about a third of loading a million-node model.
+//! Decodes a `NodeProto` from its encoding without copying its value names: the node's name and
+//! its input and output names become [`ByteString`]s that share the input buffer (the mapped
+//! file). prost's decoder allocated and copied each of them: about a third of loading a
+//! million-node model.
 //!
 //! Only the fields the linter reads are decoded (`input` 1, `output` 2, `name` 3, `op_type` 4,
 //! `attribute` 5, `domain` 7, per `proto/onnx.proto`); the others are skipped by wire type, as
 //! any protobuf decoder skips fields it does not know. Attributes are decoded by prost, from
-//! their own slices.
+//! their own slices (so tensor payloads stay slices of the file). Fields are located on the byte
+//! slice, and a shared handle (an atomic reference count on the whole file, touched by both
+//! loading threads) is taken only for what is kept.
 
-use bytes::{Buf, Bytes};
+use bytes::Bytes;
 use bytestring::ByteString;
 use prost::Message;
 
@@ -17,8 +20,8 @@ use crate::proto::{AttributeProto, NodeProto};
 #[derive(Debug, Default)]
 pub(super) struct RawNode {
     pub(super) name: ByteString,
-    pub(super) op_type: ByteString,
-    pub(super) domain: ByteString,
+    pub(super) op_type: String,
+    pub(super) domain: String,
     pub(super) input: Vec<ByteString>,
     pub(super) output: Vec<ByteString>,
     pub(super) attribute: Vec<AttributeProto>,
@@ -29,8 +32,8 @@ impl RawNode {
     pub(super) fn fill_from(&mut self, node: NodeProto) {
         self.clear();
         self.name = node.name.unwrap_or_default().into();
-        self.op_type = node.op_type.unwrap_or_default().into();
-        self.domain = node.domain.unwrap_or_default().into();
+        self.op_type = node.op_type.unwrap_or_default();
+        self.domain = node.domain.unwrap_or_default();
         self.input
             .extend(node.input.into_iter().map(ByteString::from));
         self.output
@@ -40,8 +43,8 @@ impl RawNode {
 
     fn clear(&mut self) {
         self.name = ByteString::new();
-        self.op_type = ByteString::new();
-        self.domain = ByteString::new();
+        self.op_type.clear();
+        self.domain.clear();
         self.input.clear();
         self.output.clear();
         self.attribute.clear();
@@ -50,10 +53,12 @@ impl RawNode {
 
 /// Decodes one node's encoding into `node` (whose buffers are reused: one node is decoded at a
 /// time); the error says what is wrong, as prost would.
-pub(super) fn decode_into(mut bytes: Bytes, node: &mut RawNode) -> Result<(), String> {
+pub(super) fn decode_into(bytes: &Bytes, node: &mut RawNode) -> Result<(), String> {
     node.clear();
-    while bytes.has_remaining() {
-        let tag = varint(&mut bytes)?;
+    let data: &[u8] = bytes;
+    let mut pos = 0;
+    while pos < data.len() {
+        let tag = varint(data, &mut pos)?;
         let field = tag >> 3;
         let wire = tag & 7;
         if field == 0 {
@@ -67,26 +72,26 @@ pub(super) fn decode_into(mut bytes: Bytes, node: &mut RawNode) -> Result<(), St
         }
         match wire {
             0 => {
-                varint(&mut bytes)?;
+                varint(data, &mut pos)?;
             }
-            1 => advance(&mut bytes, 8)?,
-            5 => advance(&mut bytes, 4)?,
+            1 => advance(data, &mut pos, 8)?,
+            5 => advance(data, &mut pos, 4)?,
             2 => {
-                let len = usize::try_from(varint(&mut bytes)?).unwrap_or(usize::MAX);
-                if len > bytes.remaining() {
-                    return Err(format!("NodeProto field {field}: buffer underflow"));
-                }
-                let body = bytes.split_to(len);
+                let len = usize::try_from(varint(data, &mut pos)?).unwrap_or(usize::MAX);
+                let start = pos;
+                advance(data, &mut pos, len)
+                    .map_err(|_| format!("NodeProto field {field}: buffer underflow"))?;
+                let body = start..pos;
                 match field {
-                    1 => node.input.push(text(body, "input")?),
-                    2 => node.output.push(text(body, "output")?),
-                    3 => node.name = text(body, "name")?,
-                    4 => node.op_type = text(body, "op_type")?,
+                    1 => node.input.push(shared_text(bytes, body, "input")?),
+                    2 => node.output.push(shared_text(bytes, body, "output")?),
+                    3 => node.name = shared_text(bytes, body, "name")?,
+                    4 => node.op_type = owned_text(data, body, "op_type")?,
                     5 => node.attribute.push(
-                        AttributeProto::decode(body)
+                        AttributeProto::decode(bytes.slice(body))
                             .map_err(|error| format!("NodeProto.attribute: {error}"))?,
                     ),
-                    7 => node.domain = text(body, "domain")?,
+                    7 => node.domain = owned_text(data, body, "domain")?,
                     _ => {}
                 }
             }
@@ -96,21 +101,51 @@ pub(super) fn decode_into(mut bytes: Bytes, node: &mut RawNode) -> Result<(), St
     Ok(())
 }
 
-fn text(body: Bytes, field: &str) -> Result<ByteString, String> {
-    ByteString::try_from(body)
-        .map_err(|_| format!("NodeProto.{field}: invalid string value: data is not UTF-8 encoded"))
+fn not_utf8(field: &str) -> String {
+    format!("NodeProto.{field}: invalid string value: data is not UTF-8 encoded")
 }
 
-fn advance(bytes: &mut Bytes, len: usize) -> Result<(), String> {
-    if bytes.remaining() < len {
-        return Err("NodeProto: buffer underflow".into());
+/// A string field kept as a handle on the input buffer.
+fn shared_text(
+    bytes: &Bytes,
+    body: std::ops::Range<usize>,
+    field: &str,
+) -> Result<ByteString, String> {
+    ByteString::try_from(bytes.slice(body)).map_err(|_| not_utf8(field))
+}
+
+/// A string field copied (op types and domains are short and few distinct).
+fn owned_text(data: &[u8], body: std::ops::Range<usize>, field: &str) -> Result<String, String> {
+    let slice = data.get(body).unwrap_or_default();
+    std::str::from_utf8(slice)
+        .map(str::to_owned)
+        .map_err(|_| not_utf8(field))
+}
+
+fn advance(data: &[u8], pos: &mut usize, len: usize) -> Result<(), String> {
+    match pos.checked_add(len) {
+        Some(next) if next <= data.len() => {
+            *pos = next;
+            Ok(())
+        }
+        _ => Err("NodeProto: buffer underflow".into()),
     }
-    bytes.advance(len);
-    Ok(())
 }
 
-fn varint(bytes: &mut Bytes) -> Result<u64, String> {
-    prost::encoding::decode_varint(bytes).map_err(|error| format!("NodeProto: {error}"))
+/// A base-128 varint (protobuf encoding), at most 10 bytes.
+fn varint(data: &[u8], pos: &mut usize) -> Result<u64, String> {
+    let mut value = 0u64;
+    for shift in (0..70).step_by(7) {
+        let Some(&byte) = data.get(*pos) else {
+            return Err("NodeProto: buffer underflow".into());
+        };
+        *pos += 1;
+        value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
+        if byte & 0x80 == 0 {
+            return Ok(value);
+        }
+    }
+    Err("NodeProto: invalid varint".into())
 }
 
 #[cfg(test)]
@@ -122,9 +157,9 @@ mod tests {
         Bytes::from(node.encode_to_vec())
     }
 
-    fn decode(bytes: Bytes) -> Result<RawNode, String> {
+    fn decode(bytes: impl Into<Bytes>) -> Result<RawNode, String> {
         let mut node = RawNode::default();
-        decode_into(bytes, &mut node).map(|()| node)
+        decode_into(&bytes.into(), &mut node).map(|()| node)
     }
 
     #[test]
@@ -166,8 +201,8 @@ mod tests {
             input: vec!["a".into(), "b".into()],
             ..NodeProto::default()
         });
-        decode_into(first, &mut raw).unwrap();
-        decode_into(encode(&NodeProto::default()), &mut raw).unwrap();
+        decode_into(&first, &mut raw).unwrap();
+        decode_into(&encode(&NodeProto::default()), &mut raw).unwrap();
         assert!(raw.name.is_empty() && raw.input.is_empty());
     }
 
@@ -181,6 +216,35 @@ mod tests {
         let raw = decode(bytes.clone()).unwrap();
         let name = raw.input.first().unwrap().as_bytes().as_ptr();
         assert!(range.contains(&name));
+    }
+
+    #[test]
+    fn attribute_tensor_payloads_share_the_input_buffer() {
+        use crate::proto::TensorProto;
+        let bytes = encode(&NodeProto {
+            op_type: Some("Constant".into()),
+            attribute: vec![AttributeProto {
+                name: Some("value".into()),
+                r#type: Some(AttributeType::Tensor as i32),
+                t: Some(Box::new(TensorProto {
+                    raw_data: Some(vec![9u8; 4096].into()),
+                    ..TensorProto::default()
+                })),
+                ..AttributeProto::default()
+            }],
+            ..NodeProto::default()
+        });
+        let range = bytes.as_ptr_range();
+        let raw = decode(bytes.clone()).unwrap();
+        let payload = raw.attribute[0]
+            .t
+            .as_ref()
+            .unwrap()
+            .raw_data
+            .as_ref()
+            .unwrap();
+        assert_eq!(payload.len(), 4096);
+        assert!(range.contains(&payload.as_ptr()));
     }
 
     #[test]
