@@ -249,26 +249,39 @@ impl Builder<'_> {
         let mut captures: Captures = Vec::new();
         let parent_id = parent.map(|(graph, _)| graph);
         let mut start = 0;
-        for (node, end) in nodes.iter_mut().zip(input_ends) {
+        for (index, end) in input_ends.into_iter().enumerate() {
             let names = input_names.get(start..end).unwrap_or_default();
             start = end;
+            // Exported graphs mostly read what the last few nodes wrote: those values and their
+            // names are still in cache, while a probe of the name index is a few cache misses
+            // at a million values. Names are unique in the table, so a match is the value the
+            // index would give.
+            let recent = nodes.get(index.saturating_sub(RECENT_NODES)..index);
             let mut inputs = Vec::with_capacity(names.len());
             for name in names {
                 if name.is_empty() {
                     inputs.push(None);
                     continue;
                 }
-                let value = self.resolve(
-                    id,
-                    name,
-                    &mut table,
-                    &mut captures,
-                    Some(node.index),
-                    parent_id,
-                );
+                let near = recent.and_then(|recent| {
+                    recent
+                        .iter()
+                        .rev()
+                        .flat_map(|node| node.outputs.iter().flatten())
+                        .copied()
+                        .find(|&value| table.name_of(value) == &**name)
+                });
+                let value = match near {
+                    Some(value) => value,
+                    None => {
+                        self.resolve(id, name, &mut table, &mut captures, Some(index), parent_id)
+                    }
+                };
                 inputs.push(Some(value));
             }
-            node.inputs = inputs.into_boxed_slice();
+            if let Some(node) = nodes.get_mut(index) {
+                node.inputs = inputs.into_boxed_slice();
+            }
         }
         drop(input_names);
 
@@ -616,7 +629,15 @@ impl Builder<'_> {
         let Some(graph) = self.graphs.get_mut(id.0 as usize) else {
             return Vec::new();
         };
-        let mut dag: DiGraph<usize, Edge> = DiGraph::with_capacity(graph.nodes.len(), 0);
+        // At most one edge per input slot and per capture: sized once, not grown by doubling
+        // (each doubling of a large graph copied it into freshly zeroed pages).
+        let edges = graph
+            .nodes
+            .iter()
+            .map(|node| node.inputs.len())
+            .sum::<usize>()
+            .saturating_add(implicit.len());
+        let mut dag: DiGraph<usize, Edge> = DiGraph::with_capacity(graph.nodes.len(), edges);
         for node in &graph.nodes {
             dag.add_node(node.index);
         }
@@ -684,6 +705,10 @@ impl Builder<'_> {
         problems
     }
 }
+
+/// How many preceding nodes' outputs are compared with an input name before the name index is
+/// probed.
+const RECENT_NODES: usize = 8;
 
 /// Nodes per chunk of [`Builder::add_encoded`]: about a millisecond of decoding, so the cost
 /// of handing a chunk to the other thread is negligible.
