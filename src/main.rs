@@ -176,16 +176,18 @@ fn main() -> ExitCode {
             })
             .collect()
     };
-    let reports = match cli.jobs {
-        Some(jobs) => match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
-            Ok(pool) => pool.install(lint_all),
-            Err(error) => {
-                eprintln!("error: cannot start {jobs} threads: {error}");
-                return ExitCode::from(2);
-            }
-        },
-        None => lint_all(),
-    };
+    // `-j` sizes the one pool everything runs on: linting files, decoding a model's nodes ahead,
+    // rendering the reports.
+    if let Some(jobs) = cli.jobs {
+        if let Err(error) = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build_global()
+        {
+            eprintln!("error: cannot start {jobs} threads: {error}");
+            return ExitCode::from(2);
+        }
+    }
+    let reports = lint_all();
     let (reports, timings): (Vec<FileReport>, Vec<Timings>) = reports.into_iter().unzip();
     let render_start = Instant::now();
 

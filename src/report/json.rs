@@ -4,6 +4,7 @@
 //! "diagnostics": [...], "shapes": {...}}]}`; dims are integers (static), strings (symbolic
 //! expressions) or null (unknown); a shape of null is an unknown rank.
 
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::FileReport;
@@ -12,16 +13,44 @@ use crate::shape::{Dim, Shape};
 
 /// The whole JSON document for a batch of files.
 pub fn render(files: &[FileReport], with_shapes: bool) -> String {
-    let files: Vec<Value> = files
-        .iter()
-        .map(|file| file_json(file, with_shapes))
-        .collect();
-    let document = json!({
+    let header = json!({
         "version": 1,
         "tool": {"name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION")},
-        "files": files,
+        "files": [],
     });
-    serde_json::to_string_pretty(&document).unwrap_or_default()
+    let mut document = serde_json::to_string_pretty(&header).unwrap_or_default();
+    if files.is_empty() {
+        return document;
+    }
+    // Each file is built and pretty-printed in parallel (in order), like it was linted; the
+    // batch's output was otherwise a serial tail of the run. A file object sits two levels
+    // deep (four spaces), and JSON strings hold no raw newline, so indenting its lines gives
+    // exactly what printing the whole document at once gives.
+    let rendered: Vec<String> = files
+        .par_iter()
+        .map(|file| {
+            let text =
+                serde_json::to_string_pretty(&file_json(file, with_shapes)).unwrap_or_default();
+            let mut indented = String::with_capacity(text.len() + text.len() / 8);
+            for (i, line) in text.lines().enumerate() {
+                if i > 0 {
+                    indented.push('\n');
+                }
+                indented.push_str("    ");
+                indented.push_str(line);
+            }
+            indented
+        })
+        .collect();
+    let Some(open) = document.rfind("[]") else {
+        return document;
+    };
+    let tail = document.split_off(open);
+    document.push_str("[\n");
+    document.push_str(&rendered.join(",\n"));
+    document.push_str("\n  ]");
+    document.push_str(tail.trim_start_matches("[]"));
+    document
 }
 
 fn file_json(file: &FileReport, with_shapes: bool) -> Value {
@@ -106,5 +135,59 @@ fn dim_json(dim: &Dim) -> Value {
         Dim::Known(size) => Value::from(*size),
         Dim::Sym(_) => Value::String(dim.to_string()),
         Dim::Unknown => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::{lint_path, LoadError, Options};
+
+    /// The document as one `to_string_pretty` of the whole value: what the parallel rendering
+    /// must reproduce byte for byte.
+    fn reference(files: &[FileReport], with_shapes: bool) -> String {
+        let files: Vec<Value> = files.iter().map(|f| file_json(f, with_shapes)).collect();
+        let document = json!({
+            "version": 1,
+            "tool": {"name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION")},
+            "files": files,
+        });
+        serde_json::to_string_pretty(&document).unwrap()
+    }
+
+    fn report(name: &str) -> FileReport {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/models")
+            .join(name);
+        FileReport {
+            path: path.display().to_string(),
+            outcome: lint_path(&path, &Options::new()),
+        }
+    }
+
+    #[test]
+    fn parallel_rendering_equals_rendering_the_whole_document() {
+        let batch = vec![
+            report("e1_static_mismatch.onnx"),
+            report("w1_forced_one.onnx"),
+            report("load_truncated.onnx"),
+            report("ok_subgraphs.onnx"),
+            FileReport {
+                path: "missing.onnx".into(),
+                outcome: Err(LoadError::Empty {
+                    path: PathBuf::from("missing.onnx"),
+                }),
+            },
+        ];
+        for with_shapes in [false, true] {
+            assert_eq!(render(&batch, with_shapes), reference(&batch, with_shapes));
+            assert_eq!(
+                render(&batch[..1], with_shapes),
+                reference(&batch[..1], with_shapes)
+            );
+        }
+        assert_eq!(render(&[], false), reference(&[], false));
     }
 }
