@@ -166,6 +166,9 @@ fn main() -> ExitCode {
     let lint_all = || -> Vec<(FileReport, Timings)> {
         files
             .par_iter()
+            // One file per task: batches mix large and tiny models, and halves of the list can
+            // differ tenfold in work.
+            .with_max_len(1)
             .map(|path| {
                 let (outcome, timings) = lint_path_timed(path, &options);
                 let report = FileReport {
