@@ -62,6 +62,9 @@ impl Source {
     }
 }
 
+/// Files up to this size are left to the kernel's default readahead.
+const READ_WHOLE: usize = 64 << 20;
+
 fn map_file(path: &Path) -> Result<Bytes, LoadError> {
     let io = |source| LoadError::Io {
         path: path.to_path_buf(),
@@ -87,9 +90,10 @@ fn map_file(path: &Path) -> Result<Bytes, LoadError> {
     // The scan touches a few bytes around each weight payload it skips; the kernel's readahead
     // would page in tens of kilobytes of weights with each (17 MB of the 1.5 GB benchmark
     // model). Random access reads only the pages touched, and the node lists, read end to end,
-    // are asked for ahead. Advice only: ignored if refused.
+    // are asked for ahead. Below `READ_WHOLE` the default readahead reading it all costs less
+    // than the walk that finds the node lists. Advice only: ignored if refused.
     #[cfg(unix)]
-    {
+    if map.len() > READ_WHOLE {
         let _ = map.advise(memmap2::Advice::Random);
         super::prefetch::read_nodes_ahead(&map, |window| {
             let _ = map.advise_range(memmap2::Advice::WillNeed, window.start, window.len());
