@@ -176,6 +176,23 @@ fn body_budget(model: &Model) -> usize {
 /// proportional to the input.
 pub const MAX_VALUE_WORK: usize = 1 << 22;
 
+/// Charges `facts`' value to the work budget, dropping the value once the budget is spent,
+/// and bounds its rank.
+fn bounded(work: &Cell<usize>, max_rank: usize, mut facts: ValueFacts) -> ValueFacts {
+    if let Some(value) = &facts.value {
+        let spent = work.get().saturating_add(value.data.len());
+        if spent > MAX_VALUE_WORK {
+            facts.value = None;
+        } else {
+            work.set(spent);
+        }
+    }
+    if facts.shape.rank().is_some_and(|rank| rank > max_rank) {
+        facts.shape = Shape::Unranked;
+    }
+    facts
+}
+
 pub(crate) struct Engine<'m> {
     model: &'m Model,
     /// Model-local functions by `(domain, name)`, looked up at every node.
@@ -204,19 +221,8 @@ impl<'m> Engine<'m> {
 
     /// Charges `facts`' value to the work budget, dropping the value once the budget is spent,
     /// and bounds its rank.
-    fn within_budget(&self, mut facts: ValueFacts) -> ValueFacts {
-        if let Some(value) = &facts.value {
-            let spent = self.work.get().saturating_add(value.data.len());
-            if spent > MAX_VALUE_WORK {
-                facts.value = None;
-            } else {
-                self.work.set(spent);
-            }
-        }
-        if facts.shape.rank().is_some_and(|rank| rank > self.max_rank) {
-            facts.shape = Shape::Unranked;
-        }
-        facts
+    fn within_budget(&self, facts: ValueFacts) -> ValueFacts {
+        bounded(&self.work, self.max_rank, facts)
     }
 
     /// Charges `elements` value elements handed to a rule to the work budget; `false` (and
@@ -366,7 +372,12 @@ impl<'m> Engine<'m> {
         } else {
             self.apply_rule(graph, node)
         };
-        let mut stored = Vec::with_capacity(node.outputs.len());
+        // Written in place: the fields are borrowed apart (the budget is a `Cell`), so no
+        // vector of results is built per node.
+        let (work, max_rank) = (&self.work, self.max_rank);
+        let Some(facts) = self.facts.get_mut(graph.id.0 as usize) else {
+            return;
+        };
         let mut outputs = outputs.into_iter();
         for value in &node.outputs {
             let inferred = outputs.next().unwrap_or_else(ValueFacts::unknown);
@@ -374,19 +385,20 @@ impl<'m> Engine<'m> {
             let declared = graph.value(*value).and_then(|v| v.declared.as_deref());
             let refined = match declared {
                 // Most values declare nothing: keep the inferred facts as they are.
-                None => self.within_budget(inferred),
-                Some(declared) => self.within_budget(ValueFacts {
-                    shape: control::refine(&inferred.shape, &declared::shape_of(Some(declared))),
-                    elem: inferred.elem.or_else(|| declared::elem_of(Some(declared))),
-                    value: inferred.value,
-                }),
+                None => bounded(work, max_rank, inferred),
+                Some(declared) => bounded(
+                    work,
+                    max_rank,
+                    ValueFacts {
+                        shape: control::refine(
+                            &inferred.shape,
+                            &declared::shape_of(Some(declared)),
+                        ),
+                        elem: inferred.elem.or_else(|| declared::elem_of(Some(declared))),
+                        value: inferred.value,
+                    },
+                ),
             };
-            stored.push((*value, refined));
-        }
-        let Some(facts) = self.graph_facts(graph.id) else {
-            return;
-        };
-        for (value, refined) in stored {
             if let Some(entry) = facts.values.get_mut(value.0 as usize) {
                 *entry = refined;
             }
