@@ -9,8 +9,8 @@ use bytes::Bytes;
 
 use crate::proto::onnx_lean;
 use crate::proto::{
-    GraphProto, ModelProto, NodeProto, OperatorSetIdProto, SparseTensorProto, TensorProto,
-    ValueInfoProto,
+    FunctionProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, SparseTensorProto,
+    TensorProto, ValueInfoProto,
 };
 
 /// The nodes of a graph, decoded or not.
@@ -47,32 +47,6 @@ impl GraphParts {
     }
 }
 
-impl From<GraphProto> for GraphParts {
-    fn from(graph: GraphProto) -> Self {
-        GraphParts {
-            nodes: Nodes::Decoded(graph.node),
-            initializer: graph.initializer,
-            sparse_initializer: graph.sparse_initializer,
-            input: graph.input,
-            output: graph.output,
-            value_info: graph.value_info,
-        }
-    }
-}
-
-impl From<onnx_lean::GraphProto> for GraphParts {
-    fn from(graph: onnx_lean::GraphProto) -> Self {
-        GraphParts {
-            nodes: Nodes::Encoded(graph.node),
-            initializer: graph.initializer,
-            sparse_initializer: graph.sparse_initializer,
-            input: graph.input,
-            output: graph.output,
-            value_info: graph.value_info,
-        }
-    }
-}
-
 /// The fields of a `FunctionProto` the builder reads.
 pub(super) struct FunctionParts {
     pub(super) name: String,
@@ -93,50 +67,58 @@ pub(super) struct ModelParts {
     pub(super) functions: Vec<FunctionParts>,
 }
 
-impl From<ModelProto> for ModelParts {
-    fn from(model: ModelProto) -> Self {
-        ModelParts {
-            ir_version: model.ir_version.unwrap_or(0),
-            opset_import: model.opset_import,
-            graph: model.graph.map(GraphParts::from),
-            functions: model
-                .functions
-                .into_iter()
-                .map(|function| FunctionParts {
+/// The field-by-field moves from either source, which differ only in how the nodes come.
+macro_rules! parts_from {
+    ($model:ty, $graph:ty, $function:ty, $nodes:path) => {
+        impl From<$graph> for GraphParts {
+            fn from(graph: $graph) -> Self {
+                GraphParts {
+                    nodes: $nodes(graph.node),
+                    initializer: graph.initializer,
+                    sparse_initializer: graph.sparse_initializer,
+                    input: graph.input,
+                    output: graph.output,
+                    value_info: graph.value_info,
+                }
+            }
+        }
+
+        impl From<$function> for FunctionParts {
+            fn from(function: $function) -> Self {
+                FunctionParts {
                     name: function.name.unwrap_or_default(),
                     domain: function.domain.unwrap_or_default(),
                     input: function.input,
                     output: function.output,
                     attribute: function.attribute,
-                    nodes: Nodes::Decoded(function.node),
+                    nodes: $nodes(function.node),
                     opset_import: function.opset_import,
                     value_info: function.value_info,
-                })
-                .collect(),
+                }
+            }
         }
-    }
+
+        impl From<$model> for ModelParts {
+            fn from(model: $model) -> Self {
+                ModelParts {
+                    ir_version: model.ir_version.unwrap_or(0),
+                    opset_import: model.opset_import,
+                    graph: model.graph.map(GraphParts::from),
+                    functions: model
+                        .functions
+                        .into_iter()
+                        .map(FunctionParts::from)
+                        .collect(),
+                }
+            }
+        }
+    };
 }
 
-impl From<onnx_lean::ModelProto> for ModelParts {
-    fn from(model: onnx_lean::ModelProto) -> Self {
-        ModelParts {
-            ir_version: model.ir_version.unwrap_or(0),
-            opset_import: model.opset_import,
-            graph: model.graph.map(GraphParts::from),
-            functions: model
-                .functions
-                .into_iter()
-                .map(|function| FunctionParts {
-                    name: function.name.unwrap_or_default(),
-                    domain: function.domain.unwrap_or_default(),
-                    input: function.input,
-                    output: function.output,
-                    attribute: function.attribute,
-                    nodes: Nodes::Encoded(function.node),
-                    opset_import: function.opset_import,
-                    value_info: function.value_info,
-                })
-                .collect(),
-        }
-    }
-}
+parts_from!(ModelProto, GraphProto, FunctionProto, Nodes::Decoded);
+parts_from!(
+    onnx_lean::ModelProto,
+    onnx_lean::GraphProto,
+    onnx_lean::FunctionProto,
+    Nodes::Encoded
+);
