@@ -14,6 +14,7 @@ use bytes::Bytes;
 use bytestring::ByteString;
 use prost::Message;
 
+use super::wire::{read_varint, VarintError};
 use crate::proto::{AttributeProto, NodeProto};
 
 /// The fields of a `NodeProto` the graph builder reads.
@@ -132,20 +133,11 @@ fn advance(data: &[u8], pos: &mut usize, len: usize) -> Result<(), String> {
     }
 }
 
-/// A base-128 varint (protobuf encoding), at most 10 bytes.
 fn varint(data: &[u8], pos: &mut usize) -> Result<u64, String> {
-    let mut value = 0u64;
-    for shift in (0..70).step_by(7) {
-        let Some(&byte) = data.get(*pos) else {
-            return Err("NodeProto: buffer underflow".into());
-        };
-        *pos += 1;
-        value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
-        if byte & 0x80 == 0 {
-            return Ok(value);
-        }
-    }
-    Err("NodeProto: invalid varint".into())
+    read_varint(data, pos, data.len()).map_err(|error| match error {
+        VarintError::Truncated => "NodeProto: buffer underflow".into(),
+        VarintError::TooLong => "NodeProto: invalid varint".into(),
+    })
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@
 
 use std::ops::Range;
 
+use super::wire::read_varint;
+
 /// `ModelProto.graph`, `ModelProto.functions`, `GraphProto.node`, `FunctionProto.node`
 /// (`proto/onnx.proto`).
 const MODEL_GRAPH: u64 = 7;
@@ -73,19 +75,7 @@ fn fields(bytes: &[u8], range: Range<usize>) -> impl Iterator<Item = (u64, Range
 }
 
 fn varint(bytes: &[u8], pos: &mut usize, end: usize) -> Option<u64> {
-    let mut value = 0u64;
-    for shift in (0..64).step_by(7) {
-        if *pos >= end {
-            return None;
-        }
-        let byte = *bytes.get(*pos)?;
-        *pos += 1;
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Some(value);
-        }
-    }
-    None
+    read_varint(bytes, pos, end).ok()
 }
 
 #[cfg(test)]

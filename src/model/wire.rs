@@ -145,6 +145,35 @@ impl Kind {
     }
 }
 
+/// Why a varint could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VarintError {
+    /// The bytes (or `end`) come before its last byte.
+    Truncated,
+    /// Longer than the 10 bytes a 64-bit value takes.
+    TooLong,
+}
+
+/// Reads the base-128 varint (protobuf encoding) at `*pos`, not reading at or past `end`, and
+/// advances `*pos` past it; on an error `*pos` is where reading stopped.
+pub(crate) fn read_varint(bytes: &[u8], pos: &mut usize, end: usize) -> Result<u64, VarintError> {
+    let mut value: u64 = 0;
+    for shift in 0..10u32 {
+        if *pos >= end {
+            return Err(VarintError::Truncated);
+        }
+        let Some(&byte) = bytes.get(*pos) else {
+            return Err(VarintError::Truncated);
+        };
+        *pos += 1;
+        value |= u64::from(byte & 0x7f).checked_shl(shift * 7).unwrap_or(0);
+        if byte & 0x80 == 0 {
+            return Ok(value);
+        }
+    }
+    Err(VarintError::TooLong)
+}
+
 struct Scanner<'a> {
     bytes: &'a [u8],
     limits: Limits,
@@ -193,21 +222,13 @@ impl Scanner<'_> {
     }
 
     fn varint(&self, pos: &mut usize, end: usize) -> Result<u64, WireFault> {
-        let mut value: u64 = 0;
-        for shift in 0..10u32 {
-            if *pos >= end {
-                return Err(self.fault(*pos, WireProblem::Truncated));
-            }
-            let Some(&byte) = self.bytes.get(*pos) else {
-                return Err(self.fault(*pos, WireProblem::Truncated));
+        read_varint(self.bytes, pos, end).map_err(|error| {
+            let problem = match error {
+                VarintError::Truncated => WireProblem::Truncated,
+                VarintError::TooLong => WireProblem::BadVarint,
             };
-            *pos += 1;
-            value |= u64::from(byte & 0x7f).checked_shl(shift * 7).unwrap_or(0);
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err(self.fault(*pos, WireProblem::BadVarint))
+            self.fault(*pos, problem)
+        })
     }
 
     fn skip(&self, pos: &mut usize, end: usize, len: usize) -> Result<(), WireFault> {
