@@ -219,12 +219,6 @@ impl<'m> Engine<'m> {
         self.facts.get(id.0 as usize)?.values.get(value.0 as usize)
     }
 
-    /// Charges `facts`' value to the work budget, dropping the value once the budget is spent,
-    /// and bounds its rank.
-    fn within_budget(&self, facts: ValueFacts) -> ValueFacts {
-        bounded(&self.work, self.max_rank, facts)
-    }
-
     /// Charges `elements` value elements handed to a rule to the work budget; `false` (and
     /// nothing charged) when the budget cannot afford them.
     fn charge(&self, elements: usize) -> bool {
@@ -242,11 +236,15 @@ impl<'m> Engine<'m> {
             .value
             .as_ref()
             .filter(|v| self.work.get().saturating_add(v.data.len()) <= MAX_VALUE_WORK);
-        self.within_budget(ValueFacts {
-            shape: facts.shape.clone(),
-            elem: facts.elem,
-            value: value.cloned(),
-        })
+        bounded(
+            &self.work,
+            self.max_rank,
+            ValueFacts {
+                shape: facts.shape.clone(),
+                elem: facts.elem,
+                value: value.cloned(),
+            },
+        )
     }
 
     /// Infers a whole graph. `inputs` gives facts for its formal inputs (subgraph bodies and

@@ -12,7 +12,7 @@ use bytestring::ByteString;
 use petgraph::algo::{kosaraju_scc, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use super::names::NameIndex;
+use super::names::{self, NameIndex};
 use super::node_wire::{self, RawNode};
 use super::parts::{GraphParts, ModelParts, Nodes};
 use super::wire::{GraphLayout, ModelLayout};
@@ -768,7 +768,7 @@ impl Table {
     }
 
     fn name_of(&self, value: ValueId) -> &str {
-        self.values.get(value.0 as usize).map_or("", |v| &*v.name)
+        names::name_of(&self.values, value)
     }
 
     /// Defines `name`; returns the existing value and `false` if it was already defined.

@@ -259,7 +259,7 @@ impl Graph {
 
     /// The name of a value (empty if the id is foreign).
     pub fn value_name(&self, id: ValueId) -> &str {
-        self.value(id).map_or("", |value| &*value.name)
+        names::name_of(&self.values, id)
     }
 
     /// The node at this index.

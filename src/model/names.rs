@@ -18,7 +18,8 @@ pub(crate) struct NameIndex {
     hasher: foldhash::fast::RandomState,
 }
 
-fn name_of(values: &[Value], id: ValueId) -> &str {
+/// The name of value `id` (empty if the id is foreign).
+pub(super) fn name_of(values: &[Value], id: ValueId) -> &str {
     values.get(id.0 as usize).map_or("", |value| &*value.name)
 }
 
