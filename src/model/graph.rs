@@ -225,8 +225,7 @@ impl Builder<'_> {
             layouts: layout.map(|layout| layout.nodes.into_iter()),
             nodes: Vec::with_capacity(node_count),
             pending: Vec::new(),
-            input_names: Vec::with_capacity(node_count * 2),
-            input_ends: Vec::with_capacity(node_count),
+            deferred: Vec::new(),
         };
         match proto.nodes {
             Nodes::Decoded(list) => {
@@ -241,49 +240,23 @@ impl Builder<'_> {
         let BuiltNodes {
             mut nodes,
             pending,
-            input_names,
-            input_ends,
+            deferred,
             ..
         } = built;
 
+        // Inputs not defined when their node was added: defined by a later node (the file order
+        // need not be topological), captured from an enclosing graph, or undefined.
         let mut captures: Captures = Vec::new();
         let parent_id = parent.map(|(graph, _)| graph);
-        let mut start = 0;
-        for (index, end) in input_ends.into_iter().enumerate() {
-            let names = input_names.get(start..end).unwrap_or_default();
-            start = end;
-            // Exported graphs mostly read what the last few nodes wrote: those values and their
-            // names are still in cache, while a probe of the name index is a few cache misses
-            // at a million values. Names are unique in the table, so a match is the value the
-            // index would give.
-            let recent = nodes.get(index.saturating_sub(RECENT_NODES)..index);
-            let mut inputs = Vec::with_capacity(names.len());
-            for name in names {
-                if name.is_empty() {
-                    inputs.push(None);
-                    continue;
-                }
-                let near = recent.and_then(|recent| {
-                    recent
-                        .iter()
-                        .rev()
-                        .flat_map(|node| node.outputs.iter().flatten())
-                        .copied()
-                        .find(|&value| table.name_of(value) == &**name)
-                });
-                let value = match near {
-                    Some(value) => value,
-                    None => {
-                        self.resolve(id, name, &mut table, &mut captures, Some(index), parent_id)
-                    }
-                };
-                inputs.push(Some(value));
-            }
-            if let Some(node) = nodes.get_mut(index) {
-                node.inputs = inputs.into_boxed_slice();
+        for (index, slot, name) in deferred {
+            let value = self.resolve(id, &name, &mut table, &mut captures, Some(index), parent_id);
+            if let Some(input) = nodes
+                .get_mut(index)
+                .and_then(|node| node.inputs.get_mut(slot))
+            {
+                *input = Some(value);
             }
         }
-        drop(input_names);
 
         for info in proto.value_info {
             self.check_declared_rank(info.r#type.as_ref())?;
@@ -385,10 +358,9 @@ impl Builder<'_> {
             context: format!("{}/node[{index}]", built.path),
             problem,
         })?;
-        let (node, subgraphs) = self.node(built.graph, index, raw, layout, built.opsets, table);
+        let (mut node, subgraphs) = self.node(built.graph, index, raw, layout, built.opsets, table);
         built.pending.extend(subgraphs);
-        built.input_names.append(&mut raw.input);
-        built.input_ends.push(built.input_names.len());
+        node.inputs = built.resolve_inputs(index, &mut raw.input, table);
         built.nodes.push(node);
         Ok(())
     }
@@ -743,10 +715,48 @@ struct BuiltNodes<'a> {
     layouts: Option<std::vec::IntoIter<super::wire::NodeLayout>>,
     nodes: Vec<Node>,
     pending: Vec<PendingSubgraph>,
-    /// Input names of all nodes, flat (`input_ends[i]` ends node i's): resolved once every
-    /// output is known, since the file order need not be topological.
-    input_names: Vec<ByteString>,
-    input_ends: Vec<usize>,
+    /// Inputs not yet defined when their node was added: `(node, slot, name)`, resolved once
+    /// every output is known.
+    deferred: Vec<(usize, usize, ByteString)>,
+}
+
+impl BuiltNodes<'_> {
+    /// The inputs of node `index` that are already defined; the others are left `None` and
+    /// deferred. A name defined now is the value resolution would give at the end: the first
+    /// definition of a name wins.
+    fn resolve_inputs(
+        &mut self,
+        index: usize,
+        names: &mut Vec<ByteString>,
+        table: &Table,
+    ) -> Box<[Option<ValueId>]> {
+        // Exported graphs mostly read what the last few nodes wrote: those values and their
+        // names are still in cache, while a probe of the name index is a few cache misses at a
+        // million values. Names are unique in the table, so a match is the value the index
+        // would give.
+        let recent = self.nodes.get(index.saturating_sub(RECENT_NODES)..);
+        let mut inputs = Vec::with_capacity(names.len());
+        for (slot, name) in names.drain(..).enumerate() {
+            if name.is_empty() {
+                inputs.push(None);
+                continue;
+            }
+            let near = recent.and_then(|recent| {
+                recent
+                    .iter()
+                    .rev()
+                    .flat_map(|node| node.outputs.iter().flatten())
+                    .copied()
+                    .find(|&value| table.name_of(value) == &*name)
+            });
+            let value = near.or_else(|| table.lookup(&name));
+            if value.is_none() {
+                self.deferred.push((index, slot, name));
+            }
+            inputs.push(value);
+        }
+        inputs.into_boxed_slice()
+    }
 }
 
 /// A graph's values and its name index while it is being built.
