@@ -11,8 +11,8 @@ pub(super) fn node_site(graph: &Graph, node: &Node) -> NodeSite {
         graph: graph.path.clone(),
         index: node.index,
         name: node.name.to_string(),
-        op_type: node.op_type.clone(),
-        domain: node.domain.clone(),
+        op_type: node.op_type.to_string(),
+        domain: node.domain.to_string(),
         span: node.span.clone(),
     }
 }

@@ -27,7 +27,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
                 Some(NodeStatus::Unsupported)
             ) {
                 by_op
-                    .entry((node.domain.clone(), node.op_type.clone()))
+                    .entry((node.domain.to_string(), node.op_type.to_string()))
                     .or_default()
                     .push((g, node.index));
             }

@@ -144,7 +144,7 @@ impl<'a> Attrs<'a> {
     fn error(self, name: &str, expected: &'static str) -> AttrError {
         AttrError {
             node: self.node.name.to_string(),
-            op_type: self.node.op_type.clone(),
+            op_type: self.node.op_type.to_string(),
             attribute: name.to_owned(),
             expected,
         }
@@ -251,6 +251,7 @@ impl<'a> Attrs<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arcstr::ArcStr;
 
     fn node(attributes: Vec<AttributeProto>) -> Node {
         let attributes = attributes.into_iter().map(Attribute::from).collect();
@@ -259,7 +260,7 @@ mod tests {
             name: "n".into(),
             named: true,
             op_type: "Op".into(),
-            domain: String::new(),
+            domain: ArcStr::new(),
             opset: Some(13),
             inputs: Box::default(),
             outputs: Box::default(),

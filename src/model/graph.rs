@@ -12,6 +12,7 @@ use bytestring::ByteString;
 use petgraph::algo::{kosaraju_scc, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
 
+use super::intern::Interner;
 use super::names::{self, NameIndex};
 use super::node_wire::{self, RawNode};
 use super::parts::{GraphParts, ModelParts, Nodes};
@@ -43,6 +44,7 @@ pub(crate) fn build(
         graphs: Vec::new(),
         problems: Vec::new(),
         nodes_seen: 0,
+        interned: Interner::default(),
     };
     let main = proto.graph.unwrap_or_else(|| {
         builder.problems.push(StructuralProblem {
@@ -103,6 +105,7 @@ struct Builder<'p> {
     graphs: Vec<Graph>,
     problems: Vec<StructuralProblem>,
     nodes_seen: usize,
+    interned: Interner,
 }
 
 /// A graph held by an attribute, waiting to be built once its parent's values are known.
@@ -408,11 +411,11 @@ impl Builder<'_> {
         opsets: &Opsets,
         table: &mut Table,
     ) -> (Node, Vec<PendingSubgraph>) {
-        let op_type = std::mem::take(&mut proto.op_type);
+        let op_type = self.interned.get(&proto.op_type);
         if op_type.is_empty() {
             self.problem(graph, Some(index), ProblemKind::MissingOpType);
         }
-        let domain = super::opset::normalise(&proto.domain).to_owned();
+        let domain = self.interned.get(super::opset::normalise(&proto.domain));
         let named = !proto.name.is_empty();
         let name = if named {
             std::mem::take(&mut proto.name)

@@ -6,6 +6,7 @@
 
 mod attrs;
 mod graph;
+mod intern;
 mod load;
 mod names;
 mod node_wire;
@@ -16,6 +17,7 @@ mod wire;
 
 use std::ops::Range;
 
+use arcstr::ArcStr;
 use bytestring::ByteString;
 use petgraph::graph::DiGraph;
 
@@ -128,10 +130,11 @@ pub struct Node {
     pub name: ByteString,
     /// Whether `name` came from the file.
     pub named: bool,
-    /// Operator type.
-    pub op_type: String,
-    /// Operator domain, `""` for the default domain (`ai.onnx` is normalised to `""`).
-    pub domain: String,
+    /// Operator type; one copy per model, shared by the nodes of that type.
+    pub op_type: ArcStr,
+    /// Operator domain, `""` for the default domain (`ai.onnx` is normalised to `""`); shared
+    /// like `op_type`.
+    pub domain: ArcStr,
     /// The opset version in force for this node's domain, if the model imports it.
     pub opset: Option<i64>,
     /// Input values by slot; `None` for an absent optional input (an empty name).

@@ -87,12 +87,12 @@ pub(super) fn decode_into(bytes: &Bytes, node: &mut RawNode) -> Result<(), Strin
                     1 => node.input.push(shared_text(bytes, body, "input")?),
                     2 => node.output.push(shared_text(bytes, body, "output")?),
                     3 => node.name = shared_text(bytes, body, "name")?,
-                    4 => node.op_type = owned_text(data, body, "op_type")?,
+                    4 => copy_text(data, body, "op_type", &mut node.op_type)?,
                     5 => node.attribute.push(
                         AttributeProto::decode(bytes.slice(body))
                             .map_err(|error| format!("NodeProto.attribute: {error}"))?,
                     ),
-                    7 => node.domain = owned_text(data, body, "domain")?,
+                    7 => copy_text(data, body, "domain", &mut node.domain)?,
                     _ => {}
                 }
             }
@@ -115,12 +115,19 @@ fn shared_text(
     ByteString::try_from(bytes.slice(body)).map_err(|_| not_utf8(field))
 }
 
-/// A string field copied (op types and domains are short and few distinct).
-fn owned_text(data: &[u8], body: std::ops::Range<usize>, field: &str) -> Result<String, String> {
+/// A string field copied into `into`'s reused buffer (op types and domains are short, and the
+/// builder interns them).
+fn copy_text(
+    data: &[u8],
+    body: std::ops::Range<usize>,
+    field: &str,
+    into: &mut String,
+) -> Result<(), String> {
     let slice = data.get(body).unwrap_or_default();
-    std::str::from_utf8(slice)
-        .map(str::to_owned)
-        .map_err(|_| not_utf8(field))
+    let text = std::str::from_utf8(slice).map_err(|_| not_utf8(field))?;
+    into.clear();
+    into.push_str(text);
+    Ok(())
 }
 
 fn advance(data: &[u8], pos: &mut usize, len: usize) -> Result<(), String> {
