@@ -24,8 +24,9 @@ pub struct ValueFacts {
     pub shape: Shape,
     /// Its element type (`TensorProto.DataType`), when known.
     pub elem: Option<i32>,
-    /// Its elements, for small integer tensors whose values are known.
-    pub value: Option<ValueTensor>,
+    /// Its elements, for small integer tensors whose values are known. Boxed: most values
+    /// are not such tensors, and a million-node model has a million facts.
+    pub value: Option<Box<ValueTensor>>,
 }
 
 impl ValueFacts {
@@ -61,7 +62,7 @@ pub struct NodeFacts {
     /// The broadcasts it performs whose outcome is conditional or invalid. Plainly valid ones
     /// are dropped: the checks have nothing to say about them, and an exported model performs
     /// hundreds of thousands (each with its output shape).
-    pub checks: Vec<BroadcastCheck>,
+    pub checks: Box<[BroadcastCheck]>,
 }
 
 /// Facts for one graph, indexed like [`Graph::values`] and [`Graph::nodes`].
@@ -280,7 +281,8 @@ impl<'m> Engine<'m> {
                         .initializer
                         .and_then(|i| graph.initializers.get(i))
                         .filter(|_| value.origin == Origin::Initializer)
-                        .and_then(declared::int_values),
+                        .and_then(declared::int_values)
+                        .map(Box::new),
                 },
                 Origin::Outer {
                     graph: outer,
@@ -332,7 +334,7 @@ impl<'m> Engine<'m> {
                 None => declared_shape,
             },
             elem: declared_elem,
-            value: constant.and_then(declared::int_values),
+            value: constant.and_then(declared::int_values).map(Box::new),
         }
     }
 
@@ -404,9 +406,12 @@ impl<'m> Engine<'m> {
         if let Some(entry) = facts.nodes.get_mut(node.index) {
             let mut checks = checks;
             checks.retain(|check| !matches!(check.outcome.verdict, Verdict::Valid));
-            // retain keeps the buffer: most nodes would hold an empty one to the end.
-            checks.shrink_to_fit();
-            *entry = NodeFacts { status, checks };
+            // A boxed slice drops the spare capacity (most nodes would hold an empty buffer to
+            // the end) and is a word narrower than a vector.
+            *entry = NodeFacts {
+                status,
+                checks: checks.into_boxed_slice(),
+            };
         }
     }
 
@@ -425,7 +430,7 @@ impl<'m> Engine<'m> {
                 let facts = self.value_facts(graph.id, (*value)?)?;
                 Some(Input {
                     shape: &facts.shape,
-                    value: facts.value.as_ref().filter(|v| self.charge(v.data.len())),
+                    value: facts.value.as_deref().filter(|v| self.charge(v.data.len())),
                     elem: facts.elem,
                 })
             })
@@ -440,7 +445,7 @@ impl<'m> Engine<'m> {
                     .map(|out| ValueFacts {
                         shape: out.shape,
                         elem: out.elem,
-                        value: out.value,
+                        value: out.value.map(Box::new),
                     })
                     .collect();
                 (NodeStatus::Inferred, outputs, inferred.checks)
