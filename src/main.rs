@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
+use onnx_bcast_lint::model::resident_file_kb;
 use onnx_bcast_lint::report::{self, human, FileReport, Format, Totals};
 use onnx_bcast_lint::{lint_path_timed, Code, Options, Timings};
 use rayon::prelude::*;
@@ -229,7 +230,13 @@ fn main() -> ExitCode {
             "timings output={:.3} total={:.3} rss_file={}",
             ms(render_start.elapsed()),
             ms(started.elapsed()),
-            resident_file_kb().unwrap_or(0)
+            // Large files' pages are given back after loading: their residency was taken then.
+            timings
+                .iter()
+                .filter_map(|t| t.load.file_resident_kb)
+                .chain(resident_file_kb())
+                .max()
+                .unwrap_or(0)
         );
     }
 
@@ -246,14 +253,6 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// Resident size of file-backed mappings (`RssFile` in `/proc/self/status`, Linux only): how much
-/// of the mapped model was paged in.
-fn resident_file_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("RssFile:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn terminal_width() -> usize {

@@ -4,6 +4,7 @@
 //! Structural problems (cycles, undefined inputs, duplicate producers, missing op types) become
 //! [`StructuralProblem`]s, never errors: the rest of the model is still linted.
 
+use std::ops::Range;
 use std::path::Path;
 
 use bytes::Bytes;
@@ -16,7 +17,7 @@ use super::intern::Interner;
 use super::names::{self, NameIndex};
 use super::node_wire::{self, RawNode};
 use super::parts::{GraphParts, ModelParts, Nodes};
-use super::wire::{GraphLayout, ModelLayout};
+use super::wire::{GraphLayout, ModelLayout, NodeLayout};
 use super::{
     Attribute, DeclaredCounts, Edge, Function, Graph, GraphId, Model, Node, Opsets, Origin,
     ProblemKind, StructuralProblem, Value, ValueId,
@@ -26,20 +27,22 @@ use crate::proto::{
     tensor_shape_proto, type_proto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 
-/// Builds a [`Model`] from the parts of its protobuf and (when read from bytes) its wire layout.
+/// Builds a [`Model`] from the parts of its protobuf and, when it was read from bytes, those
+/// bytes and their wire layout (which locates the nodes left in them).
 pub(crate) fn build(
     proto: ModelParts,
-    layout: Option<ModelLayout>,
+    in_file: Option<(Bytes, ModelLayout)>,
     path: &Path,
     limits: Limits,
 ) -> Result<Model, LoadError> {
     let opsets = Opsets::from_imports(&proto.opset_import);
-    let (graph_layout, mut function_layouts) = match layout {
-        Some(layout) => (Some(layout.graph), layout.functions.into_iter()),
-        None => (None, Vec::new().into_iter()),
+    let (file, graph_layout, mut function_layouts) = match in_file {
+        Some((file, layout)) => (Some(file), Some(layout.graph), layout.functions.into_iter()),
+        None => (None, None, Vec::new().into_iter()),
     };
     let mut builder = Builder {
         path,
+        file,
         limits,
         graphs: Vec::new(),
         problems: Vec::new(),
@@ -101,6 +104,8 @@ fn named_value(name: String) -> ValueInfoProto {
 
 struct Builder<'p> {
     path: &'p Path,
+    /// The bytes the model was read from, if any.
+    file: Option<Bytes>,
     limits: Limits,
     graphs: Vec<Graph>,
     problems: Vec<StructuralProblem>,
@@ -147,12 +152,16 @@ impl Builder<'_> {
             });
         }
         let id = GraphId(u32::try_from(self.graphs.len()).unwrap_or(u32::MAX));
+        let node_count = match &proto.nodes {
+            Nodes::Decoded(list) => list.len(),
+            Nodes::InFile => layout.as_ref().map_or(0, |layout| layout.nodes.len()),
+        };
         // About one value per node output; most nodes have one.
         let mut table = Table::with_capacity(
             proto.input.len()
                 + proto.initializer.len()
                 + proto.sparse_initializer.len()
-                + proto.nodes.len(),
+                + node_count,
         );
 
         for input in proto.input {
@@ -220,7 +229,6 @@ impl Builder<'_> {
             initializers.push(tensor);
         }
 
-        let node_count = proto.nodes.len();
         let mut built = BuiltNodes {
             graph: id,
             path,
@@ -238,7 +246,7 @@ impl Builder<'_> {
                     self.add_node(&mut built, &mut table, &mut raw, Ok(()))?;
                 }
             }
-            Nodes::Encoded(list) => self.add_encoded(&mut built, &mut table, &list)?,
+            Nodes::InFile => self.add_in_file(&mut built, &mut table)?,
         }
         let BuiltNodes {
             mut nodes,
@@ -368,34 +376,35 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// Adds encoded nodes, decoding the next chunk on rayon's other thread while this one
-    /// builds the current chunk (issue 6: rayon where work is independent). Two chunk buffers
-    /// are reused, so decoding allocates nothing per node.
-    fn add_encoded(
+    /// Adds the nodes left in the file at the spans of the graph's layout, decoding the next
+    /// chunk on rayon's other thread while this one builds the current chunk (issue 6: rayon
+    /// where work is independent). Two chunk buffers are reused, so decoding allocates nothing
+    /// per node.
+    fn add_in_file(
         &mut self,
         built: &mut BuiltNodes<'_>,
         table: &mut Table,
-        encoded: &[Bytes],
     ) -> Result<(), LoadError> {
-        let mut chunks = encoded.chunks(DECODE_CHUNK);
-        let mut ready = DecodedChunk::default();
-        let mut spare = DecodedChunk::default();
-        let Some(first) = chunks.next() else {
+        let Some(file) = self.file.clone() else {
             return Ok(());
         };
-        ready.decode(first);
+        let mut ready = DecodedChunk::default();
+        let mut spare = DecodedChunk::default();
+        // The layouts not yet taken by `add_node` start with the ready chunk's.
+        ready.take_spans(built.layouts.as_ref(), 0);
+        ready.decode(&file);
         loop {
-            let next = chunks.next();
+            spare.take_spans(built.layouts.as_ref(), ready.spans.len());
             let mut build_ready = || -> Result<(), LoadError> {
                 for (raw, decoded) in ready.nodes.iter_mut().zip(ready.decoded.drain(..)) {
                     self.add_node(built, table, raw, decoded)?;
                 }
                 Ok(())
             };
-            match next {
-                None => return build_ready(),
-                Some(next) => rayon::join(|| spare.decode(next), build_ready).1?,
+            if spare.spans.is_empty() {
+                return build_ready();
             }
+            rayon::join(|| spare.decode(&file), build_ready).1?;
             std::mem::swap(&mut ready, &mut spare);
         }
     }
@@ -692,20 +701,36 @@ const DECODE_CHUNK: usize = 1024;
 /// A chunk of nodes decoded ahead of the builder, and whether each decoded.
 #[derive(Default)]
 struct DecodedChunk {
+    /// Where the chunk's nodes are in the file.
+    spans: Vec<Range<usize>>,
     nodes: Vec<RawNode>,
     decoded: Vec<Result<(), String>>,
 }
 
 impl DecodedChunk {
-    /// Decodes `encoded` into this chunk's reused nodes.
-    fn decode(&mut self, encoded: &[Bytes]) {
-        self.nodes.resize_with(encoded.len(), RawNode::default);
+    /// Takes the spans of the (up to) [`DECODE_CHUNK`] nodes that follow the first `skip` of
+    /// `layouts`.
+    fn take_spans(&mut self, layouts: Option<&std::vec::IntoIter<NodeLayout>>, skip: usize) {
+        let next = layouts
+            .and_then(|layouts| layouts.as_slice().get(skip..))
+            .unwrap_or_default();
+        self.spans.clear();
+        self.spans.extend(
+            next.iter()
+                .take(DECODE_CHUNK)
+                .map(|layout| layout.span.clone()),
+        );
+    }
+
+    /// Decodes the nodes at this chunk's spans of `file` into its reused nodes.
+    fn decode(&mut self, file: &Bytes) {
+        self.nodes.resize_with(self.spans.len(), RawNode::default);
         self.decoded.clear();
         self.decoded.extend(
-            encoded
+            self.spans
                 .iter()
                 .zip(&mut self.nodes)
-                .map(|(bytes, node)| node_wire::decode_into(bytes, node)),
+                .map(|(span, node)| node_wire::decode_into(file, span.clone(), node)),
         );
     }
 }
@@ -715,7 +740,7 @@ struct BuiltNodes<'a> {
     graph: GraphId,
     path: &'a str,
     opsets: &'a Opsets,
-    layouts: Option<std::vec::IntoIter<super::wire::NodeLayout>>,
+    layouts: Option<std::vec::IntoIter<NodeLayout>>,
     nodes: Vec<Node>,
     pending: Vec<PendingSubgraph>,
     /// Inputs not yet defined when their node was added: `(node, slot, name)`, resolved once

@@ -5,9 +5,11 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use memmap2::Mmap;
 use prost::Message;
 
 use super::graph as build;
@@ -57,15 +59,33 @@ impl Source {
                     })?;
                 Ok(Bytes::from(buffer))
             }
+            Source::Path(path) => map_file(path).map(|(bytes, _)| bytes),
+        }
+    }
+
+    /// [`Source::read`], plus the map of a file large enough for its pages to be given back
+    /// once the graphs are built.
+    fn read_releasable(&self) -> Result<(Bytes, Option<Arc<Mmap>>), LoadError> {
+        match self {
+            Source::Stdin => self.read().map(|bytes| (bytes, None)),
             Source::Path(path) => map_file(path),
         }
+    }
+}
+
+/// A shared read-only map, the owner of the `Bytes` that slice it.
+struct SharedMap(Arc<Mmap>);
+
+impl AsRef<[u8]> for SharedMap {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
     }
 }
 
 /// Files up to this size are left to the kernel's default readahead.
 const READ_WHOLE: usize = 64 << 20;
 
-fn map_file(path: &Path) -> Result<Bytes, LoadError> {
+fn map_file(path: &Path) -> Result<(Bytes, Option<Arc<Mmap>>), LoadError> {
     let io = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -86,7 +106,7 @@ fn map_file(path: &Path) -> Result<Bytes, LoadError> {
     // input, we rely on the file not being truncated while it is linted; that is the price of
     // never copying (or even paging in) weight bytes.
     #[allow(unsafe_code)]
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+    let map = unsafe { Mmap::map(&file) }.map_err(io)?;
     // The scan touches a few bytes around each weight payload it skips; the kernel's readahead
     // would page in tens of kilobytes of weights with each (17 MB of the 1.5 GB benchmark
     // model). Random access reads only the pages touched, and the node lists, read end to end,
@@ -99,7 +119,23 @@ fn map_file(path: &Path) -> Result<Bytes, LoadError> {
             let _ = map.advise_range(memmap2::Advice::WillNeed, window.start, window.len());
         });
     }
-    Ok(Bytes::from_owner(map))
+    let map = Arc::new(map);
+    let releasable = (map.len() > READ_WHOLE).then(|| Arc::clone(&map));
+    Ok((Bytes::from_owner(SharedMap(map)), releasable))
+}
+
+/// Gives the mapped file's pages back to the kernel once the graphs are built (issue 6: peak
+/// memory). Inference and the checks read only a few names and small constants from the file;
+/// those pages fault back in from the page cache, where all of them stay. Advice only.
+fn release_pages(map: &Mmap) {
+    // SAFETY: MADV_DONTNEED on a private map that is never written only unmaps clean pages; the
+    // next read of one maps the file's page again. Its contents are those the map already
+    // relies on (see `map_file`), so no reference into the map sees different bytes.
+    #[cfg(unix)]
+    #[allow(unsafe_code)]
+    let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+    #[cfg(not(unix))]
+    let _ = map;
 }
 
 /// Loads the model at `path` (`-` for standard input).
@@ -124,6 +160,10 @@ pub struct LoadTimes {
     pub decode: Duration,
     /// Value tables, DAGs and topological orders.
     pub graph: Duration,
+    /// For a file whose pages are given back once its graphs are built: the process's resident
+    /// file-backed memory (`RssFile`, kB, Linux) just before, which is when most of the file is
+    /// resident. Shows that weight payloads were never paged in.
+    pub file_resident_kb: Option<u64>,
 }
 
 /// [`load_path`], recording the time of each stage in `times`.
@@ -134,9 +174,30 @@ pub fn load_path_timed(
 ) -> Result<Model, LoadError> {
     let start = Instant::now();
     let source = Source::from_arg(path);
-    let bytes = source.read()?;
+    let (bytes, map) = source.read_releasable()?;
     times.read = start.elapsed();
-    load_bytes_timed(bytes, &source.display_path(), limits, times)
+    let model = load_bytes_timed(bytes, &source.display_path(), limits, times);
+    let graph_heavy = model
+        .as_ref()
+        .is_ok_and(|model| model.node_count() >= RELEASE_FROM_NODES);
+    if let Some(map) = map.filter(|_| graph_heavy) {
+        times.file_resident_kb = resident_file_kb();
+        release_pages(&map);
+    }
+    model
+}
+
+/// Node count from which a large file's pages are given back after loading. A model with fewer
+/// nodes had few pages read (its bulk is weights, never paged in), and faulting back the ones
+/// inference reads would cost more than it frees.
+const RELEASE_FROM_NODES: usize = 100_000;
+
+/// Resident size of the process's file-backed mappings (`RssFile` in `/proc/self/status`, kB;
+/// Linux only): how much of the mapped models (and of the program) was paged in.
+pub fn resident_file_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("RssFile:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// [`load_bytes`], recording the time of each stage in `times`.
@@ -155,15 +216,16 @@ pub fn load_bytes_timed(
     let layout = wire::scan(&bytes, limits).map_err(|fault| wire_error(path, fault, limits))?;
     times.scan = start.elapsed();
     let start = Instant::now();
-    let proto = onnx_lean::ModelProto::decode(bytes).map_err(|error| LoadError::Decode {
-        path: path.to_path_buf(),
-        offset: 0,
-        context: "ModelProto".into(),
-        problem: error.to_string(),
-    })?;
+    let proto =
+        onnx_lean::ModelProto::decode(bytes.clone()).map_err(|error| LoadError::Decode {
+            path: path.to_path_buf(),
+            offset: 0,
+            context: "ModelProto".into(),
+            problem: error.to_string(),
+        })?;
     times.decode = start.elapsed();
     let start = Instant::now();
-    let model = build::build(proto.into(), Some(layout), path, limits);
+    let model = build::build(proto.into(), Some((bytes, layout)), path, limits);
     times.graph = start.elapsed();
     model
 }

@@ -26,7 +26,8 @@ use crate::proto::{TensorProto, TypeProto};
 pub use attrs::{AttrError, AttrValue, Attribute, Attrs};
 pub(crate) use graph::tensor_type;
 pub use load::{
-    load_bytes, load_bytes_timed, load_path, load_path_timed, load_proto, LoadTimes, Source,
+    load_bytes, load_bytes_timed, load_path, load_path_timed, load_proto, resident_file_kb,
+    LoadTimes, Source,
 };
 pub use opset::Opsets;
 

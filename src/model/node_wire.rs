@@ -52,11 +52,16 @@ impl RawNode {
     }
 }
 
-/// Decodes one node's encoding into `node` (whose buffers are reused: one node is decoded at a
-/// time); the error says what is wrong, as prost would.
-pub(super) fn decode_into(bytes: &Bytes, node: &mut RawNode) -> Result<(), String> {
+/// Decodes the node encoded at `span` of `file` into `node` (whose buffers are reused: one node
+/// is decoded at a time); the error says what is wrong, as prost would.
+pub(super) fn decode_into(
+    file: &Bytes,
+    span: std::ops::Range<usize>,
+    node: &mut RawNode,
+) -> Result<(), String> {
     node.clear();
-    let data: &[u8] = bytes;
+    let base = span.start;
+    let data: &[u8] = file.get(span).ok_or("NodeProto: buffer underflow")?;
     let mut pos = 0;
     while pos < data.len() {
         let tag = varint(data, &mut pos)?;
@@ -83,13 +88,14 @@ pub(super) fn decode_into(bytes: &Bytes, node: &mut RawNode) -> Result<(), Strin
                 advance(data, &mut pos, len)
                     .map_err(|_| format!("NodeProto field {field}: buffer underflow"))?;
                 let body = start..pos;
+                let in_file = base + start..base + pos;
                 match field {
-                    1 => node.input.push(shared_text(bytes, body, "input")?),
-                    2 => node.output.push(shared_text(bytes, body, "output")?),
-                    3 => node.name = shared_text(bytes, body, "name")?,
+                    1 => node.input.push(shared_text(file, in_file, "input")?),
+                    2 => node.output.push(shared_text(file, in_file, "output")?),
+                    3 => node.name = shared_text(file, in_file, "name")?,
                     4 => copy_text(data, body, "op_type", &mut node.op_type)?,
                     5 => node.attribute.push(
-                        AttributeProto::decode(bytes.slice(body))
+                        AttributeProto::decode(file.slice(in_file))
                             .map_err(|error| format!("NodeProto.attribute: {error}"))?,
                     ),
                     7 => copy_text(data, body, "domain", &mut node.domain)?,
@@ -158,7 +164,8 @@ mod tests {
 
     fn decode(bytes: impl Into<Bytes>) -> Result<RawNode, String> {
         let mut node = RawNode::default();
-        decode_into(&bytes.into(), &mut node).map(|()| node)
+        let bytes = bytes.into();
+        decode_into(&bytes, 0..bytes.len(), &mut node).map(|()| node)
     }
 
     #[test]
@@ -200,8 +207,8 @@ mod tests {
             input: vec!["a".into(), "b".into()],
             ..NodeProto::default()
         });
-        decode_into(&first, &mut raw).unwrap();
-        decode_into(&encode(&NodeProto::default()), &mut raw).unwrap();
+        decode_into(&first, 0..first.len(), &mut raw).unwrap();
+        decode_into(&encode(&NodeProto::default()), 0..0, &mut raw).unwrap();
         assert!(raw.name.is_empty() && raw.input.is_empty());
     }
 
@@ -215,6 +222,36 @@ mod tests {
         let raw = decode(bytes.clone()).unwrap();
         let name = raw.input.first().unwrap().as_bytes().as_ptr();
         assert!(range.contains(&name));
+    }
+
+    #[test]
+    fn a_node_is_decoded_at_its_span_of_the_file() {
+        let first = encode(&NodeProto {
+            name: Some("first".into()),
+            ..NodeProto::default()
+        });
+        let second = encode(&NodeProto {
+            name: Some("second".into()),
+            input: vec!["x".into()],
+            output: vec!["y".into()],
+            attribute: vec![AttributeProto {
+                name: Some("axis".into()),
+                i: Some(2),
+                ..AttributeProto::default()
+            }],
+            ..NodeProto::default()
+        });
+        let file = Bytes::from([b"junk".as_slice(), &first, &second, b"tail"].concat());
+        let at = 4 + first.len();
+        let mut raw = RawNode::default();
+        decode_into(&file, at..at + second.len(), &mut raw).unwrap();
+        assert_eq!(&*raw.name, "second");
+        assert_eq!(
+            (raw.input.as_slice(), raw.output.as_slice()),
+            (&["x".into()][..], &["y".into()][..])
+        );
+        assert_eq!(raw.attribute.first().and_then(|a| a.i), Some(2));
+        assert!(decode_into(&file, at..file.len() + 1, &mut raw).is_err());
     }
 
     #[test]

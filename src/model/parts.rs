@@ -1,11 +1,10 @@
 //! What the graph builder reads of a model, from either of its two sources: a `ModelProto`
 //! decoded by the caller (`lint_model`), or the lean view of `proto/lean.proto` decoded from the
-//! file's bytes, whose nodes are still encoded and are decoded a chunk at a time while building.
+//! file's bytes, whose nodes are left in the file: the wire scan located them, and they are
+//! decoded a chunk at a time while building.
 //!
 //! Decoding nodes a chunk at a time bounds the memory of loading: a decoded node lives only
 //! until its fields are moved into the built [`super::Node`].
-
-use bytes::Bytes;
 
 use crate::proto::onnx_lean;
 use crate::proto::{
@@ -17,17 +16,8 @@ use crate::proto::{
 pub(super) enum Nodes {
     /// Already decoded (a caller's `ModelProto`, or a subgraph decoded with its node).
     Decoded(Vec<NodeProto>),
-    /// Each node's encoding, a slice of the input.
-    Encoded(Vec<Bytes>),
-}
-
-impl Nodes {
-    pub(super) fn len(&self) -> usize {
-        match self {
-            Nodes::Decoded(nodes) => nodes.len(),
-            Nodes::Encoded(nodes) => nodes.len(),
-        }
-    }
+    /// Still encoded in the file, at the byte ranges of the graph's layout.
+    InFile,
 }
 
 /// The fields of a `GraphProto` the builder reads.
@@ -69,11 +59,12 @@ pub(super) struct ModelParts {
 
 /// The field-by-field moves from either source, which differ only in how the nodes come.
 macro_rules! parts_from {
-    ($model:ty, $graph:ty, $function:ty, $nodes:path) => {
+    ($model:ty, $graph:ty, $function:ty, $graph_nodes:expr, $function_nodes:expr) => {
         impl From<$graph> for GraphParts {
-            fn from(graph: $graph) -> Self {
+            fn from(mut graph: $graph) -> Self {
+                let nodes = ($graph_nodes)(&mut graph);
                 GraphParts {
-                    nodes: $nodes(graph.node),
+                    nodes,
                     initializer: graph.initializer,
                     sparse_initializer: graph.sparse_initializer,
                     input: graph.input,
@@ -84,14 +75,15 @@ macro_rules! parts_from {
         }
 
         impl From<$function> for FunctionParts {
-            fn from(function: $function) -> Self {
+            fn from(mut function: $function) -> Self {
+                let nodes = ($function_nodes)(&mut function);
                 FunctionParts {
                     name: function.name.unwrap_or_default(),
                     domain: function.domain.unwrap_or_default(),
                     input: function.input,
                     output: function.output,
                     attribute: function.attribute,
-                    nodes: $nodes(function.node),
+                    nodes,
                     opset_import: function.opset_import,
                     value_info: function.value_info,
                 }
@@ -115,10 +107,17 @@ macro_rules! parts_from {
     };
 }
 
-parts_from!(ModelProto, GraphProto, FunctionProto, Nodes::Decoded);
+parts_from!(
+    ModelProto,
+    GraphProto,
+    FunctionProto,
+    |graph: &mut GraphProto| Nodes::Decoded(std::mem::take(&mut graph.node)),
+    |function: &mut FunctionProto| Nodes::Decoded(std::mem::take(&mut function.node))
+);
 parts_from!(
     onnx_lean::ModelProto,
     onnx_lean::GraphProto,
     onnx_lean::FunctionProto,
-    Nodes::Encoded
+    |_: &mut onnx_lean::GraphProto| Nodes::InFile,
+    |_: &mut onnx_lean::FunctionProto| Nodes::InFile
 );
