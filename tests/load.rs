@@ -52,6 +52,25 @@ fn load(model: &ModelProto) -> onnx_bcast_lint::model::Model {
 }
 
 #[test]
+fn a_graph_written_in_topological_order_keeps_the_file_order() {
+    let graph = GraphProto {
+        node: vec![
+            node("Abs", "left", &["x"], &["l"]),
+            node("Neg", "right", &["x"], &["r"]),
+            node("Add", "join", &["l", "r"], &["y"]),
+            node("Relu", "unused", &["x"], &["z"]),
+        ],
+        input: vec![value("x")],
+        output: vec![value("y")],
+        ..Default::default()
+    };
+    let loaded = load(&model(graph));
+    let main = loaded.main().unwrap();
+    assert_eq!(main.order, vec![0, 1, 2, 3]);
+    assert_eq!(main.dag.edge_count(), 2);
+}
+
+#[test]
 fn nodes_are_sorted_topologically_whatever_the_file_order() {
     let graph = GraphProto {
         node: vec![

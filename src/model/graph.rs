@@ -629,10 +629,14 @@ impl Builder<'_> {
             Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
             _ => None,
         };
+        // Whether every edge goes forward in file order, which the ONNX IR requires ("nodes
+        // ... MUST be topologically sorted") and exporters write.
+        let mut file_order = true;
         for node in &graph.nodes {
             for (slot, value) in node.inputs.iter().enumerate() {
                 let Some(value) = *value else { continue };
                 if let Some(from) = producer(value) {
+                    file_order &= from < node.index;
                     let slot = u32::try_from(slot).ok();
                     dag.add_edge(
                         NodeIndex::new(from),
@@ -644,6 +648,7 @@ impl Builder<'_> {
         }
         for &(node, value) in implicit {
             if let Some(from) = producer(value) {
+                file_order &= from < node;
                 dag.add_edge(
                     NodeIndex::new(from),
                     NodeIndex::new(node),
@@ -652,6 +657,12 @@ impl Builder<'_> {
             }
         }
         let mut problems = Vec::new();
+        if file_order {
+            // Then the file order is a topological order, and no search is needed.
+            graph.order = (0..graph.nodes.len()).collect();
+            graph.dag = dag;
+            return problems;
+        }
         // Acyclic (nearly always): one iterative depth-first pass, no allocation per node.
         if let Ok(sorted) = toposort(&dag, None) {
             graph.order = sorted.into_iter().map(NodeIndex::index).collect();
