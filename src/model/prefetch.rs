@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use super::wire::read_varint;
+use super::wire::fields;
 
 /// `ModelProto.graph`, `ModelProto.functions`, `GraphProto.node`, `FunctionProto.node`
 /// (`proto/onnx.proto`).
@@ -43,39 +43,6 @@ pub(crate) fn read_nodes_ahead(bytes: &[u8], mut ahead: impl FnMut(Range<usize>)
             }
         }
     }
-}
-
-/// The length-delimited fields of the message in `range`: `(field number, body)`. Other wire
-/// types are skipped; the walk ends at the first malformed field.
-fn fields(bytes: &[u8], range: Range<usize>) -> impl Iterator<Item = (u64, Range<usize>)> + '_ {
-    let mut pos = range.start;
-    let end = range.end.min(bytes.len());
-    std::iter::from_fn(move || loop {
-        if pos >= end {
-            return None;
-        }
-        let tag = varint(bytes, &mut pos, end)?;
-        let skip = match tag & 7 {
-            0 => {
-                varint(bytes, &mut pos, end)?;
-                continue;
-            }
-            1 => 8,
-            5 => 4,
-            2 => {
-                let len = usize::try_from(varint(bytes, &mut pos, end)?).ok()?;
-                let start = pos;
-                pos = start.checked_add(len).filter(|&next| next <= end)?;
-                return Some((tag >> 3, start..pos));
-            }
-            _ => return None,
-        };
-        pos = pos.checked_add(skip).filter(|&next| next <= end)?;
-    })
-}
-
-fn varint(bytes: &[u8], pos: &mut usize, end: usize) -> Option<u64> {
-    read_varint(bytes, pos, end).ok()
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::ops::Range;
 use crate::error::Limits;
 
 /// Where a node sits in the file, and the node layouts of the graphs held by its attributes.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct NodeLayout {
     /// Byte range of the `NodeProto` message body in the file.
     pub(crate) span: Range<usize>,
@@ -24,14 +24,14 @@ pub(crate) struct NodeLayout {
 }
 
 /// Node layouts of one graph (or function body), in file order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct GraphLayout {
     /// One entry per `NodeProto`, in the order prost decodes them.
     pub(crate) nodes: Vec<NodeLayout>,
 }
 
 /// Layout of a whole model: the main graph and the model-local functions.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct ModelLayout {
     /// The main graph (all occurrences of `ModelProto.graph` merged, as protobuf does).
     pub(crate) graph: GraphLayout,
@@ -174,20 +174,64 @@ pub(crate) fn read_varint(bytes: &[u8], pos: &mut usize, end: usize) -> Result<u
     Err(VarintError::TooLong)
 }
 
+/// The length-delimited fields of the message in `range`: `(field number, body)`. Other wire
+/// types are skipped; the walk ends at the first malformed field.
+pub(crate) fn fields(
+    bytes: &[u8],
+    range: Range<usize>,
+) -> impl Iterator<Item = (u64, Range<usize>)> + '_ {
+    let mut pos = range.start;
+    let end = range.end.min(bytes.len());
+    std::iter::from_fn(move || loop {
+        if pos >= end {
+            return None;
+        }
+        let tag = lenient_varint(bytes, &mut pos, end)?;
+        let skip = match tag & 7 {
+            0 => {
+                lenient_varint(bytes, &mut pos, end)?;
+                continue;
+            }
+            1 => 8,
+            5 => 4,
+            2 => {
+                let len = usize::try_from(lenient_varint(bytes, &mut pos, end)?).ok()?;
+                let start = pos;
+                pos = start.checked_add(len).filter(|&next| next <= end)?;
+                return Some((tag >> 3, start..pos));
+            }
+            _ => return None,
+        };
+        pos = pos.checked_add(skip).filter(|&next| next <= end)?;
+    })
+}
+
+fn lenient_varint(bytes: &[u8], pos: &mut usize, end: usize) -> Option<u64> {
+    read_varint(bytes, pos, end).ok()
+}
+
 struct Scanner<'a> {
     bytes: &'a [u8],
     limits: Limits,
     nodes_seen: usize,
     path: Vec<(Kind, u64, usize)>,
+    parallel: bool,
 }
 
 /// Scans `bytes` as a `ModelProto`, returning the node layout or the first fault.
 pub(crate) fn scan(bytes: &[u8], limits: Limits) -> Result<ModelLayout, WireFault> {
+    scan_with(bytes, limits, true)
+}
+
+/// [`scan`], with the main graph's nodes split between two threads if `parallel` (tests compare
+/// both ways).
+fn scan_with(bytes: &[u8], limits: Limits, parallel: bool) -> Result<ModelLayout, WireFault> {
     let mut scanner = Scanner {
         bytes,
         limits,
         nodes_seen: 0,
         path: Vec::new(),
+        parallel,
     };
     let mut layout = ModelLayout::default();
     scanner.message(Kind::Model, 0..bytes.len(), &mut Sink::Model(&mut layout))?;
@@ -198,8 +242,13 @@ pub(crate) fn scan(bytes: &[u8], limits: Limits) -> Result<ModelLayout, WireFaul
 enum Sink<'s> {
     Model(&'s mut ModelLayout),
     Graph(&'s mut GraphLayout),
+    /// A graph whose node spans are collected, to be scanned afterwards (see
+    /// [`Scanner::main_graph_in_parallel`]).
+    NodesOf(&'s mut Vec<Range<usize>>),
     Node(&'s mut NodeLayout),
-    Attribute { graphs: &'s mut Vec<GraphLayout> },
+    Attribute {
+        graphs: &'s mut Vec<GraphLayout>,
+    },
     Function(&'s mut GraphLayout),
     None,
 }
@@ -343,12 +392,28 @@ impl Scanner<'_> {
     ) -> Result<(), WireFault> {
         match (kind, sink) {
             (Kind::Graph, Sink::Model(model)) if parent == Kind::Model => {
+                if self.parallel
+                    && body.len() >= PARALLEL_FROM
+                    && self.main_graph_in_parallel(body.clone(), &mut model.graph)
+                {
+                    return Ok(());
+                }
                 self.message(kind, body, &mut Sink::Graph(&mut model.graph))
             }
             (Kind::Function, Sink::Model(model)) => {
                 let mut function = GraphLayout::default();
                 self.message(kind, body, &mut Sink::Function(&mut function))?;
                 model.functions.push(function);
+                Ok(())
+            }
+            (Kind::Node, Sink::NodesOf(nodes)) => {
+                // Bounded like the serial scan, which stops past the limit.
+                if self.nodes_seen.saturating_add(nodes.len()) >= self.limits.max_nodes {
+                    return Err(
+                        self.fault(body.start, WireProblem::TooManyNodes(self.limits.max_nodes))
+                    );
+                }
+                nodes.push(body);
                 Ok(())
             }
             (Kind::Node, Sink::Graph(graph) | Sink::Function(graph)) => {
@@ -389,7 +454,81 @@ impl Scanner<'_> {
             _ => self.message(kind, body, &mut Sink::None),
         }
     }
+
+    /// Scans the main graph in `body` with its node list split between two threads (issue 6:
+    /// rayon where work is independent; the scan comes before anything else can run).
+    ///
+    /// A first pass scans the graph's other fields and collects its nodes' spans; then each
+    /// thread scans half of the nodes. If anything is wrong, this returns `false` having
+    /// recorded nothing, and the caller scans the graph serially, which reports the same first
+    /// fault as ever.
+    fn main_graph_in_parallel(&mut self, body: Range<usize>, graph: &mut GraphLayout) -> bool {
+        let depth = self.path.len();
+        let mut nodes = Vec::new();
+        if self
+            .message(Kind::Graph, body, &mut Sink::NodesOf(&mut nodes))
+            .is_err()
+        {
+            // A fault returns without unwinding the path.
+            self.path.truncate(depth);
+            return false;
+        }
+        let (first, second) = nodes.split_at(nodes.len() / 2);
+        let scan_nodes = |nodes: &[Range<usize>]| {
+            let mut scanner = Scanner {
+                bytes: self.bytes,
+                limits: self.limits,
+                nodes_seen: 0,
+                path: self.path.clone(),
+                parallel: false,
+            };
+            // Only the depth of this path matters here: a fault is reported by the serial scan.
+            scanner.path.push((Kind::Graph, GRAPH_NODE, 0));
+            let mut layout = GraphLayout::default();
+            let mut sink = Sink::Graph(&mut layout);
+            for node in nodes {
+                scanner
+                    .child(
+                        Kind::Graph,
+                        Kind::Node,
+                        GRAPH_NODE,
+                        node.clone(),
+                        &mut sink,
+                        &mut 0,
+                    )
+                    .ok()?;
+            }
+            Some((layout, scanner.nodes_seen))
+        };
+        let (Some((mut layout, seen_first)), Some((rest, seen_second))) =
+            rayon::join(|| scan_nodes(first), || scan_nodes(second))
+        else {
+            return false;
+        };
+        let seen = self
+            .nodes_seen
+            .saturating_add(seen_first)
+            .saturating_add(seen_second);
+        if seen > self.limits.max_nodes {
+            return false;
+        }
+        self.nodes_seen = seen;
+        layout.nodes.extend(rest.nodes);
+        if graph.nodes.is_empty() {
+            *graph = layout;
+        } else {
+            graph.nodes.extend(layout.nodes);
+        }
+        true
+    }
 }
+
+/// `GraphProto.node` (`proto/onnx.proto`).
+const GRAPH_NODE: u64 = 1;
+
+/// Main graphs from this many bytes have their nodes scanned on two threads; below, handing
+/// half of the nodes to another thread costs more than it saves.
+const PARALLEL_FROM: usize = 256 << 10;
 
 #[cfg(test)]
 mod tests {
@@ -444,5 +583,128 @@ mod tests {
         assert_eq!(layout.graph.nodes.len(), 2);
         assert_eq!(layout.graph.nodes[0].span, 4..9);
         assert_eq!(layout.graph.nodes[1].span, 11..11);
+    }
+
+    mod parallel {
+        use super::*;
+        use crate::proto::{
+            AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto, ValueInfoProto,
+        };
+        use prost::Message;
+
+        /// A main graph well above `PARALLEL_FROM`, whose node 2,000 holds two subgraphs.
+        fn graph() -> GraphProto {
+            let branch = GraphProto {
+                node: vec![NodeProto {
+                    op_type: Some("Identity".into()),
+                    input: vec!["x".into()],
+                    output: vec!["b".into()],
+                    ..NodeProto::default()
+                }],
+                ..GraphProto::default()
+            };
+            let node = |i: usize| NodeProto {
+                name: Some(format!("node_with_a_long_enough_name_{i}")),
+                op_type: Some("Add".into()),
+                input: vec![format!("v{i}"), "bias_of_some_length".into()],
+                output: vec![format!("v{}", i + 1)],
+                ..NodeProto::default()
+            };
+            let mut nodes: Vec<NodeProto> = (0..6_000).map(node).collect();
+            nodes[2_000].attribute = ["then_branch", "else_branch"]
+                .into_iter()
+                .map(|name| AttributeProto {
+                    name: Some(name.into()),
+                    g: Some(Box::new(branch.clone())),
+                    r#type: Some(5),
+                    ..AttributeProto::default()
+                })
+                .collect();
+            GraphProto {
+                node: nodes,
+                initializer: vec![TensorProto {
+                    name: Some("bias_of_some_length".into()),
+                    dims: vec![1],
+                    ..TensorProto::default()
+                }],
+                input: vec![ValueInfoProto {
+                    name: Some("v0".into()),
+                    ..ValueInfoProto::default()
+                }],
+                ..GraphProto::default()
+            }
+        }
+
+        fn encode(graph: GraphProto) -> Vec<u8> {
+            ModelProto {
+                ir_version: Some(10),
+                graph: Some(graph),
+                ..ModelProto::default()
+            }
+            .encode_to_vec()
+        }
+
+        fn both(bytes: &[u8], limits: Limits) -> [Result<ModelLayout, WireFault>; 2] {
+            [
+                scan_with(bytes, limits, false),
+                scan_with(bytes, limits, true),
+            ]
+        }
+
+        #[test]
+        fn finds_the_layout_the_serial_scan_finds() {
+            let bytes = encode(graph());
+            assert!(bytes.len() > PARALLEL_FROM);
+            let [serial, parallel] = both(&bytes, Limits::default());
+            let serial = serial.unwrap();
+            assert_eq!(serial.graph.nodes.len(), 6_000);
+            assert_eq!(serial.graph.nodes[2_000].subgraphs.len(), 2);
+            assert_eq!(parallel.unwrap(), serial);
+        }
+
+        #[test]
+        fn a_broken_node_in_the_second_half_is_the_serial_fault() {
+            let mut bytes = encode(graph());
+            let [serial, _] = both(&bytes, Limits::default());
+            let node = serial.unwrap().graph.nodes[5_000].span.clone();
+            // A tag with wire type 7 where the node's first field starts.
+            bytes[node.start] = 0x0f;
+            let [serial, parallel] = both(&bytes, Limits::default());
+            let fault = serial.unwrap_err();
+            assert_eq!(fault.problem, WireProblem::BadTag(0x0f));
+            assert_eq!(fault.offset, node.start);
+            assert_eq!(parallel.unwrap_err(), fault);
+        }
+
+        #[test]
+        fn a_broken_field_after_the_nodes_is_the_serial_fault() {
+            let mut graph = graph();
+            graph.output = vec![ValueInfoProto {
+                name: Some("v6000".into()),
+                ..ValueInfoProto::default()
+            }];
+            let mut bytes = encode(graph);
+            // The graph's last field is the output's ValueInfoProto: break its first tag.
+            let last = bytes.len() - "v6000".len() - 4;
+            assert_eq!(bytes[last], 0x62, "GraphProto.output tag");
+            bytes[last + 2] = 0x0f;
+            let [serial, parallel] = both(&bytes, Limits::default());
+            let fault = serial.unwrap_err();
+            assert_eq!(fault.problem, WireProblem::BadTag(0x0f));
+            assert_eq!(parallel.unwrap_err(), fault);
+        }
+
+        #[test]
+        fn too_many_nodes_is_the_serial_fault() {
+            let bytes = encode(graph());
+            let limits = Limits {
+                max_nodes: 4_000,
+                ..Limits::default()
+            };
+            let [serial, parallel] = both(&bytes, limits);
+            let fault = serial.unwrap_err();
+            assert_eq!(fault.problem, WireProblem::TooManyNodes(4_000));
+            assert_eq!(parallel.unwrap_err(), fault);
+        }
     }
 }
