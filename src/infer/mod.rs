@@ -6,12 +6,12 @@
 mod control;
 pub(crate) mod declared;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use crate::error::Limits;
 use crate::model::{Graph, GraphId, Model, Node, Origin};
-use crate::ops::{self, BroadcastCheck, Ctx, Input, RuleError};
+use crate::ops::{self, BroadcastCheck, Ctx, Input, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Shape, Verdict};
 
@@ -122,6 +122,7 @@ pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
         body_work: 0,
         body_budget: body_budget(model),
         costs: model.graphs.iter().map(graph_cost).collect(),
+        rules: RefCell::default(),
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -209,6 +210,10 @@ pub(crate) struct Engine<'m> {
     body_budget: usize,
     /// `graph_cost` of each graph, by id.
     costs: Vec<usize>,
+    /// The rule of each `(domain, op_type)` met so far, keyed by the addresses of the node's
+    /// shared strings (the loader interns them, and the model outlives the engine): one hash of
+    /// two words per node instead of matching the op type against every rule family's names.
+    rules: RefCell<HashMap<(usize, usize), Option<RuleFn>, foldhash::fast::RandomState>>,
 }
 
 impl<'m> Engine<'m> {
@@ -415,12 +420,23 @@ impl<'m> Engine<'m> {
         }
     }
 
+    fn rule(&self, node: &Node) -> Option<RuleFn> {
+        let key = (
+            node.domain.as_ptr() as usize,
+            node.op_type.as_ptr() as usize,
+        );
+        let mut rules = self.rules.borrow_mut();
+        *rules
+            .entry(key)
+            .or_insert_with(|| ops::lookup(&node.domain, &node.op_type))
+    }
+
     fn apply_rule(
         &self,
         graph: &Graph,
         node: &Node,
     ) -> (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>) {
-        let Some(rule) = ops::lookup(&node.domain, &node.op_type) else {
+        let Some(rule) = self.rule(node) else {
             return (NodeStatus::Unsupported, Vec::new(), Vec::new());
         };
         let ctx_inputs = node
