@@ -417,17 +417,8 @@ impl Scanner<'_> {
                 Ok(())
             }
             (Kind::Node, Sink::Graph(graph) | Sink::Function(graph)) => {
-                self.nodes_seen += 1;
-                if self.nodes_seen > self.limits.max_nodes {
-                    return Err(
-                        self.fault(body.start, WireProblem::TooManyNodes(self.limits.max_nodes))
-                    );
-                }
-                let mut node = NodeLayout {
-                    span: body.clone(),
-                    subgraphs: Vec::new(),
-                };
-                self.message(kind, body, &mut Sink::Node(&mut node))?;
+                let mut node = NodeLayout::default();
+                self.node(body, &mut node)?;
                 graph.nodes.push(node);
                 Ok(())
             }
@@ -455,6 +446,16 @@ impl Scanner<'_> {
         }
     }
 
+    /// Scans the node in `body` into `layout`, counting it against the node limit.
+    fn node(&mut self, body: Range<usize>, layout: &mut NodeLayout) -> Result<(), WireFault> {
+        self.nodes_seen += 1;
+        if self.nodes_seen > self.limits.max_nodes {
+            return Err(self.fault(body.start, WireProblem::TooManyNodes(self.limits.max_nodes)));
+        }
+        layout.span = body.clone();
+        self.message(Kind::Node, body, &mut Sink::Node(layout))
+    }
+
     /// Scans the main graph in `body` with its node list split between two threads (issue 6:
     /// rayon where work is independent; the scan comes before anything else can run).
     ///
@@ -473,8 +474,12 @@ impl Scanner<'_> {
             self.path.truncate(depth);
             return false;
         }
-        let (first, second) = nodes.split_at(nodes.len() / 2);
-        let scan_nodes = |nodes: &[Range<usize>]| {
+        // Filled in place by both threads: one allocation, made here, as the serial scan makes.
+        let mut layouts = vec![NodeLayout::default(); nodes.len()];
+        let mid = nodes.len() / 2;
+        let (first, second) = nodes.split_at(mid);
+        let (first_layouts, second_layouts) = layouts.split_at_mut(mid);
+        let scan_nodes = |nodes: &[Range<usize>], layouts: &mut [NodeLayout]| {
             let mut scanner = Scanner {
                 bytes: self.bytes,
                 limits: self.limits,
@@ -484,25 +489,15 @@ impl Scanner<'_> {
             };
             // Only the depth of this path matters here: a fault is reported by the serial scan.
             scanner.path.push((Kind::Graph, GRAPH_NODE, 0));
-            let mut layout = GraphLayout::default();
-            let mut sink = Sink::Graph(&mut layout);
-            for node in nodes {
-                scanner
-                    .child(
-                        Kind::Graph,
-                        Kind::Node,
-                        GRAPH_NODE,
-                        node.clone(),
-                        &mut sink,
-                        &mut 0,
-                    )
-                    .ok()?;
+            for (node, layout) in nodes.iter().zip(layouts) {
+                scanner.node(node.clone(), layout).ok()?;
             }
-            Some((layout, scanner.nodes_seen))
+            Some(scanner.nodes_seen)
         };
-        let (Some((mut layout, seen_first)), Some((rest, seen_second))) =
-            rayon::join(|| scan_nodes(first), || scan_nodes(second))
-        else {
+        let (Some(seen_first), Some(seen_second)) = rayon::join(
+            || scan_nodes(first, first_layouts),
+            || scan_nodes(second, second_layouts),
+        ) else {
             return false;
         };
         let seen = self
@@ -513,11 +508,10 @@ impl Scanner<'_> {
             return false;
         }
         self.nodes_seen = seen;
-        layout.nodes.extend(rest.nodes);
         if graph.nodes.is_empty() {
-            *graph = layout;
+            graph.nodes = layouts;
         } else {
-            graph.nodes.extend(layout.nodes);
+            graph.nodes.extend(layouts);
         }
         true
     }
