@@ -414,7 +414,7 @@ impl Builder<'_> {
     }
 
     /// Builds one node: its identity, its outputs in the value table, and its pending subgraphs.
-    /// Input names are returned for resolution once all outputs are defined.
+    /// Its inputs are resolved by the caller ([`BuiltNodes::resolve_inputs`]).
     fn node(
         &mut self,
         graph: GraphId,
@@ -709,7 +709,7 @@ impl Builder<'_> {
 /// probed.
 const RECENT_NODES: usize = 8;
 
-/// Nodes per chunk of [`Builder::add_encoded`]: about a millisecond of decoding, so the cost
+/// Nodes per chunk of [`Builder::add_in_file`]: about a millisecond of decoding, so the cost
 /// of handing a chunk to the other thread is negligible.
 const DECODE_CHUNK: usize = 1024;
 

@@ -112,15 +112,16 @@ fn map_file(path: &Path) -> Result<(Bytes, Option<Arc<Mmap>>), LoadError> {
     // model). Random access reads only the pages touched, and the node lists, read end to end,
     // are asked for ahead. Below `READ_WHOLE` the default readahead reading it all costs less
     // than the walk that finds the node lists. Advice only: ignored if refused.
+    let large = map.len() > READ_WHOLE;
     #[cfg(unix)]
-    if map.len() > READ_WHOLE {
+    if large {
         let _ = map.advise(memmap2::Advice::Random);
         super::prefetch::read_nodes_ahead(&map, |window| {
             let _ = map.advise_range(memmap2::Advice::WillNeed, window.start, window.len());
         });
     }
     let map = Arc::new(map);
-    let releasable = (map.len() > READ_WHOLE).then(|| Arc::clone(&map));
+    let releasable = large.then(|| Arc::clone(&map));
     Ok((Bytes::from_owner(SharedMap(map)), releasable))
 }
 

@@ -12,13 +12,12 @@
 
 use std::ops::Range;
 
-use super::wire::fields;
+use super::wire::{read_varint, GRAPH_NODE};
 
-/// `ModelProto.graph`, `ModelProto.functions`, `GraphProto.node`, `FunctionProto.node`
-/// (`proto/onnx.proto`).
+/// `ModelProto.graph`, `ModelProto.functions`, `FunctionProto.node` (`proto/onnx.proto`);
+/// `GraphProto.node` is the scanner's.
 const MODEL_GRAPH: u64 = 7;
 const MODEL_FUNCTIONS: u64 = 25;
-const GRAPH_NODE: u64 = 1;
 const FUNCTION_NODE: u64 = 7;
 
 /// Bytes asked for ahead at a time while walking nodes.
@@ -43,6 +42,39 @@ pub(crate) fn read_nodes_ahead(bytes: &[u8], mut ahead: impl FnMut(Range<usize>)
             }
         }
     }
+}
+
+/// The length-delimited fields of the message in `range`: `(field number, body)`. Other wire
+/// types are skipped; the walk ends at the first malformed field.
+fn fields(bytes: &[u8], range: Range<usize>) -> impl Iterator<Item = (u64, Range<usize>)> + '_ {
+    let mut pos = range.start;
+    let end = range.end.min(bytes.len());
+    std::iter::from_fn(move || loop {
+        if pos >= end {
+            return None;
+        }
+        let tag = varint(bytes, &mut pos, end)?;
+        let skip = match tag & 7 {
+            0 => {
+                varint(bytes, &mut pos, end)?;
+                continue;
+            }
+            1 => 8,
+            5 => 4,
+            2 => {
+                let len = usize::try_from(varint(bytes, &mut pos, end)?).ok()?;
+                let start = pos;
+                pos = start.checked_add(len).filter(|&next| next <= end)?;
+                return Some((tag >> 3, start..pos));
+            }
+            _ => return None,
+        };
+        pos = pos.checked_add(skip).filter(|&next| next <= end)?;
+    })
+}
+
+fn varint(bytes: &[u8], pos: &mut usize, end: usize) -> Option<u64> {
+    read_varint(bytes, pos, end).ok()
 }
 
 #[cfg(test)]

@@ -174,42 +174,6 @@ pub(crate) fn read_varint(bytes: &[u8], pos: &mut usize, end: usize) -> Result<u
     Err(VarintError::TooLong)
 }
 
-/// The length-delimited fields of the message in `range`: `(field number, body)`. Other wire
-/// types are skipped; the walk ends at the first malformed field.
-pub(crate) fn fields(
-    bytes: &[u8],
-    range: Range<usize>,
-) -> impl Iterator<Item = (u64, Range<usize>)> + '_ {
-    let mut pos = range.start;
-    let end = range.end.min(bytes.len());
-    std::iter::from_fn(move || loop {
-        if pos >= end {
-            return None;
-        }
-        let tag = lenient_varint(bytes, &mut pos, end)?;
-        let skip = match tag & 7 {
-            0 => {
-                lenient_varint(bytes, &mut pos, end)?;
-                continue;
-            }
-            1 => 8,
-            5 => 4,
-            2 => {
-                let len = usize::try_from(lenient_varint(bytes, &mut pos, end)?).ok()?;
-                let start = pos;
-                pos = start.checked_add(len).filter(|&next| next <= end)?;
-                return Some((tag >> 3, start..pos));
-            }
-            _ => return None,
-        };
-        pos = pos.checked_add(skip).filter(|&next| next <= end)?;
-    })
-}
-
-fn lenient_varint(bytes: &[u8], pos: &mut usize, end: usize) -> Option<u64> {
-    read_varint(bytes, pos, end).ok()
-}
-
 struct Scanner<'a> {
     bytes: &'a [u8],
     limits: Limits,
@@ -518,7 +482,7 @@ impl Scanner<'_> {
 }
 
 /// `GraphProto.node` (`proto/onnx.proto`).
-const GRAPH_NODE: u64 = 1;
+pub(crate) const GRAPH_NODE: u64 = 1;
 
 /// Main graphs from this many bytes have their nodes scanned on two threads; below, handing
 /// half of the nodes to another thread costs more than it saves.
