@@ -18,11 +18,23 @@ pub enum Code {
     E3,
     /// Shape knowledge stops here (unsupported operator or custom domain).
     I1,
+    /// An operator's own shape constraint (not broadcasting) fails for every input.
+    E4,
+    /// An operator's own shape constraint holds only under a condition on symbolic dims.
+    W4,
 }
 
 impl Code {
-    /// Every code, in documentation order.
-    pub const ALL: [Code; 5] = [Code::E1, Code::W1, Code::E2, Code::E3, Code::I1];
+    /// Every code, in the order they were introduced (SARIF rule indices follow it).
+    pub const ALL: [Code; 7] = [
+        Code::E1,
+        Code::W1,
+        Code::E2,
+        Code::E3,
+        Code::I1,
+        Code::E4,
+        Code::W4,
+    ];
 
     /// The code as printed.
     pub fn as_str(self) -> &'static str {
@@ -32,14 +44,16 @@ impl Code {
             Code::E2 => "E2",
             Code::E3 => "E3",
             Code::I1 => "I1",
+            Code::E4 => "E4",
+            Code::W4 => "W4",
         }
     }
 
     /// The severity findings of this code carry.
     pub fn severity(self) -> Severity {
         match self {
-            Code::E1 | Code::E2 | Code::E3 => Severity::Error,
-            Code::W1 => Severity::Warning,
+            Code::E1 | Code::E2 | Code::E3 | Code::E4 => Severity::Error,
+            Code::W1 | Code::W4 => Severity::Warning,
             Code::I1 => Severity::Info,
         }
     }
@@ -52,6 +66,10 @@ impl Code {
             Code::E2 => "a declared shape contradicts the inferred one",
             Code::E3 => "the graph is structurally broken",
             Code::I1 => "shape knowledge stops at an unsupported operator",
+            Code::E4 => "an operator's own shape constraint fails for every input",
+            Code::W4 => {
+                "an operator's own shape constraint holds only under a condition on symbolic dims"
+            }
         }
     }
 

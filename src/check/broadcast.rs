@@ -1,5 +1,7 @@
 //! E1 and W1: broadcasting verdicts of every node, under the rule each node uses
-//! (multidirectional, unidirectional, bidirectional, opset < 7 `broadcast`/`axis`).
+//! (multidirectional, unidirectional, bidirectional, opset < 7 `broadcast`/`axis`); and W4, the
+//! operator constraints that hold only under a condition, solved with them (one model, one set
+//! of symbols), with their E4 when a `--dim` binding breaks one.
 //!
 //! E1 — why it matters: the node fails at run time whatever the input values. Example:
 //! `Add(x: [2, 3], y: [4])`, axis 1 is 3 vs 4. Fix: reshape or unsqueeze one input.
@@ -17,7 +19,7 @@ use super::site::{input_sites, node_site};
 use crate::diag::{Code, Finding};
 use crate::infer::{GraphFacts, Inference};
 use crate::model::{Graph, Model, Node};
-use crate::ops::BroadcastCheck;
+use crate::ops::{BroadcastCheck, Constraint};
 use crate::shape::{Binding, Condition, Rule, Shape, Tri, Verdict, Violation};
 
 /// A node whose broadcast holds only under a condition.
@@ -46,7 +48,12 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
                 match &check.outcome.verdict {
                     Verdict::Valid => {}
                     Verdict::Invalid(violation) => {
-                        findings.push(incompatible(graph, node, facts, check, violation, None));
+                        findings.push(match &check.constraint {
+                            Some(constraint) => {
+                                constraint_finding(graph, node, facts, constraint, None)
+                            }
+                            None => incompatible(graph, node, facts, check, violation, None),
+                        });
                         break;
                     }
                     Verdict::Conditional(condition) => {
@@ -63,9 +70,18 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
                         match condition.eval(binding) {
                             Tri::Yes => {}
                             Tri::No => {
-                                findings.push(definite_under_binding(
-                                    graph, node, facts, check, condition, binding,
-                                ));
+                                findings.push(match &check.constraint {
+                                    Some(constraint) => constraint_finding(
+                                        graph,
+                                        node,
+                                        facts,
+                                        constraint,
+                                        Some((condition, binding)),
+                                    ),
+                                    None => definite_under_binding(
+                                        graph, node, facts, check, condition, binding,
+                                    ),
+                                });
                                 break;
                             }
                             Tri::Unknown => conditionals.push(Conditional {
@@ -211,6 +227,45 @@ fn definite_under_binding(
     }
 }
 
+/// E4 for an operator constraint that fails: always, or (`under`) for this deployment's dims.
+fn constraint_finding(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    constraint: &Constraint,
+    under: Option<(&Condition, &Binding)>,
+) -> Finding {
+    let mut message = format!(
+        "{} node `{}`: {}",
+        node.op_type, node.name, constraint.requires
+    );
+    match under {
+        Some((condition, binding)) => {
+            let _ = write!(
+                message,
+                ", which fails when {}: it needs {condition}",
+                show_binding(binding)
+            );
+        }
+        None if !constraint.found.is_empty() => {
+            let _ = write!(message, " ({})", constraint.found);
+        }
+        None => {}
+    }
+    Finding {
+        code: Code::E4,
+        message,
+        help: Some(constraint.fix.clone().unwrap_or_else(|| {
+            format!(
+                "{}: change the inputs' shapes so that it holds",
+                constraint.requires
+            )
+        })),
+        node: Some(node_site(graph, node)),
+        inputs: input_sites(graph, Some(facts), node, &constraint.slots),
+    }
+}
+
 fn show_binding(binding: &Binding) -> String {
     binding
         .iter()
@@ -290,8 +345,14 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
             .map(|c| format!("{} `{}`", c.node.op_type, c.node.name))
             .collect();
         let conditions: Vec<String> = involved.iter().map(|c| c.condition.to_string()).collect();
+        // A W1 unless only operator constraints force the symbol.
+        let code = if involved.iter().all(|c| c.check.constraint.is_some()) {
+            Code::W4
+        } else {
+            Code::W1
+        };
         findings.push(Finding {
-            code: Code::W1,
+            code,
             message: format!(
                 "{symbol} must be {value}: together, nodes {} need {}",
                 nodes.join(", "),
@@ -311,27 +372,53 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
         if reported_jointly.contains(&(c.graph.id, c.node.index)) {
             continue;
         }
-        let breaks = c
-            .condition
-            .counterexample()
-            .map(|b| format!("; it fails when {}", show_binding(&b)))
-            .unwrap_or_default();
-        findings.push(Finding {
-            code: Code::W1,
-            message: format!(
+        findings.push(conditional_finding(c));
+    }
+    findings
+}
+
+/// The W1 (broadcast) or W4 (operator constraint) of one conditional node.
+fn conditional_finding(c: &Conditional<'_>) -> Finding {
+    let breaks = c
+        .condition
+        .counterexample()
+        .map(|b| format!("; it fails when {}", show_binding(&b)))
+        .unwrap_or_default();
+    let (code, message, help) = match &c.check.constraint {
+        Some(constraint) => (
+            Code::W4,
+            format!(
+                "{} node `{}`: {} holds only if {}",
+                c.node.op_type, c.node.name, constraint.requires, c.condition
+            ),
+            format!(
+                "{}{breaks}; bind the dims with --dim to check one deployment",
+                constraint
+                    .fix
+                    .as_deref()
+                    .unwrap_or("the model fails for the other values")
+            ),
+        ),
+        None => (
+            Code::W1,
+            format!(
                 "{} node `{}`: broadcasting is valid only if {}",
                 c.node.op_type, c.node.name, c.condition
             ),
-            help: Some(format!(
+            format!(
                 "{}: {}{breaks}; bind the dims with --dim to check one deployment",
                 rule_name(c.check.rule),
                 requirement(c.check.rule)
-            )),
-            node: Some(node_site(c.graph, c.node)),
-            inputs: input_sites(c.graph, Some(c.facts), c.node, &c.check.slots),
-        });
+            ),
+        ),
+    };
+    Finding {
+        code,
+        message,
+        help: Some(help),
+        node: Some(node_site(c.graph, c.node)),
+        inputs: input_sites(c.graph, Some(c.facts), c.node, &c.check.slots),
     }
-    findings
 }
 
 /// The root of `i` in a union-find forest, halving the path on the way.

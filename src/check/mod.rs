@@ -2,6 +2,7 @@
 //! code, then sort them into graph order and drop the codes the user allowed.
 
 mod broadcast;
+mod constraint;
 mod declared;
 mod site;
 mod structure;
@@ -27,6 +28,7 @@ pub struct CheckOptions {
 pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
     let mut findings = structure::check(model);
     findings.extend(broadcast::check(model, inference, &options.binding));
+    findings.extend(constraint::check(model, inference));
     findings.extend(declared::check(model, inference));
     findings.extend(unsupported::check(model, inference));
     findings.retain(|finding| !options.allowed.contains(&finding.code));

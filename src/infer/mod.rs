@@ -366,7 +366,7 @@ impl<'m> Engine<'m> {
         let (status, outputs, checks) = if enters_body
             && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
-            let why = RuleError::Invalid("inference budget for nested graph bodies spent".into());
+            let why = RuleError::Beyond("inference budget for nested graph bodies spent".into());
             (NodeStatus::Failed(Box::new(why)), Vec::new(), Vec::new())
         } else if !node.subgraphs.is_empty() {
             let inputs = owned_inputs();

@@ -1,6 +1,7 @@
 //! Helpers shared by the tensor-movement rules: axis normalisation and reading integer lists
 //! from attributes or from input values.
 
+use super::constraint::Constraint;
 use super::{Input, RuleError};
 use crate::infer::declared::MAX_VALUE_ELEMENTS;
 use crate::shape::values::ValueTensor;
@@ -19,10 +20,21 @@ pub(super) fn normalise(axis: i64, rank: usize) -> Option<usize> {
         .then(|| usize::try_from(axis).ok())?
 }
 
-/// Like [`normalise`], or an error naming the attribute.
+/// Like [`normalise`], or the operator's error naming the attribute (`Concat axis`): every ONNX
+/// axis attribute accepts `[-r, r-1]` for a data input of rank `r` (input 0).
 pub(super) fn require(axis: i64, rank: usize, what: &str) -> Result<usize, RuleError> {
-    normalise(axis, rank)
-        .ok_or_else(|| RuleError::Invalid(format!("{what} {axis} is out of range for rank {rank}")))
+    normalise(axis, rank).ok_or_else(|| {
+        Constraint::new(
+            format!("{what} must be in [-r, r-1] for a data input of rank r"),
+            format!("{what} is {axis}, rank is {rank}"),
+            &[0],
+        )
+        .fix(format!(
+            "use an axis in [-{rank}, {}]",
+            rank.saturating_sub(1)
+        ))
+        .unmet()
+    })
 }
 
 /// Every element of a value, when all are static integers.

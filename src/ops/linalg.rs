@@ -3,10 +3,11 @@
 //! unidirectionally to `(M, N)`, or the opset < 7 `broadcast` attribute) and `Einsum`
 //! (`einsum.rs`).
 
+use super::constraint::{Constraint, Pending};
 use super::{einsum, Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::infer::elem;
 use crate::shape::broadcast::{self, Outcome, Rule};
-use crate::shape::{Dim, Shape, Tri};
+use crate::shape::{Dim, Shape};
 
 /// The rule for a linear-algebra op, if `op_type` is one.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
@@ -53,19 +54,24 @@ fn matmul_of(
         return Ok(Inferred::single(Output::shape(Shape::Unranked).elem(elem)));
     };
     if a.is_empty() || b.is_empty() {
-        return Err(RuleError::Invalid(
-            "MatMul operands must not be scalars".into(),
-        ));
+        let found = format!("A has rank {}, B has rank {}", a.len(), b.len());
+        return Err(
+            Constraint::new("MatMul operands must have rank 1 or more", found, &slots).unmet(),
+        );
     }
     let a_vector = a.len() == 1;
     let b_vector = b.len() == 1;
     let (a_batch, m, ka) = split_matrix(a, a_vector, false);
     let (b_batch, kb, n) = split_matrix(b, b_vector, true);
-    if ka.eq_dim(&kb) == Tri::No {
-        return Err(RuleError::Invalid(format!(
-            "MatMul contracted dims differ: {ka} vs {kb}"
-        )));
-    }
+    let mut pending = Pending::default();
+    pending.equal(&ka, &kb, || {
+        Constraint::new(
+            "the last dim of A (K) must equal the second-to-last dim of B (numpy matmul)",
+            format!("K is {ka} in A, {kb} in B"),
+            &slots,
+        )
+        .fix("transpose or reshape one operand so that A's columns match B's rows, or re-export the weight with the right K")
+    })?;
     let outcome = broadcast::multidirectional(&[
         &Shape::Ranked(a_batch.to_vec()),
         &Shape::Ranked(b_batch.to_vec()),
@@ -82,7 +88,9 @@ fn matmul_of(
         dims.push(n);
     }
     let output = Output::shape(Shape::Ranked(dims)).elem(elem);
-    Ok(Inferred::single(output).with_check(Rule::Multidirectional, slots.to_vec(), outcome))
+    Ok(Inferred::single(output)
+        .with_check(Rule::Multidirectional, slots.to_vec(), outcome)
+        .with_conditions(pending.into_checks()))
 }
 
 /// Splits a matrix operand into (batch dims, rows, cols); a vector is promoted to one row
@@ -108,17 +116,41 @@ fn gemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     } else {
         ctx.input(2)
     };
-    let (m, ka) = matrix_dims(lhs.shape, ctx.int("transA", 0)? != 0)?;
-    let (kb, n) = matrix_dims(rhs.shape, ctx.int("transB", 0)? != 0)?;
-    if ka.eq_dim(&kb) == Tri::No {
-        return Err(RuleError::Invalid(format!(
-            "Gemm contracted dims differ: {ka} vs {kb}"
-        )));
-    }
+    let (trans_a, trans_b) = (ctx.int("transA", 0)? != 0, ctx.int("transB", 0)? != 0);
+    let (m, ka) = matrix_dims(lhs.shape, trans_a, 0)?;
+    let (kb, n) = matrix_dims(rhs.shape, trans_b, 1)?;
+    let mut pending = Pending::default();
+    pending.equal(&ka, &kb, || {
+        let side = |t: bool, x: &str| {
+            if t {
+                format!("{x}'s rows (transposed)")
+            } else {
+                format!("{x}'s columns")
+            }
+        };
+        let b_side = if trans_b {
+            "B's columns (transposed)"
+        } else {
+            "B's rows"
+        };
+        Constraint::new(
+            format!(
+                "{} (K) must equal {b_side} (Gemm: A' is (M, K), B' is (K, N))",
+                side(trans_a, "A")
+            ),
+            format!("K is {ka} in A, {kb} in B"),
+            &[0, 1],
+        )
+        .fix(if trans_b {
+            "B is read transposed (transB=1): check transB, or re-export B as (N, K)"
+        } else {
+            "check transA/transB, or re-export B as (K, N)"
+        })
+    })?;
     let mn = Shape::Ranked(vec![m, n]);
     let output = Output::shape(mn.clone()).elem(lhs.elem);
     let Some(bias) = bias else {
-        return Ok(Inferred::single(output));
+        return Ok(Inferred::single(output).with_conditions(pending.into_checks()));
     };
     let (rule, outcome): (Rule, Outcome) = if ctx.opset() < 7 && ctx.int("broadcast", 0)? == 0 {
         (
@@ -132,19 +164,24 @@ fn gemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         )
     };
     // The (M, N) side has no input of its own; A, which gives M, stands for it.
-    Ok(Inferred::single(output).with_check(rule, vec![0, 2], outcome))
+    Ok(Inferred::single(output)
+        .with_check(rule, vec![0, 2], outcome)
+        .with_conditions(pending.into_checks()))
 }
 
 /// The (rows, cols) of a 2-D Gemm operand after the optional transpose.
-fn matrix_dims(shape: &Shape, transposed: bool) -> Result<(Dim, Dim), RuleError> {
+fn matrix_dims(shape: &Shape, transposed: bool, slot: usize) -> Result<(Dim, Dim), RuleError> {
     match shape.dims() {
         None => Ok((Dim::Unknown, Dim::Unknown)),
         Some([r, c]) if transposed => Ok((c.clone(), r.clone())),
         Some([r, c]) => Ok((r.clone(), c.clone())),
-        Some(d) => Err(RuleError::Invalid(format!(
-            "Gemm operands must be 2-D, got rank {}",
-            d.len()
-        ))),
+        Some(d) => Err(Constraint::new(
+            "Gemm's A and B must be 2-D",
+            format!("{} has rank {}", if slot == 0 { "A" } else { "B" }, d.len()),
+            &[slot],
+        )
+        .fix("Flatten or Reshape the operand to 2-D, or use MatMul for batched products")
+        .unmet()),
     }
 }
 

@@ -6,6 +6,8 @@
 
 use std::cell::Cell;
 
+pub use constraint::Constraint;
+
 use crate::model::{AttrError, Attrs, Node};
 use crate::shape::broadcast::{Outcome, Rule};
 use crate::shape::values::ValueTensor;
@@ -15,6 +17,7 @@ mod attention;
 mod axes;
 mod concat;
 mod constant;
+pub(crate) mod constraint;
 mod conv;
 mod data_sized;
 mod einsum;
@@ -161,7 +164,8 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// One broadcast a node performs, for the checks.
+/// One broadcast a node performs, or one of its operator's own shape constraints, for the
+/// checks.
 #[derive(Debug, Clone)]
 pub struct BroadcastCheck {
     /// The rule applied.
@@ -170,6 +174,9 @@ pub struct BroadcastCheck {
     pub slots: Vec<usize>,
     /// What the rule concluded.
     pub outcome: Outcome,
+    /// Set when this is an operator constraint (E4/W4) rather than a broadcast (E1/W1): the
+    /// outcome's condition is then the one under which the constraint holds. Boxed: rare.
+    pub constraint: Option<Box<Constraint>>,
 }
 
 /// One output of a rule.
@@ -246,12 +253,22 @@ impl Inferred {
             rule,
             slots,
             outcome,
+            constraint: None,
         });
+        self
+    }
+
+    /// Records operator constraints that hold only under a condition on symbols (W4).
+    pub(crate) fn with_conditions(mut self, pending: Vec<BroadcastCheck>) -> Self {
+        self.checks.extend(pending);
         self
     }
 }
 
 /// Why a rule could not infer: the outputs become unknown and propagation goes on.
+///
+/// Every variant but [`RuleError::Beyond`] means the node violates its operator's spec and fails
+/// whatever the input values (reported as E4); `Beyond` is the engine's own limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
     /// A required input is absent.
@@ -260,9 +277,24 @@ pub enum RuleError {
     /// An attribute has the wrong type.
     #[error(transparent)]
     Attr(#[from] AttrError),
-    /// Attributes or inputs that the operator's spec rejects.
+    /// Attributes that the operator's spec rejects, whatever the inputs (a `Concat` without
+    /// `axis`, an unknown `auto_pad`).
     #[error("{0}")]
     Invalid(String),
+    /// A shape constraint of the operator's spec that the inputs break. Boxed: rare.
+    #[error("{0}")]
+    Unmet(Box<Constraint>),
+    /// The engine cannot say (a value too large to carry, a nested-graph budget spent): not a
+    /// fault of the model, and reported as nothing.
+    #[error("{0}")]
+    Beyond(String),
+}
+
+impl RuleError {
+    /// Whether the error is a fault of the model (E4) rather than a limit of the engine.
+    pub fn is_fault(&self) -> bool {
+        !matches!(self, RuleError::Beyond(_))
+    }
 }
 
 /// A shape rule.

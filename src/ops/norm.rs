@@ -57,7 +57,7 @@ fn layer_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let axis = ctx.int("axis", -1)?;
     let stats = match x.shape.dims() {
         Some(dims) => {
-            let from = normalize_axis(axis, dims.len())?;
+            let from = super::axes::require(axis, dims.len(), "axis")?;
             let kept = dims.iter().take(from).cloned();
             Shape::Ranked(
                 kept.chain(std::iter::repeat_n(Dim::known(1), dims.len() - from))
@@ -85,19 +85,6 @@ fn layer_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 2], outcome);
     }
     Ok(inferred)
-}
-
-/// An axis in `[-rank, rank)` as an index.
-fn normalize_axis(axis: i64, rank: usize) -> Result<usize, RuleError> {
-    let r = i64::try_from(rank).map_err(|_| RuleError::Invalid("rank too large".into()))?;
-    let a = if axis < 0 { axis + r } else { axis };
-    if (0..r).contains(&a) {
-        usize::try_from(a).map_err(|_| RuleError::Invalid("axis out of range".into()))
-    } else {
-        Err(RuleError::Invalid(format!(
-            "axis {axis} is out of range for rank {rank}"
-        )))
-    }
 }
 
 #[cfg(test)]

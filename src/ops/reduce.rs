@@ -34,16 +34,7 @@ enum Axes {
 }
 
 fn normalize(axis: i64, rank: usize) -> Result<usize, RuleError> {
-    let r = i64::try_from(rank).unwrap_or(i64::MAX);
-    let a = if axis < 0 {
-        axis.saturating_add(r)
-    } else {
-        axis
-    };
-    usize::try_from(a)
-        .ok()
-        .filter(|&a| a < rank)
-        .ok_or_else(|| RuleError::Invalid(format!("axis {axis} is out of range for rank {rank}")))
+    super::axes::require(axis, rank, "axis")
 }
 
 /// The raw axes: from the attribute or input 1, by opset; `None` when input 1's values are

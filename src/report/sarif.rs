@@ -71,6 +71,8 @@ fn rule_name(code: Code) -> &'static str {
         Code::E2 => "DeclaredShapeMismatch",
         Code::E3 => "StructuralProblem",
         Code::I1 => "UnsupportedOperator",
+        Code::E4 => "OperatorConstraintViolated",
+        Code::W4 => "ConditionalOperatorConstraint",
     }
 }
 
