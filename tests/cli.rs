@@ -97,6 +97,41 @@ fn dim_bindings_make_conditions_definite() {
 }
 
 #[test]
+fn operator_constraints_are_errors_or_conditions() {
+    let (k, code) = json(&[&model("e4_matmul_k.onnx")]);
+    assert_eq!(code, 1);
+    assert_eq!(k["files"][0]["diagnostics"][0]["code"], "E4");
+    assert_eq!(k["files"][0]["diagnostics"][0]["severity"], "error");
+    let path = model("w4_matmul_symbolic_k.onnx");
+    let (w, code) = json(&[&path]);
+    assert_eq!(code, 0);
+    assert_eq!(w["files"][0]["diagnostics"][0]["code"], "W4");
+    let (bad, code) = json(&["--dim", "k=63", &path]);
+    assert_eq!(code, 1);
+    assert_eq!(bad["files"][0]["diagnostics"][0]["code"], "E4");
+    let (good, code) = json(&["--dim", "k=64", &path]);
+    assert_eq!(code, 0);
+    assert_eq!(good["files"][0]["diagnostics"].as_array().unwrap().len(), 0);
+    let (allowed, code) = json(&["--allow", "E4", &model("e4_matmul_k.onnx")]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        allowed["files"][0]["diagnostics"].as_array().unwrap().len(),
+        0
+    );
+}
+
+#[test]
+fn a_fault_is_reported_once_at_its_root() {
+    // The Attention's outputs are unknown once its constraint fails: the Add it feeds says
+    // nothing more.
+    let (report, code) = json(&[&model("e4_attention_no_heads.onnx")]);
+    assert_eq!(code, 1);
+    let found = report["files"][0]["diagnostics"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["node"]["name"], "attn");
+}
+
+#[test]
 fn a_mixed_batch_reports_every_file_in_order() {
     let files = [
         model("ok_symbolic_batch.onnx"),

@@ -388,7 +388,7 @@ fn conditional_finding(c: &Conditional<'_>) -> Finding {
         Some(constraint) => (
             Code::W4,
             format!(
-                "{} node `{}`: {} holds only if {}",
+                "{} node `{}`: {}, which holds only if {}",
                 c.node.op_type, c.node.name, constraint.requires, c.condition
             ),
             format!(

@@ -11,31 +11,35 @@ use crate::diag::{Code, Finding};
 use crate::infer::{Inference, NodeStatus};
 use crate::model::Model;
 
+/// An operator and, for an ONNX operator whose version the engine lacks, why and the version.
+type Key = (String, String, Option<(&'static str, i64)>);
+
 /// Most node names listed in one note.
 const LISTED: usize = 5;
 
 /// One finding per unsupported `(domain, op_type)`, at its first node.
 pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
-    let mut by_op: BTreeMap<(String, String), Vec<(usize, usize)>> = BTreeMap::new();
+    // Keyed by (domain, op type, why the version is unknown, the version).
+    let mut by_op: BTreeMap<Key, Vec<(usize, usize)>> = BTreeMap::new();
     for (g, graph) in model.graphs.iter().enumerate() {
         let Some(facts) = inference.graphs.get(g) else {
             continue;
         };
         for node in &graph.nodes {
-            if matches!(
-                facts.nodes.get(node.index).map(|f| &f.status),
-                Some(NodeStatus::Unsupported)
-            ) {
-                by_op
-                    .entry((node.domain.to_string(), node.op_type.to_string()))
-                    .or_default()
-                    .push((g, node.index));
-            }
+            let version = match facts.nodes.get(node.index).map(|f| &f.status) {
+                Some(NodeStatus::Unsupported) => None,
+                Some(NodeStatus::UnknownVersion(why, version)) => Some((*why, *version)),
+                _ => continue,
+            };
+            by_op
+                .entry((node.domain.to_string(), node.op_type.to_string(), version))
+                .or_default()
+                .push((g, node.index));
         }
     }
     by_op
         .into_iter()
-        .filter_map(|((domain, op_type), nodes)| {
+        .filter_map(|((domain, op_type, version), nodes)| {
             let &(g, first) = nodes.first()?;
             let graph = model.graphs.get(g)?;
             let node = graph.node(first)?;
@@ -52,10 +56,16 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             if nodes.len() > LISTED {
                 names.push(format!("and {} more", nodes.len() - LISTED));
             }
+            let what = match version {
+                None => format!("{qualified} is not known to the shape engine"),
+                Some((why, version)) => {
+                    format!("{qualified}: {}", why.replace("{}", &version.to_string()))
+                }
+            };
             Some(Finding {
                 code: Code::I1,
                 message: format!(
-                    "{qualified} is not known to the shape engine: outputs of {} node(s) are unknown unless declared ({})",
+                    "{what}: outputs of {} node(s) are unknown unless declared ({})",
                     nodes.len(),
                     names.join(", ")
                 ),

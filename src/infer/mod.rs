@@ -11,7 +11,8 @@ use std::collections::HashMap;
 
 use crate::error::Limits;
 use crate::model::{Graph, GraphId, Model, Node, Origin};
-use crate::ops::{self, BroadcastCheck, Ctx, Input, RuleError, RuleFn};
+use crate::ops::registry::{self, Resolved};
+use crate::ops::{BroadcastCheck, Ctx, Input, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Shape, Verdict};
 
@@ -50,6 +51,9 @@ pub enum NodeStatus {
     Inferred,
     /// No rule knows this operator: its outputs are unknown (or declared).
     Unsupported,
+    /// An ONNX operator whose schema version (or the model's opset) the engine has no rule for:
+    /// why, and the version. Outputs unknown, as for `Unsupported`.
+    UnknownVersion(&'static str, i64),
     /// The rule could not infer: outputs unknown. Boxed: rare, and three strings wide.
     Failed(Box<RuleError>),
 }
@@ -195,6 +199,9 @@ fn bounded(work: &Cell<usize>, max_rank: usize, mut facts: ValueFacts) -> ValueF
     facts
 }
 
+/// Resolved rules by the addresses of a node's interned domain and op type, and its opset.
+type RuleCache = HashMap<(usize, usize, Option<i64>), Resolved, foldhash::fast::RandomState>;
+
 pub(crate) struct Engine<'m> {
     model: &'m Model,
     /// Model-local functions by `(domain, name)`, looked up at every node.
@@ -210,10 +217,10 @@ pub(crate) struct Engine<'m> {
     body_budget: usize,
     /// `graph_cost` of each graph, by id.
     costs: Vec<usize>,
-    /// The rule of each `(domain, op_type)` met so far, keyed by the addresses of the node's
-    /// shared strings (the loader interns them, and the model outlives the engine): one hash of
-    /// two words per node instead of matching the op type against every rule family's names.
-    rules: RefCell<HashMap<(usize, usize), Option<RuleFn>, foldhash::fast::RandomState>>,
+    /// What each `(domain, op_type, opset)` met so far resolves to, keyed by the addresses of the
+    /// node's shared strings (the loader interns them, and the model outlives the engine): one
+    /// hash of three words per node instead of a registry lookup by name.
+    rules: RefCell<RuleCache>,
 }
 
 impl<'m> Engine<'m> {
@@ -420,15 +427,16 @@ impl<'m> Engine<'m> {
         }
     }
 
-    fn rule(&self, node: &Node) -> Option<RuleFn> {
+    fn rule(&self, node: &Node) -> Resolved {
         let key = (
             node.domain.as_ptr() as usize,
             node.op_type.as_ptr() as usize,
+            node.opset,
         );
         let mut rules = self.rules.borrow_mut();
         *rules
             .entry(key)
-            .or_insert_with(|| ops::lookup(&node.domain, &node.op_type))
+            .or_insert_with(|| registry::resolve(&node.domain, &node.op_type, node.opset))
     }
 
     fn apply_rule(
@@ -436,8 +444,13 @@ impl<'m> Engine<'m> {
         graph: &Graph,
         node: &Node,
     ) -> (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>) {
-        let Some(rule) = self.rule(node) else {
-            return (NodeStatus::Unsupported, Vec::new(), Vec::new());
+        let rule: RuleFn = match self.rule(node) {
+            Resolved::Rule(rule) => rule,
+            Resolved::Foreign => return (NodeStatus::Unsupported, Vec::new(), Vec::new()),
+            Resolved::Unknown(why, version) => {
+                let status = NodeStatus::UnknownVersion(why, version);
+                return (status, Vec::new(), Vec::new());
+            }
         };
         let ctx_inputs = node
             .inputs

@@ -1,16 +1,22 @@
-//! `Attention` (ONNX Attention-23): Q, K, V as 4-D `(batch, heads, seq, head_size)` or 3-D
-//! `(batch, seq, heads * head_size)` with `q_num_heads`/`kv_num_heads`; optional past key and
+//! `Attention` (ONNX Attention-23, -24, -25): Q, K, V as 4-D `(batch, heads, seq, head_size)` or
+//! 3-D `(batch, seq, heads * head_size)` with `q_num_heads`/`kv_num_heads`; optional past key and
 //! value caches. `attn_mask` is broadcast unidirectionally to the scores
-//! `(batch, q_heads, q_seq, total_seq)`, recorded as a check.
+//! `(batch, q_heads, q_seq, total_seq)`, recorded as a check. From Attention-24 the mask's last
+//! dim may be shorter than `total_seq` (padded with -inf); -25 adds window attributes that do
+//! not change shapes.
 
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::constraint::Constraint;
+#[cfg(test)]
+use super::RuleFn;
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape};
 
-/// The rule for `Attention`, if `op_type` is it.
+/// The rule for `Attention`, if `op_type` is it (tests; the registry picks the version).
+#[cfg(test)]
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     match op_type {
-        "Attention" => Some(infer),
+        "Attention" => Some(attention_24),
         _ => None,
     }
 }
@@ -26,7 +32,12 @@ struct View {
 
 /// Views a Q/K/V input; a 3-D input needs its head count from `heads_attr`. An unranked input
 /// gives an unknown view.
-fn view(shape: &Shape, heads_attr: Option<i64>, name: &str) -> Result<Option<View>, RuleError> {
+fn view(
+    shape: &Shape,
+    heads_attr: Option<i64>,
+    name: &str,
+    slot: usize,
+) -> Result<Option<View>, RuleError> {
     match shape.dims() {
         None => Ok(None),
         Some([b, h, s, d]) => Ok(Some(View {
@@ -37,10 +48,19 @@ fn view(shape: &Shape, heads_attr: Option<i64>, name: &str) -> Result<Option<Vie
             packed: false,
         })),
         Some([b, s, hidden]) => {
+            let attr = if name == "Q" {
+                "q_num_heads"
+            } else {
+                "kv_num_heads"
+            };
             let heads = heads_attr.filter(|&h| h > 0).ok_or_else(|| {
-                RuleError::Invalid(format!(
-                    "Attention with 3-D {name} needs a positive head count"
-                ))
+                Constraint::new(
+                    format!("a 3-D {name} needs `{attr}` (a positive head count) to be split into heads"),
+                    format!("{name} is {shape}, `{attr}` is {}", heads_attr.map_or_else(|| "absent".to_owned(), |h| h.to_string())),
+                    &[slot],
+                )
+                .fix(format!("set `{attr}` on the node, or pass {name} as 4-D (batch, heads, seq, head_size)"))
+                .unmet()
             })?;
             // An accepted model has hidden divisible by heads, so the floor division is exact.
             Ok(Some(View {
@@ -51,10 +71,12 @@ fn view(shape: &Shape, heads_attr: Option<i64>, name: &str) -> Result<Option<Vie
                 packed: true,
             }))
         }
-        Some(d) => Err(RuleError::Invalid(format!(
-            "Attention {name} must be 3-D or 4-D, got rank {}",
-            d.len()
-        ))),
+        Some(d) => Err(Constraint::new(
+            format!("Attention's {name} must be 3-D or 4-D"),
+            format!("{name} has rank {}", d.len()),
+            &[slot],
+        )
+        .unmet()),
     }
 }
 
@@ -62,14 +84,39 @@ fn field(v: Option<&View>, f: impl Fn(&View) -> Dim) -> Dim {
     v.map_or(Dim::Unknown, f)
 }
 
-/// The Attention rule.
-fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+/// Attention-23: the mask broadcasts unidirectionally to the scores.
+pub(super) fn attention_23(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    infer(ctx, false)
+}
+
+/// Attention-24 and -25: the mask's last dim may also be shorter than the total sequence.
+pub(super) fn attention_24(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    infer(ctx, true)
+}
+
+/// The mask's target: the scores, except that with `short_mask` (Attention-24 on) a mask whose
+/// last dim is not provably longer than `total` is checked against its own last dim there, as it
+/// is padded to `total` with -inf. A last dim that may be longer is left to the check.
+fn mask_target(scores: &[Dim], mask: &Shape, total: &Dim, short_mask: bool) -> Shape {
+    let mut dims = scores.to_vec();
+    let last = mask.dims().and_then(<[Dim]>::last);
+    if let (true, Some(last), Some(slot)) = (short_mask, last, dims.last_mut()) {
+        let longer = matches!((last.as_known(), total.as_known()), (Some(m), Some(t)) if m > t);
+        if !longer {
+            *slot = last.clone();
+        }
+    }
+    Shape::Ranked(dims)
+}
+
+/// The Attention rule; `short_mask` from Attention-24 on.
+fn infer(ctx: &Ctx<'_>, short_mask: bool) -> Result<Inferred, RuleError> {
     let q_in = ctx.required(0)?;
     let q_heads = ctx.attrs().int("q_num_heads")?;
     let kv_heads = ctx.attrs().int("kv_num_heads")?;
-    let q = view(q_in.shape, q_heads, "Q")?;
-    let k = view(ctx.shape(1)?, kv_heads, "K")?;
-    let v = view(ctx.shape(2)?, kv_heads, "V")?;
+    let q = view(q_in.shape, q_heads, "Q", 0)?;
+    let k = view(ctx.shape(1)?, kv_heads, "K", 1)?;
+    let v = view(ctx.shape(2)?, kv_heads, "V", 2)?;
     let past_seq = match ctx.input(4) {
         None => Dim::known(0),
         Some(past) => past
@@ -97,7 +144,8 @@ fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             v_head.clone(),
         ]),
     };
-    let scores = Shape::Ranked(vec![batch.clone(), heads, q_seq, total.clone()]);
+    let score_dims = vec![batch.clone(), heads, q_seq, total.clone()];
+    let scores = Shape::Ranked(score_dims.clone());
     let kv_heads_dim = field(k.as_ref(), |k| k.heads.clone());
     let k_head = field(k.as_ref(), |k| k.head_size.clone());
     let elem = q_in.elem;
@@ -110,11 +158,18 @@ fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             k_head,
         ]))
         .elem(elem),
-        Output::shape(Shape::Ranked(vec![batch, kv_heads_dim, total, v_head])).elem(elem),
+        Output::shape(Shape::Ranked(vec![
+            batch,
+            kv_heads_dim,
+            total.clone(),
+            v_head,
+        ]))
+        .elem(elem),
         Output::shape(scores.clone()).elem(elem),
     ]);
     if let Some(mask) = ctx.input(3) {
-        let outcome = broadcast::unidirectional(&scores, mask.shape);
+        let target = mask_target(&score_dims, mask.shape, &total, short_mask);
+        let outcome = broadcast::unidirectional(&target, mask.shape);
         // The scores have no input of their own; Q, which gives their leading dims, stands for
         // them.
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 3], outcome);
@@ -126,6 +181,40 @@ fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 mod tests {
     use crate::ops::testing::{dims as s, output_shapes as shapes};
     use crate::ops::testing::{int_attr, run_in};
+
+    fn masked(opset: i64, mask: &[&str]) -> crate::ops::Inferred {
+        let inputs = [
+            s(&["2", "3", "4", "8"]),
+            s(&["2", "3", "6", "8"]),
+            s(&["2", "3", "6", "8"]),
+            s(mask),
+        ];
+        run_in("", "Attention", opset, &inputs, vec![], 1).unwrap()
+    }
+
+    #[test]
+    fn a_shorter_mask_is_padded_from_attention_24() {
+        // total_sequence_length is 6; a mask of 4 keys is padded with -inf from opset 24 on.
+        assert!(masked(23, &["4", "4"]).checks[0].outcome.is_invalid());
+        assert!(masked(24, &["4", "4"]).checks[0].outcome.is_valid());
+        assert!(masked(24, &["4", "6"]).checks[0].outcome.is_valid());
+        // Longer than the keys is still wrong, and so are the other axes.
+        assert!(masked(24, &["4", "7"]).checks[0].outcome.is_invalid());
+        assert!(masked(24, &["5", "4"]).checks[0].outcome.is_invalid());
+    }
+
+    #[test]
+    fn three_d_without_head_count_is_unmet() {
+        let inputs = [
+            s(&["2", "4", "16"]),
+            s(&["2", "6", "16"]),
+            s(&["2", "6", "16"]),
+        ];
+        let err = run_in("", "Attention", 23, &inputs, vec![], 1).unwrap_err();
+        assert!(matches!(err, crate::ops::RuleError::Unmet(_)), "{err}");
+        let heads = vec![int_attr("q_num_heads", 2), int_attr("kv_num_heads", 2)];
+        assert!(run_in("", "Attention", 23, &inputs, heads, 1).is_ok());
+    }
 
     #[test]
     fn four_d_with_past_cache_and_mask() {

@@ -20,7 +20,6 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
         | "BitwiseOr" | "BitwiseXor" => binary,
         "Sum" | "Mean" | "Max" | "Min" => variadic,
         "Where" => select,
-        "PRelu" => prelu,
         "Neg"
         | "Not"
         | "Abs"
@@ -403,15 +402,43 @@ fn numpy_shape(shapes: &[&Vec<usize>]) -> Option<Vec<usize>> {
         .collect()
 }
 
-/// `PRelu`: the slope broadcasts unidirectionally to X (ONNX PRelu-7; earlier opsets as converted).
-fn prelu(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+/// `PRelu` from opset 7: the slope broadcasts unidirectionally to X (PRelu-7 doc).
+pub(super) fn prelu_7(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let slope = ctx.required(1)?;
     let output = Output::shape(x.shape.clone()).elem(x.elem);
-    // Before opset 7 the doc only says a 1-element slope is shared; runtimes run such models
-    // through the opset 7 version converter, so the unidirectional rule is what decides.
     let outcome = broadcast::unidirectional(x.shape, slope.shape);
     Ok(Inferred::single(output).with_check(Rule::Unidirectional, vec![0, 1], outcome))
+}
+
+/// `PRelu` before opset 7. The PRelu-1/6 docs state no broadcasting rule, and ONNX ships models
+/// whose slope has one element per channel of `[N, C, H, W]` (the pytorch-converted
+/// `PReLU_*_multiparam` tests, with expected outputs). ONNX's reference implementation runs
+/// them: numpy broadcasting first, else a 1-D slope of size `d` is applied along the one axis
+/// of X of size `d`. So a slope is rejected only when neither can work: it broadcasts
+/// unidirectionally, or it is 1-D and its size matches exactly one axis of a static X (a
+/// symbolic X might match, so it is not rejected).
+pub(super) fn prelu_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let x = ctx.required(0)?;
+    let slope = ctx.required(1)?;
+    let output = Output::shape(x.shape.clone()).elem(x.elem);
+    let mut outcome = broadcast::unidirectional(x.shape, slope.shape);
+    if !outcome.is_valid() && per_axis_slope_may_apply(x.shape, slope.shape) {
+        outcome.verdict = Verdict::Valid;
+    }
+    Ok(Inferred::single(output).with_check(Rule::Unidirectional, vec![0, 1], outcome))
+}
+
+/// Whether the PRelu-1/6 per-axis form may apply: a 1-D slope whose size is that of exactly
+/// one axis of X, or an X whose sizes are not all static.
+fn per_axis_slope_may_apply(x: &Shape, slope: &Shape) -> bool {
+    let (Some(x), Some([d])) = (x.as_known(), slope.dims()) else {
+        return slope.rank() == Some(1);
+    };
+    let Some(d) = d.as_known() else {
+        return true;
+    };
+    x.iter().filter(|&&size| size == d).count() == 1
 }
 
 #[cfg(test)]
@@ -422,6 +449,35 @@ mod tests {
 
     fn known(dims: &[i64]) -> Shape {
         Shape::from_known(dims)
+    }
+
+    fn prelu(opset: i64, x: &[i64], slope: &[i64]) -> Verdict {
+        let inputs = [testing::shape(known(x)), testing::shape(known(slope))];
+        let out = testing::run("PRelu", opset, &inputs, vec![]).unwrap();
+        out.checks[0].outcome.verdict.clone()
+    }
+
+    #[test]
+    fn prelu_before_7_takes_a_slope_per_channel() {
+        // PRelu-6 runs a [C] slope on [N, C, H, W] (ONNX's PReLU_*_multiparam tests).
+        assert_eq!(prelu(6, &[2, 3, 4, 5], &[3]), Verdict::Valid);
+        assert_eq!(prelu(1, &[2, 3, 4, 5], &[5]), Verdict::Valid);
+        // No axis of size 7, or two axes of size 3: the reference implementation raises.
+        assert!(matches!(prelu(6, &[2, 3, 4, 5], &[7]), Verdict::Invalid(_)));
+        assert!(matches!(
+            prelu(6, &[2, 3, 3], &[3, 1, 2]),
+            Verdict::Invalid(_)
+        ));
+    }
+
+    #[test]
+    fn prelu_from_7_broadcasts_unidirectionally() {
+        assert!(matches!(prelu(7, &[2, 3, 4, 5], &[3]), Verdict::Invalid(_)));
+        assert!(matches!(
+            prelu(16, &[2, 3, 4, 5], &[3]),
+            Verdict::Invalid(_)
+        ));
+        assert_eq!(prelu(9, &[2, 3, 4, 5], &[3, 1, 1]), Verdict::Valid);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::cell::Cell;
 
-use super::{lookup, Ctx, Inferred, Input, RuleError};
+use super::{Ctx, Inferred, Input, RuleError};
 use crate::model::Node;
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::{AttributeProto, TensorProto};
@@ -146,7 +146,11 @@ pub(crate) fn run_in(
         span: 0..0,
         in_cycle: false,
     };
-    let rule = lookup(domain, op_type).ok_or_else(|| RuleError::Invalid("no rule".into()))?;
+    let rule = match super::registry::resolve(domain, op_type, Some(opset)) {
+        super::registry::Resolved::Rule(rule) => Some(rule),
+        _ => super::family_lookup(domain, op_type),
+    }
+    .ok_or_else(|| RuleError::Invalid("no rule".into()))?;
     let fresh = Cell::new(0);
     let ctx_inputs = inputs
         .iter()

@@ -633,6 +633,66 @@ def e1_legacy_axis():
 # =========================================================================== W1: conditional
 
 
+@fixture("e4_matmul_k.onnx")
+def e4_matmul_k():
+    """MatMul(a [2, 3], w [4, 5]): the contracted dims K disagree (3 vs 4)."""
+    return single_node("e4_matmul_k", "MatMul",
+                       [("a", F, [2, 3]), ("w", F, [4, 5])], [("c", F, None)],
+                       inits=[init("w", weights([4, 5]))])
+
+
+@fixture("w4_matmul_symbolic_k.onnx")
+def w4_matmul_symbolic_k():
+    """MatMul(a [batch, k], w [64, 8]): valid only if k = 64."""
+    return single_node("w4_matmul_symbolic_k", "MatMul",
+                       [("a", F, ["batch", "k"]), ("w", F, [64, 8])], [("c", F, None)],
+                       inits=[init("w", weights([64, 8]))])
+
+
+@fixture("e4_attention_no_heads.onnx")
+def e4_attention_no_heads():
+    """Opset 23 Attention with 3-D Q/K/V and no q_num_heads/kv_num_heads, feeding an Add."""
+    g = graph(
+        [
+            node("Attention", ["q", "k", "v"], ["y"], name="attn"),
+            node("Add", ["y", "bias"], ["z"], name="add_bias"),
+        ],
+        "e4_attention_no_heads",
+        [vi("q", F, [2, 4, 16]), vi("k", F, [2, 6, 16]), vi("v", F, [2, 6, 16])],
+        [vi("z", F, None)],
+        initializer=[init("bias", weights([16]))],
+    )
+    return model(g, opset=23)
+
+
+@fixture("ok_attention24_short_mask.onnx")
+def ok_attention24_short_mask():
+    """Opset 24 Attention whose mask's last dim (4) is shorter than total_sequence_length (6)."""
+    return single_node("ok_attention24_short_mask", "Attention",
+                       [("q", F, [2, 3, 4, 8]), ("k", F, [2, 3, 6, 8]), ("v", F, [2, 3, 6, 8]),
+                        ("mask", F, [4, 4])],
+                       [("y", F, None)], opset=24)
+
+
+@fixture("ok_prelu_per_channel_opset6.onnx")
+def ok_prelu_per_channel_opset6():
+    """Opset 6 PRelu(x [2, 3, 4, 5], slope [3]): one slope per channel, as ONNX's
+    pytorch-converted PReLU_*_multiparam tests have it."""
+    x = helper.make_tensor_value_info("x", F, [2, 3, 4, 5])
+    slope = helper.make_tensor_value_info("slope", F, [3])
+    g = graph([node("PRelu", ["x", "slope"], ["y"], name="prelu")],
+              "ok_prelu_per_channel_opset6", [x, slope], [vi("y", F, None)],
+              initializer=[init("slope", weights([3]))])
+    return model(g, opset=6, ir_version=3)
+
+
+@fixture("i1_future_opset.onnx")
+def i1_future_opset():
+    """Add at an opset newer than the engine's schema table (99): its version is unknown."""
+    return single_node("i1_future_opset", "Add",
+                       [("x", F, [2, 3]), ("y", F, [3])], [("z", F, None)], opset=99)
+
+
 @fixture("w1_symbolic.onnx")
 def w1_symbolic():
     """Add([batch, seq], [batch, 77]): valid only if seq is 1 or 77."""
