@@ -12,7 +12,7 @@
 //! one warning says so at the nodes that force it. With `--dim` bindings a condition becomes
 //! definite: false is an E1, true is no finding.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::site::{input_sites, node_site};
@@ -368,10 +368,26 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
             reported_jointly.insert((c.graph.id, c.node.index));
         }
     }
+    // One condition, one finding: a symbol names one value across the model, so the same
+    // condition met again downstream (an Add of `seq` with 77 whose result meets `seq` again)
+    // is the same fault; the later nodes are named in the first one's help.
+    let mut first_with: HashMap<(bool, String), usize> = HashMap::new();
     for c in conditionals {
         if reported_jointly.contains(&(c.graph.id, c.node.index)) {
             continue;
         }
+        let key = (c.check.constraint.is_some(), c.condition.to_string());
+        if let Some(finding) = first_with.get(&key).and_then(|&i| findings.get_mut(i)) {
+            if let Some(help) = finding.help.as_mut() {
+                let _ = write!(
+                    help,
+                    "; the same condition is needed at {} `{}`",
+                    c.node.op_type, c.node.name
+                );
+            }
+            continue;
+        }
+        first_with.insert(key, findings.len());
         findings.push(conditional_finding(c));
     }
     findings

@@ -700,6 +700,21 @@ def w1_symbolic():
                        [("x", F, ["batch", "seq"]), ("y", F, ["batch", 77])], [("z", F, None)])
 
 
+@fixture("w1_chain_once.onnx")
+def w1_chain_once():
+    """Add(x [batch, seq], y [batch, 77]) then Add(that, x): both need seq in {1, 77}: one W1."""
+    g = graph(
+        [
+            node("Add", ["x", "y"], ["s"], name="add_first"),
+            node("Add", ["s", "x"], ["z"], name="add_again"),
+        ],
+        "w1_chain_once",
+        [vi("x", F, ["batch", "seq"]), vi("y", F, ["batch", 77])],
+        [vi("z", F, None)],
+    )
+    return model(g)
+
+
 @fixture("w1_two_symbols.onnx")
 def w1_two_symbols():
     """Add([n], [m]): valid only if n = m, n = 1 or m = 1."""

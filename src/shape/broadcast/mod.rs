@@ -178,6 +178,15 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
             violation = Some(Violation::new(rule, kind, axis, offenders));
         }
     }
+    // Root cause only: the axis that can never agree is unknown in the output, so the nodes
+    // it feeds do not report the same fault again (a `2*n` meeting 3 would otherwise leave 3).
+    if let Some(slot) = violation
+        .as_ref()
+        .and_then(|v| v.axis)
+        .and_then(|a| dims.get_mut(a))
+    {
+        *slot = Dim::Unknown;
+    }
     let shape = if ranked.len() == inputs.len() {
         Shape::Ranked(dims)
     } else {
@@ -244,6 +253,8 @@ mod tests {
         let n = Dim::sym("n");
         let o = multidirectional(&[&s(vec![n.mul(&Dim::known(2))]), &Shape::from_known(&[3])]);
         assert_eq!(o.violation().unwrap().to_string(), "axis 0 is 2*n vs 3");
+        // The axis is unknown downstream: one fault, one finding.
+        assert_eq!(o.shape.to_string(), "[?]");
     }
 
     /// Shrunk proptest failure (`fold_never_invents_a_violation`): `a+1 ∈ {1, 3}` and
