@@ -15,13 +15,15 @@
 use super::site::{input_sites, node_site};
 use crate::diag::{Code, Finding};
 use crate::infer::GraphFacts;
-use crate::infer::{Inference, NodeStatus};
+use crate::infer::{declared, Inference, NodeStatus};
 use crate::model::{Graph, Model, Node};
 use crate::ops::RuleError;
+use crate::shape::verify;
 
-/// One E4 per node whose rule found its spec violated.
+/// One E4 per node whose rule found its spec violated, and per graph input whose initializer
+/// contradicts its declared shape.
 pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
-    let mut findings = Vec::new();
+    let mut findings = initializers_against_inputs(model);
     for (g, graph) in model.graphs.iter().enumerate() {
         let Some(facts) = inference.graphs.get(g) else {
             continue;
@@ -81,4 +83,40 @@ fn unmet(graph: &Graph, facts: &GraphFacts, node: &Node, error: &RuleError) -> F
         node: Some(node_site(graph, node)),
         inputs: input_sites(graph, Some(facts), node, &offending),
     }
+}
+
+/// A graph input that has an initializer (its default from IR 4, a constant before) must
+/// declare the initializer's shape: onnxruntime refuses the model when they differ, and
+/// `onnx.shape_inference` raises. Compared under the E2 rules: a symbolic declared dim that
+/// may take the initializer's size is no contradiction.
+fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for graph in &model.graphs {
+        for &id in &graph.inputs {
+            let Some(value) = graph.value(id) else {
+                continue;
+            };
+            let Some(tensor) = value.initializer.and_then(|i| graph.initializers.get(i)) else {
+                continue;
+            };
+            let declared_shape = declared::shape_of(value.declared.as_deref());
+            let stored = declared::shape_of(Some(&declared::tensor_type(tensor)));
+            if verify::compare(&stored, &declared_shape).is_err() {
+                findings.push(Finding {
+                    code: Code::E4,
+                    message: format!(
+                        "graph input `{}` of {} is declared {declared_shape} but its initializer is {stored}",
+                        value.name, graph.path
+                    ),
+                    help: Some(format!(
+                        "make the declaration of `{}` match its initializer's dims, or re-export the initializer",
+                        value.name
+                    )),
+                    node: None,
+                    inputs: Vec::new(),
+                });
+            }
+        }
+    }
+    findings
 }

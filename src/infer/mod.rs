@@ -330,10 +330,21 @@ impl<'m> Engine<'m> {
         declared_shape: Shape,
         declared_elem: Option<i32>,
     ) -> ValueFacts {
-        let constant = value
-            .initializer
-            .and_then(|i| graph.initializers.get(i))
-            .filter(|_| self.model.ir_version < 4);
+        let stored = value.initializer.and_then(|i| graph.initializers.get(i));
+        let constant = stored.filter(|_| self.model.ir_version < 4);
+        // A declaration that contradicts its initializer is E4's root cause; nothing known
+        // downstream of it, so the nodes it feeds report nothing more.
+        let contradicted = stored.is_some_and(|tensor| {
+            let dims = declared::shape_of(Some(&declared::tensor_type(tensor)));
+            crate::shape::verify::compare(&dims, &declared_shape).is_err()
+        });
+        if contradicted {
+            return ValueFacts {
+                shape: Shape::Unranked,
+                elem: declared_elem,
+                value: None,
+            };
+        }
         ValueFacts {
             shape: match constant {
                 Some(tensor) => control::refine(

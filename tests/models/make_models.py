@@ -665,6 +665,16 @@ def e4_attention_no_heads():
     return model(g, opset=23)
 
 
+@fixture("e4_initializer_vs_input.onnx")
+def e4_initializer_vs_input():
+    """Graph input `w` declared [3, 4] whose initializer (its default, IR 8) is [4, 3]."""
+    g = graph([node("Add", ["x", "w"], ["z"], name="add")],
+              "e4_initializer_vs_input",
+              [vi("x", F, [4, 3]), vi("w", F, [3, 4])], [vi("z", F, None)],
+              initializer=[init("w", weights([4, 3]))])
+    return model(g, ir_version=8)
+
+
 @fixture("ok_attention24_short_mask.onnx")
 def ok_attention24_short_mask():
     """Opset 24 Attention whose mask's last dim (4) is shorter than total_sequence_length (6)."""
