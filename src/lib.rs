@@ -6,7 +6,7 @@
 //! - [`shape`]: dims (static, symbolic, unknown), shapes, and every broadcasting rule of the specs.
 //! - [`infer`]: shape propagation in topological order, with small integer tensors carried as
 //!   symbolic values so computed Reshape/Expand targets are known.
-//! - [`check`]: findings (`E1` `W1` `E2` `E3` `I1`); [`report`]: human, JSON and SARIF output.
+//! - [`check`]: findings (`E1` `W1` `E2` `E3` `E4` `W4` `I1`); [`report`]: human, JSON and SARIF output.
 //!
 //! ```
 //! use onnx_bcast_lint::{lint_path, Options};

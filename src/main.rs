@@ -88,7 +88,10 @@ fn parse_binding(text: &str) -> Result<(String, i64), String> {
 }
 
 fn parse_code(text: &str) -> Result<Code, String> {
-    Code::parse(text).ok_or_else(|| format!("unknown code `{text}` (E1, W1, E2, E3, I1)"))
+    Code::parse(text).ok_or_else(|| {
+        let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        format!("unknown code `{text}` ({})", known.join(", "))
+    })
 }
 
 /// Expands directories into the `*.onnx` files below them, sorted; a directory with none stays
