@@ -117,6 +117,7 @@ fn out_elem(ctx: &Ctx<'_>) -> Option<i32> {
 /// `Neg`, `Not`, `Abs`, `Identity`, `Cast` and `CastLike` also carry small integer values on.
 fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
+    axis_in_range(ctx, input.shape)?;
     let elem = out_elem(ctx);
     let folded = input.value.and_then(|value| {
         let op = ctx.node().op_type.as_str();
@@ -154,6 +155,25 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         outputs.push(Output::shape(input.shape.clone()).elem(Some(elem::BOOL)));
     }
     Ok(Inferred::many(outputs))
+}
+
+/// The `axis` attribute of `Softmax`, `LogSoftmax`, `Hardmax` (from opset 11, whose docs give
+/// the range `[-r, r-1]`; before it the input was coerced to 2-D around the axis) and
+/// `LpNormalization` (every version) must name an axis of the input.
+fn axis_in_range(ctx: &Ctx<'_>, shape: &Shape) -> Result<(), RuleError> {
+    let op = ctx.node().op_type.as_str();
+    let default = match op {
+        "Softmax" | "LogSoftmax" | "Hardmax" if ctx.opset() >= 13 => -1,
+        "Softmax" | "LogSoftmax" | "Hardmax" if ctx.opset() >= 11 => 1,
+        "LpNormalization" => -1,
+        _ => return Ok(()),
+    };
+    // A scalar has no axis to name; its verdict is left to the runtime.
+    let Some(rank) = shape.rank().filter(|&r| r > 0) else {
+        return Ok(());
+    };
+    let what = format!("{op} axis");
+    super::axes::require(ctx.int("axis", default)?, rank, &what).map(|_| ())
 }
 
 fn is_integer(elem: i32) -> bool {
@@ -478,6 +498,18 @@ mod tests {
             Verdict::Invalid(_)
         ));
         assert_eq!(prelu(9, &[2, 3, 4, 5], &[3, 1, 1]), Verdict::Valid);
+    }
+
+    #[test]
+    fn softmax_axis_must_name_an_axis() {
+        let x = || testing::shape(known(&[2, 3]));
+        let run =
+            |opset, axis| testing::run("Softmax", opset, &[x()], vec![int_attr("axis", axis)]);
+        assert!(run(13, -2).is_ok());
+        assert!(matches!(run(13, 2), Err(crate::ops::RuleError::Unmet(_))));
+        assert!(matches!(run(11, -3), Err(crate::ops::RuleError::Unmet(_))));
+        // Opset 1 coerced the input to 2-D around the axis: not checked.
+        assert!(run(1, 2).is_ok());
     }
 
     #[test]
