@@ -82,6 +82,15 @@ fn outputs_of(engine: &Engine<'_>, graph: GraphId) -> Vec<ValueFacts> {
         .collect()
 }
 
+/// The value of an `If` condition whose single element is known: non-zero is true.
+fn known_condition(cond: Option<&ValueFacts>) -> Option<bool> {
+    let value = cond?.value.as_deref()?;
+    let [only] = value.data.as_slice() else {
+        return None;
+    };
+    only.as_known().map(|v| v != 0)
+}
+
 fn subgraph(node: &Node, attribute: &str) -> Option<GraphId> {
     node.subgraphs
         .iter()
@@ -104,6 +113,16 @@ pub(crate) fn infer<'m>(
             else {
                 return (NodeStatus::Unsupported, Vec::new(), Vec::new());
             };
+            // A condition known at inference time (an `Equal` of a rank and a constant, as in
+            // function bodies that serve 2-D and 3-D inputs) runs one branch: the other never
+            // executes, so its nodes are neither inferred nor checked.
+            if let Some(taken) = known_condition(inputs.first().and_then(Option::as_ref)) {
+                let id = if taken { then_id } else { else_id };
+                if let Some(body) = model.graph(id) {
+                    engine.run_graph(body, Some(Vec::new()));
+                }
+                return (NodeStatus::Inferred, outputs_of(engine, id), Vec::new());
+            }
             for id in [then_id, else_id] {
                 if let Some(body) = model.graph(id) {
                     engine.run_graph(body, Some(Vec::new()));
