@@ -15,6 +15,7 @@ use crate::shape::{Dim, Shape};
 
 mod attention;
 mod axes;
+mod channel_norm;
 mod concat;
 mod constant;
 pub(crate) mod constraint;
@@ -25,6 +26,7 @@ mod einsum;
 mod elementwise;
 mod expand;
 mod gather;
+mod group_norm;
 mod linalg;
 mod ml;
 mod norm;
