@@ -35,6 +35,7 @@ mod per_channel;
 mod pool;
 mod quant;
 mod recurrent;
+mod recurrent_inputs;
 mod reduce;
 mod reshape;
 mod resize;
