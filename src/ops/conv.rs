@@ -1,8 +1,12 @@
-//! Convolutions and pools: `Conv`, `ConvInteger`, `QLinearConv`, `ConvTranspose`, the windowed
-//! pools (`AveragePool`, `MaxPool` with its `Indices`, `LpPool`), `MaxRoiPool`, and the global
-//! pools. Output spatial sizes follow the ONNX Conv-11 / MaxPool-12 / ConvTranspose-11 docs;
+//! Convolutions and pools: `Conv`, `ConvInteger`, `QLinearConv`, `ConvTranspose` here, the
+//! windowed pools (`AveragePool`, `MaxPool` with its `Indices`, `LpPool`), `MaxRoiPool`, and the
+//! global pools in `pool.rs`. Output spatial sizes follow the ONNX Conv-11 / MaxPool-12 / ConvTranspose-11 docs;
 //! `window.rs` holds the per-axis arithmetic.
 
+use super::constraint::{Constraint, Pending};
+use super::conv_channels::{self, Operands};
+use super::per_channel::{self, Channels};
+use super::pool;
 use super::window::Window;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::infer::elem;
@@ -13,26 +17,32 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
         "Conv" | "ConvInteger" | "QLinearConv" => conv,
         "ConvTranspose" => conv_transpose,
-        "AveragePool" | "MaxPool" | "LpPool" => pool,
-        "GlobalAveragePool" | "GlobalMaxPool" | "GlobalLpPool" => global_pool,
-        "MaxRoiPool" => max_roi_pool,
+        "AveragePool" | "MaxPool" | "LpPool" => pool::pool,
+        "GlobalAveragePool" | "GlobalMaxPool" | "GlobalLpPool" => pool::global_pool,
+        "MaxRoiPool" => pool::max_roi_pool,
         _ => return None,
     })
 }
 
-/// X's dims, or `None` when X is unranked; X must have a batch, a channel and `spatial` axes
-/// when its rank is known.
-fn data_dims<'a>(x: &'a Shape, op: &str) -> Result<Option<&'a [Dim]>, RuleError> {
+/// X's dims, or `None` when X is unranked. The docs give X as `(N x C x D1 x ... x Dn)`:
+/// `onnx.shape_inference` rejects fewer than 3 dims for `Conv`, `ConvTranspose` and the windowed
+/// pools ("Input tensor must have at least 3 dimensions"), and onnxruntime's global pools when
+/// they run ("Input dimension cannot be less than 3").
+pub(super) fn data_dims<'a>(x: &'a Shape, op: &str) -> Result<Option<&'a [Dim]>, RuleError> {
     match x.dims() {
-        Some(d) if d.len() < 3 => Err(RuleError::Invalid(format!(
-            "{op} input must have rank 3 or more, got {}",
-            d.len()
-        ))),
+        Some(d) if d.len() < 3 => Err(Constraint::new(
+            format!("{op}'s X must have rank 3 or more (N x C x D1 x ... x Dn)"),
+            format!("X has rank {}", d.len()),
+            &[0],
+        )
+        .fix("Unsqueeze X to add the missing batch, channel or spatial axis")
+        .unmet()),
         other => Ok(other),
     }
 }
 
-fn dim_at(dims: Option<&[Dim]>, i: usize) -> Dim {
+/// Dim `i` of `dims`, unknown when absent.
+pub(super) fn dim_at(dims: Option<&[Dim]>, i: usize) -> Dim {
     dims.and_then(|d| d.get(i)).cloned().unwrap_or(Dim::Unknown)
 }
 
@@ -44,28 +54,43 @@ fn kernel_of(ctx: &Ctx<'_>, weight: Option<&[Dim]>) -> Result<Option<Vec<Dim>>, 
     Ok(weight.map(|w| w.iter().skip(2).cloned().collect()))
 }
 
-/// `Conv(X, W, B)`, `ConvInteger(x, w, ..)` and `QLinearConv(x, .., w, ..)`: output
+/// `Conv(X, W, B)`, `ConvInteger(x, w, ..)` and `QLinearConv(x, .., w, .., B)`: output
 /// `(N, M, spatial...)` with M the weight's first dim.
 fn conv(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let op = ctx.node().op_type.as_str();
-    let (w_slot, out_elem) = match op {
-        "ConvInteger" => (1, Some(elem::INT32)),
-        "QLinearConv" => (3, ctx.input(7).and_then(|zp| zp.elem)),
-        _ => (1, ctx.input(0).and_then(|x| x.elem)),
+    let (w_slot, bias_slot, out_elem) = match op {
+        "ConvInteger" => (1, None, Some(elem::INT32)),
+        "QLinearConv" => (3, Some(8), ctx.input(7).and_then(|zp| zp.elem)),
+        _ => (1, Some(2), ctx.input(0).and_then(|x| x.elem)),
     };
     let x = data_dims(ctx.shape(0)?, op)?;
     let w = ctx.shape(w_slot)?.dims();
+    let ops = Operands { x, w, w_slot };
+    let mut pending = Pending::default();
+    conv_channels::kernel(ctx, &ops, &mut pending)?;
+    conv_channels::conv(&ops, conv_channels::group(ctx)?, &mut pending)?;
+    let m = dim_at(w, 0);
+    if let Some(slot) = bias_slot {
+        let channels = Channels {
+            len: &m,
+            name: "M",
+            slot: w_slot,
+        };
+        per_channel::require(ctx, slot, "B", channels, &mut pending)?;
+    }
     let Some(kernel) = kernel_of(ctx, w)? else {
-        return Ok(Inferred::single(
-            Output::shape(unranked_or(x)).elem(out_elem),
-        ));
+        return Ok(
+            Inferred::single(Output::shape(unranked_or(x)).elem(out_elem))
+                .with_conditions(pending.into_checks()),
+        );
     };
     let window = Window::from_attrs(ctx, kernel)?;
-    let mut dims = vec![dim_at(x, 0), dim_at(w, 0)];
+    let mut dims = vec![dim_at(x, 0), m];
     dims.extend(window.conv_out(x.map(|d| d.get(2..).unwrap_or_default())));
-    Ok(Inferred::single(
-        Output::shape(Shape::Ranked(dims)).elem(out_elem),
-    ))
+    Ok(
+        Inferred::single(Output::shape(Shape::Ranked(dims)).elem(out_elem))
+            .with_conditions(pending.into_checks()),
+    )
 }
 
 fn unranked_or(x: Option<&[Dim]>) -> Shape {
@@ -82,22 +107,41 @@ fn conv_transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x_in = ctx.required(0)?;
     let x = data_dims(x_in.shape, "ConvTranspose")?;
     let w = ctx.shape(1)?.dims();
+    let ops = Operands { x, w, w_slot: 1 };
+    let mut pending = Pending::default();
+    conv_channels::kernel(ctx, &ops, &mut pending)?;
+    let group = conv_channels::group(ctx)?;
+    conv_channels::transpose(&ops, group, &mut pending)?;
+    let channels = dim_at(w, 1).mul(&Dim::known(group));
+    let out_channels = Channels {
+        len: &channels,
+        name: "M (W's dim 1 times group)",
+        slot: 1,
+    };
+    per_channel::require(ctx, 2, "B", out_channels, &mut pending)?;
+    let checks = pending.into_checks();
     let Some(kernel) = kernel_of(ctx, w)? else {
-        return Ok(Inferred::single(
-            Output::shape(unranked_or(x)).elem(x_in.elem),
-        ));
+        return Ok(
+            Inferred::single(Output::shape(unranked_or(x)).elem(x_in.elem)).with_conditions(checks),
+        );
     };
     let n = kernel.len();
     let window = Window::from_attrs(ctx, kernel)?;
-    let group = ctx.int("group", 1)?;
-    let channels = dim_at(w, 1).mul(&Dim::known(group));
     let mut dims = vec![dim_at(x, 0), channels];
     let explicit = ctx.attrs().ints("output_shape")?;
     let padding = ctx.attrs().ints("output_padding")?.unwrap_or_default();
     if !padding.is_empty() && padding.len() != n {
-        return Err(RuleError::Invalid(
-            "output_padding needs one value per spatial axis".into(),
-        ));
+        // onnx.shape_inference: "Attribute output_padding has incorrect size".
+        return Err(Constraint::new(
+            "ConvTranspose's output_padding must have one value per spatial axis",
+            format!(
+                "output_padding has {} values for {n} spatial axes",
+                padding.len()
+            ),
+            &[0],
+        )
+        .fix("give one output_padding value per spatial axis, or drop it")
+        .unmet());
     }
     match explicit {
         Some(shape) if shape.len() == n => dims.extend(shape.iter().copied().map(Dim::known)),
@@ -108,68 +152,15 @@ fn conv_transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             dims.extend(window.transpose_out(spatial, padding));
         }
     }
-    Ok(Inferred::single(
-        Output::shape(Shape::Ranked(dims)).elem(x_in.elem),
-    ))
-}
-
-/// Windowed pools: `(N, C, spatial...)`; `MaxPool`'s optional `Indices` output has the same
-/// shape, typed int64. `kernel_shape` is required.
-fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let op = ctx.node().op_type.as_str();
-    let x_in = ctx.required(0)?;
-    let x = data_dims(x_in.shape, op)?;
-    let kernel = ctx
-        .attrs()
-        .ints("kernel_shape")?
-        .ok_or_else(|| RuleError::Invalid(format!("{op} needs kernel_shape")))?;
-    let window = Window::from_attrs(ctx, kernel.iter().copied().map(Dim::known).collect())?;
-    let mut dims = vec![dim_at(x, 0), dim_at(x, 1)];
-    dims.extend(window.conv_out(x.map(|d| d.get(2..).unwrap_or_default())));
-    let shape = Shape::Ranked(dims);
-    let mut outputs = vec![Output::shape(shape.clone()).elem(x_in.elem)];
-    if op == "MaxPool" && ctx.node().outputs.len() > 1 {
-        outputs.push(Output::shape(shape).elem(Some(elem::INT64)));
-    }
-    Ok(Inferred::many(outputs))
-}
-
-/// Global pools: `(N, C, 1, ..., 1)`.
-fn global_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let x = ctx.required(0)?;
-    let shape = match x.shape.dims() {
-        Some(d) if d.len() < 2 => {
-            return Err(RuleError::Invalid(
-                "global pools need rank 2 or more".into(),
-            ))
-        }
-        Some(d) => {
-            let ones = std::iter::repeat_n(Dim::known(1), d.len() - 2);
-            Shape::Ranked(d.iter().take(2).cloned().chain(ones).collect())
-        }
-        None => Shape::Unranked,
-    };
-    Ok(Inferred::single(Output::shape(shape).elem(x.elem)))
-}
-
-/// `MaxRoiPool(X, rois)`: `(num_rois, C, pooled_shape...)`.
-fn max_roi_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let x = ctx.required(0)?;
-    let rois = ctx.shape(1)?.dims();
-    let pooled = ctx
-        .attrs()
-        .ints("pooled_shape")?
-        .ok_or_else(|| RuleError::Invalid("MaxRoiPool needs pooled_shape".into()))?;
-    let mut dims = vec![dim_at(rois, 0), dim_at(x.shape.dims(), 1)];
-    dims.extend(pooled.iter().copied().map(Dim::known));
-    Ok(Inferred::single(
-        Output::shape(Shape::Ranked(dims)).elem(x.elem),
-    ))
+    Ok(
+        Inferred::single(Output::shape(Shape::Ranked(dims)).elem(x_in.elem))
+            .with_conditions(checks),
+    )
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::ops::testing::{self, int_attr, ints_attr, run, run_in, string_attr};
+    use crate::ops::testing::{self, int_attr, ints_attr, run, string_attr};
     use crate::shape::{Dim, Shape};
 
     fn s(dims: &[&str]) -> Option<testing::Fact> {
@@ -281,57 +272,6 @@ mod tests {
             vec![ints_attr("output_shape", &[10, 12])],
         );
         assert_eq!(out(r), "[n, 4, 10, 12]");
-    }
-
-    #[test]
-    fn max_pool_with_indices_and_ceil_mode() {
-        let r = run_in(
-            "",
-            "MaxPool",
-            12,
-            &[s(&["1", "3", "7", "7"])],
-            vec![
-                ints_attr("kernel_shape", &[2, 2]),
-                ints_attr("strides", &[2, 2]),
-                int_attr("ceil_mode", 1),
-            ],
-            2,
-        )
-        .unwrap();
-        assert_eq!(r.outputs[0].shape.to_string(), "[1, 3, 4, 4]");
-        assert_eq!(r.outputs[1].shape.to_string(), "[1, 3, 4, 4]");
-        assert_eq!(r.outputs[1].elem, Some(7));
-    }
-
-    #[test]
-    fn ceil_mode_window_starting_in_padding_is_unknown() {
-        // ceil((5 + 2 - 2) / 2) + 1 = 4, but the last window would start at 6, past the input
-        // and its left padding: runtimes that drop it give 3, so the size stays unknown.
-        let r = run(
-            "AveragePool",
-            19,
-            &[s(&["1", "1", "5"])],
-            vec![
-                ints_attr("kernel_shape", &[2]),
-                ints_attr("strides", &[2]),
-                ints_attr("pads", &[0, 2]),
-                int_attr("ceil_mode", 1),
-            ],
-        );
-        assert_eq!(out(r), "[1, 1, ?]");
-    }
-
-    #[test]
-    fn global_and_roi_pools() {
-        let r = run("GlobalAveragePool", 1, &[s(&["n", "c", "h", "w"])], vec![]);
-        assert_eq!(out(r), "[n, c, 1, 1]");
-        let r = run(
-            "MaxRoiPool",
-            1,
-            &[s(&["1", "256", "h", "w"]), s(&["r", "5"])],
-            vec![ints_attr("pooled_shape", &[7, 7])],
-        );
-        assert_eq!(out(r), "[r, 256, 7, 7]");
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! Normalization ops: `BatchNormalization` (outputs by opset), `InstanceNormalization`,
-//! `GroupNormalization`, `LRN` keep X's shape; `LayerNormalization` and `RMSNormalization`
+//! Normalization ops: `LRN` keeps X's shape (`BatchNormalization`, `InstanceNormalization`
+//! and `GroupNormalization`, whose parameters are per channel or group, are in
+//! `channel_norm.rs` and `group_norm.rs`); `LayerNormalization` and `RMSNormalization`
 //! broadcast their scale (and bias) unidirectionally to X (ONNX LayerNormalization-17 and
 //! RMSNormalization-23 docs), recorded as checks, and reduce the normalized axes to 1 in their
 //! statistics outputs.
 
+use super::{channel_norm, group_norm};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape};
@@ -11,8 +13,10 @@ use crate::shape::{Dim, Shape};
 /// The rule for a normalization op, if `op_type` is one.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
-        "BatchNormalization" => batch_norm,
-        "InstanceNormalization" | "GroupNormalization" | "LRN" => same_as_x,
+        "BatchNormalization" => channel_norm::batch_norm,
+        "InstanceNormalization" => channel_norm::instance_norm,
+        "GroupNormalization" => group_norm::infer,
+        "LRN" => same_as_x,
         "LayerNormalization" | "RMSNormalization" => layer_norm,
         _ => return None,
     })
@@ -24,28 +28,6 @@ fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(
         Output::shape(x.shape.clone()).elem(x.elem),
     ))
-}
-
-/// `BatchNormalization(X, scale, B, mean, var)`: Y is X's shape. The running mean and variance
-/// outputs update the `mean` and `var` inputs in place, so they keep those shapes; the saved
-/// statistics (outputs 3 and 4, before opset 14) are `(C)` from opset 9, while before it
-/// `spatial=0` gave them per-activation shapes that are not derived here.
-fn batch_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let x = ctx.required(0)?;
-    let mut outputs = vec![Output::shape(x.shape.clone()).elem(x.elem)];
-    let wanted = ctx.node().outputs.len();
-    if wanted > 1 {
-        let mean = ctx.required(3)?;
-        let var = ctx.required(4)?;
-        outputs.push(Output::shape(mean.shape.clone()).elem(mean.elem));
-        outputs.push(Output::shape(var.shape.clone()).elem(var.elem));
-        if ctx.opset() >= 9 && ctx.opset() < 14 {
-            outputs.push(Output::shape(mean.shape.clone()).elem(mean.elem));
-            outputs.push(Output::shape(var.shape.clone()).elem(var.elem));
-        }
-    }
-    outputs.truncate(wanted.max(1));
-    Ok(Inferred::many(outputs))
 }
 
 /// `LayerNormalization(X, Scale, B)` and `RMSNormalization(X, scale)`: Y is X's shape; Scale
@@ -190,8 +172,13 @@ mod tests {
 
     #[test]
     fn instance_group_lrn_keep_shape() {
-        for op in ["InstanceNormalization", "GroupNormalization", "LRN"] {
-            let r = run(op, 18, &[s(&["n", "c", "8"]), s(&["c"]), s(&["c"])], vec![]).unwrap();
+        let groups = vec![int_attr("num_groups", 1)];
+        for (op, attrs) in [
+            ("InstanceNormalization", vec![]),
+            ("GroupNormalization", groups),
+            ("LRN", vec![int_attr("size", 3)]),
+        ] {
+            let r = run(op, 18, &[s(&["n", "c", "8"]), s(&["c"]), s(&["c"])], attrs).unwrap();
             assert_eq!(r.outputs[0].shape.to_string(), "[n, c, 8]");
         }
     }

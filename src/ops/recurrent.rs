@@ -2,8 +2,10 @@
 //! `(batch, seq, input)` with `layout=1`; `direction` gives `num_directions`. Outputs `Y`,
 //! `Y_h` and (LSTM) `Y_c`.
 
+use super::constraint::Pending;
+use super::recurrent_inputs::{check_inputs, geometry, Geometry};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::shape::{Dim, Shape};
+use crate::shape::Shape;
 
 /// The rule for a recurrent op, if `op_type` is one.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
@@ -13,50 +15,21 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     }
 }
 
-/// Gates stacked in W: one per gate of the cell.
-fn gates(op: &str) -> i64 {
-    match op {
-        "LSTM" => 4,
-        "GRU" => 3,
-        _ => 1,
-    }
-}
-
 /// The recurrent rule.
 fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let w = ctx.shape(1)?;
     let op = ctx.node().op_type.as_str();
-    let directions = match ctx.attrs().string("direction")?.unwrap_or("forward") {
-        "forward" | "reverse" => 1,
-        "bidirectional" => 2,
-        other => return Err(RuleError::Invalid(format!("unknown direction `{other}`"))),
-    };
-    // Without the attribute, W is (num_directions, gates * hidden, input); an accepted model
-    // has its second dim divisible by the gate count, so the division is exact.
-    let hidden = match ctx.attrs().int("hidden_size")? {
-        Some(h) => Dim::known(h),
-        None => w
-            .dims()
-            .and_then(|d| d.get(1))
-            .map_or(Dim::Unknown, |d| d.floor_div(&Dim::known(gates(op)))),
-    };
-    let layout = if ctx.opset() >= 14 {
-        ctx.int("layout", 0)?
-    } else {
-        0
-    };
-    let (seq, batch) = match (x.shape.dims(), layout) {
-        (Some([s, b, _]), 0) | (Some([b, s, _]), _) => (s.clone(), b.clone()),
-        (None, _) => (Dim::Unknown, Dim::Unknown),
-        (Some(d), _) => {
-            return Err(RuleError::Invalid(format!(
-                "{op} input must be 3-D, got rank {}",
-                d.len()
-            )))
-        }
-    };
-    let dirs = Dim::known(directions);
+    let geometry = geometry(ctx, op, x.shape)?;
+    let mut pending = Pending::default();
+    check_inputs(ctx, op, &geometry, &mut pending)?;
+    let Geometry {
+        directions: dirs,
+        seq,
+        batch,
+        hidden,
+        layout,
+        ..
+    } = geometry;
     let (y, state) = if layout == 0 {
         (
             vec![seq, dirs.clone(), batch.clone(), hidden.clone()],
@@ -75,13 +48,15 @@ fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if op == "LSTM" {
         outputs.push(Output::shape(Shape::Ranked(state)).elem(x.elem));
     }
-    Ok(Inferred::many(outputs))
+    Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::ops::testing::{dims as s, output_shapes as shapes};
+    use crate::ops::testing::{dims as s, output_shapes as shapes, Fact};
     use crate::ops::testing::{int_attr, run_in, string_attr};
+    use crate::ops::{Constraint, Inferred, RuleError};
+    use crate::proto::AttributeProto;
 
     #[test]
     fn lstm_bidirectional_seq_major() {
@@ -131,5 +106,103 @@ mod tests {
         assert!(run_in("", "RNN", 14, &[s(&["5", "4"]), w(), w()], vec![], 2).is_err());
         let bad = vec![string_attr("direction", "sideways")];
         assert!(run_in("", "RNN", 14, &[s(&["5", "1", "4"]), w(), w()], bad, 2).is_err());
+    }
+
+    fn unmet(r: Result<Inferred, RuleError>) -> Constraint {
+        match r {
+            Err(RuleError::Unmet(c)) => *c,
+            other => panic!("expected an unmet constraint, got {other:?}"),
+        }
+    }
+
+    fn lstm(inputs: &[Option<Fact>], attrs: Vec<AttributeProto>) -> Result<Inferred, RuleError> {
+        run_in("", "LSTM", 22, inputs, attrs, 3)
+    }
+
+    #[test]
+    fn lstm_states_follow_batch_directions_and_layout() {
+        let w = || s(&["2", "16", "3"]);
+        let r = || s(&["2", "16", "4"]);
+        let bi = |layout: i64| {
+            vec![
+                int_attr("hidden_size", 4),
+                string_attr("direction", "bidirectional"),
+                int_attr("layout", layout),
+            ]
+        };
+        let absent = || None;
+        let c = unmet(lstm(
+            &[
+                s(&["5", "2", "3"]),
+                w(),
+                r(),
+                absent(),
+                absent(),
+                s(&["2", "3", "4"]),
+            ],
+            bi(0),
+        ));
+        assert_eq!(c.found, "initial_h is [2, 3, 4], expected [2, 2, 4]");
+        assert_eq!(c.slots, vec![0, 5]);
+        let c = unmet(lstm(
+            &[s(&["5", "2", "3"]), w(), r(), absent(), s(&["3"])],
+            bi(0),
+        ));
+        assert_eq!(c.found, "sequence_lens is [3], expected [2]");
+        let c = unmet(lstm(
+            &[
+                s(&["5", "2", "3"]),
+                w(),
+                r(),
+                absent(),
+                absent(),
+                absent(),
+                absent(),
+                s(&["2", "8"]),
+            ],
+            bi(0),
+        ));
+        assert_eq!(c.found, "P is [2, 8], expected [2, 12]");
+        // layout=1 (opset 14): X is [batch, seq, input], states [batch, num_directions, hidden].
+        let batch_first = [
+            s(&["2", "5", "3"]),
+            w(),
+            r(),
+            absent(),
+            absent(),
+            s(&["2", "2", "4"]),
+            s(&["2", "2", "4"]),
+        ];
+        assert!(lstm(&batch_first, bi(1)).is_ok());
+        let c = unmet(lstm(
+            &[
+                s(&["2", "5", "3"]),
+                w(),
+                r(),
+                absent(),
+                absent(),
+                absent(),
+                s(&["5", "2", "4"]),
+            ],
+            bi(1),
+        ));
+        assert_eq!(c.found, "initial_c is [5, 2, 4], expected [2, 2, 4]");
+        // Before opset 14 there is no layout: the attribute is not read.
+        assert!(run_in(
+            "",
+            "LSTM",
+            7,
+            &[
+                s(&["5", "2", "3"]),
+                w(),
+                r(),
+                absent(),
+                absent(),
+                s(&["2", "2", "4"])
+            ],
+            bi(1),
+            3
+        )
+        .is_ok());
     }
 }

@@ -6,6 +6,7 @@
 //! `ceil_mode` is used only when no window can start in the end padding, the case where
 //! runtimes differ (some drop that window).
 
+use super::constraint::Constraint;
 use super::{Ctx, RuleError};
 use crate::shape::Dim;
 
@@ -32,14 +33,27 @@ pub(super) struct Window {
     ceil: bool,
 }
 
+/// Attribute `name` with `n` values (`default` each when absent). `onnx.shape_inference`
+/// rejects any other length, an empty list included ("Attribute pads has incorrect size").
 fn per_axis(ctx: &Ctx<'_>, name: &str, n: usize, default: i64) -> Result<Vec<i64>, RuleError> {
     match ctx.attrs().ints(name)? {
         None => Ok(vec![default; n]),
         Some(v) if v.len() == n => Ok(v.to_vec()),
-        Some(v) => Err(RuleError::Invalid(format!(
-            "{name} has {} values for {n} spatial axes",
-            v.len()
-        ))),
+        Some(v) => {
+            let op = ctx.node().op_type.as_str();
+            let wanted = if name == "pads" {
+                "two values (begin and end) per spatial axis"
+            } else {
+                "one value per spatial axis"
+            };
+            Err(Constraint::new(
+                format!("{op}'s {name} must have {wanted}"),
+                format!("{name} has {} values, {n} expected", v.len()),
+                &[0],
+            )
+            .fix(format!("give {n} values, or drop {name}"))
+            .unmet())
+        }
     }
 }
 
@@ -50,16 +64,44 @@ impl Window {
         let strides = per_axis(ctx, "strides", n, 1)?;
         let dilations = per_axis(ctx, "dilations", n, 1)?;
         let pads = per_axis(ctx, "pads", 2 * n, 0)?;
-        if strides.iter().chain(&dilations).any(|&v| v < 1) || pads.iter().any(|&p| p < 0) {
-            return Err(RuleError::Invalid(
-                "strides and dilations must be positive, pads non-negative".into(),
-            ));
+        let op = ctx.node().op_type.as_str();
+        // onnx.shape_inference: "Attribute strides must only contain positive values", "...
+        // pads must not contain negative values".
+        for (name, values, least) in [
+            ("strides", &strides, 1),
+            ("dilations", &dilations, 1),
+            ("pads", &pads, 0),
+        ] {
+            if values.iter().any(|&v| v < least) {
+                let what = if least == 0 {
+                    "non-negative"
+                } else {
+                    "positive"
+                };
+                return Err(Constraint::new(
+                    format!("{op}'s {name} must be {what}"),
+                    format!("{name} is {values:?}"),
+                    &[],
+                )
+                .fix(format!("use {what} {name}"))
+                .unmet());
+            }
         }
+        // onnxruntime rejects any other string when it creates the session ("Unknown
+        // AutoPadType String"); an empty string is read as NOTSET.
         let auto_pad = match ctx.attrs().string("auto_pad")?.unwrap_or("NOTSET") {
             "NOTSET" | "" => AutoPad::NotSet,
             "VALID" => AutoPad::Valid,
             "SAME_UPPER" | "SAME_LOWER" => AutoPad::Same,
-            other => return Err(RuleError::Invalid(format!("unknown auto_pad `{other}`"))),
+            other => {
+                return Err(Constraint::new(
+                    format!("{op}'s auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID"),
+                    format!("auto_pad is `{other}`"),
+                    &[],
+                )
+                .fix("use one of the four auto_pad values")
+                .unmet())
+            }
         };
         Ok(Window {
             kernel,
@@ -185,5 +227,51 @@ fn ceil_out(input: &Dim, num: &Dim, extent: &Dim, s: i64, begin: i64, end: i64) 
     match (last_start.as_known(), limit.as_known()) {
         (Some(a), Some(b)) if a < b => out,
         _ => Dim::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ops::testing::{dims as s, ints_attr, run, string_attr};
+    use crate::ops::RuleError;
+    use crate::proto::AttributeProto;
+
+    fn conv(attrs: Vec<AttributeProto>) -> Result<crate::ops::Inferred, RuleError> {
+        run(
+            "Conv",
+            11,
+            &[s(&["1", "3", "8", "8"]), s(&["8", "3", "3", "3"])],
+            attrs,
+        )
+    }
+
+    fn found(r: Result<crate::ops::Inferred, RuleError>) -> String {
+        match r {
+            Err(RuleError::Unmet(c)) => format!("{}: {}", c.requires, c.found),
+            other => panic!("expected an unmet constraint, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn attribute_lengths_and_signs_are_constraints() {
+        let got = found(conv(vec![ints_attr("pads", &[1, 1])]));
+        assert_eq!(got, "Conv's pads must have two values (begin and end) per spatial axis: pads has 2 values, 4 expected");
+        let got = found(conv(vec![ints_attr("pads", &[-1, 0, 0, 0])]));
+        assert_eq!(
+            got,
+            "Conv's pads must be non-negative: pads is [-1, 0, 0, 0]"
+        );
+        let got = found(conv(vec![ints_attr("strides", &[0, 1])]));
+        assert_eq!(got, "Conv's strides must be positive: strides is [0, 1]");
+        let got = found(conv(vec![ints_attr("dilations", &[1])]));
+        assert_eq!(got, "Conv's dilations must have one value per spatial axis: dilations has 1 values, 2 expected");
+    }
+
+    #[test]
+    fn auto_pad_must_be_known_and_empty_is_notset() {
+        let got = found(conv(vec![string_attr("auto_pad", "FOO")]));
+        assert!(got.ends_with("auto_pad is `FOO`"), "{got}");
+        // onnxruntime reads an empty auto_pad as NOTSET.
+        assert!(conv(vec![string_attr("auto_pad", "")]).is_ok());
     }
 }
