@@ -32,10 +32,12 @@ mod quant;
 mod recurrent;
 mod reduce;
 mod reshape;
+mod reshape_target;
 mod resize;
 mod sequence;
 mod shape_of;
 mod slice;
+mod spec;
 mod split;
 mod squeeze;
 #[cfg(test)]
