@@ -34,6 +34,7 @@ mod reduce;
 mod reshape;
 mod reshape_target;
 mod resize;
+mod resize_lengths;
 mod scatter;
 mod sequence;
 mod shape_of;
