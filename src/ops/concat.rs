@@ -105,8 +105,8 @@ fn agreed(
         pending.equal(&size, d, || {
             Constraint::new(
                 format!(
-                    "Concat inputs must have the same size on every axis but the concat axis \
-                     ({axis}): dim {i} differs"
+                    "Concat inputs must agree on dim {i}, as on every axis but the concat axis \
+                     ({axis})"
                 ),
                 format!("dim {i} is {size} in input {at}, {d} in input {slot}"),
                 &[at, *slot],
