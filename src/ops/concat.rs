@@ -2,7 +2,8 @@
 //! joined) and `Tile` (dims times the repeats value). `Expand` and `Pad` have their own files.
 
 use super::axes::{self, unknown_dims};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::constraint::{Constraint, Pending};
+use super::{spec, Ctx, Inferred, Input, Output, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -18,91 +19,151 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
 /// `Concat(inputs..., axis)`: equal ranks; the axis is the sum; other dims agree, so a static or
 /// symbolic dim of any input stands for all.
 fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let inputs: Vec<_> = (0..ctx.input_count())
-        .filter_map(|s| ctx.input(s))
+    let inputs: Vec<(usize, Input<'_>)> = (0..ctx.input_count())
+        .filter_map(|s| ctx.input(s).map(|i| (s, i)))
         .collect();
-    let elem = inputs.first().and_then(|i| i.elem);
-    let axis = ctx
-        .attrs()
-        .int("axis")?
-        .ok_or_else(|| RuleError::Invalid("Concat needs axis".into()))?;
-    let ranked: Option<Vec<&[Dim]>> = inputs.iter().map(|i| i.shape.dims()).collect();
+    let elem = inputs.first().and_then(|(_, i)| i.elem);
+    // Concat-1 documents "Default value is 1"; Concat-4 makes the attribute required.
+    let axis = match ctx.attrs().int("axis")? {
+        Some(axis) => axis,
+        None if ctx.opset() < 4 => 1,
+        None => return Err(spec::missing_attr("Concat-4+", "axis")),
+    };
+    let ranked: Option<Vec<(usize, &[Dim])>> = inputs
+        .iter()
+        .map(|(s, i)| i.shape.dims().map(|d| (*s, d)))
+        .collect();
     let Some(ranked) = ranked else {
-        let rank = inputs.iter().find_map(|i| i.shape.rank());
+        let rank = inputs.iter().find_map(|(_, i)| i.shape.rank());
         return Ok(Inferred::single(
             Output::shape(rank.map_or(Shape::Unranked, unknown_dims)).elem(elem),
         ));
     };
-    let Some(rank) = ranked.first().map(|d| d.len()) else {
+    let Some(&(first, first_dims)) = ranked.first() else {
         return Err(RuleError::MissingInput(0));
     };
-    if ranked.iter().any(|d| d.len() != rank) {
-        return Err(RuleError::Invalid(
-            "Concat inputs have different ranks".into(),
-        ));
+    let rank = first_dims.len();
+    if let Some(&(slot, dims)) = ranked.iter().find(|(_, d)| d.len() != rank) {
+        return Err(Constraint::new(
+            "all inputs to Concat must have the same rank (Concat doc)",
+            format!(
+                "input {first} has rank {rank}, input {slot} has rank {}",
+                dims.len()
+            ),
+            &[first, slot],
+        )
+        .fix("Unsqueeze or Reshape the input whose rank differs")
+        .unmet());
     }
     let axis = axes::require(axis, rank, "Concat axis")?;
-    let dims = (0..rank)
-        .map(|i| {
-            let column = ranked
-                .iter()
-                .map(|d| d.get(i).cloned().unwrap_or(Dim::Unknown));
-            if i == axis {
-                column.fold(Dim::known(0), |acc, d| acc.add(&d))
-            } else {
-                // Concat requires the other dims to agree: any known one is the size.
-                let column: Vec<Dim> = column.collect();
-                column
-                    .iter()
-                    .find(|d| matches!(d, Dim::Known(_)))
-                    .or_else(|| column.iter().find(|d| matches!(d, Dim::Sym(_))))
-                    .cloned()
-                    .unwrap_or(Dim::Unknown)
-            }
-        })
-        .collect();
+    let mut pending = Pending::default();
+    let mut dims = Vec::with_capacity(rank);
+    for i in 0..rank {
+        let column: Vec<(usize, Dim)> = ranked
+            .iter()
+            .map(|(s, d)| (*s, d.get(i).cloned().unwrap_or(Dim::Unknown)))
+            .collect();
+        if i == axis {
+            dims.push(column.iter().fold(Dim::known(0), |acc, (_, d)| acc.add(d)));
+            continue;
+        }
+        dims.push(agreed(&mut pending, &column, i, axis)?);
+    }
     let value = if rank == 1 {
         inputs
             .iter()
-            .map(|i| i.value.map(|v| v.data.clone()))
+            .map(|(_, i)| i.value.map(|v| v.data.clone()))
             .collect::<Option<Vec<_>>>()
             .and_then(|parts| ValueTensor::vector(parts.concat()))
     } else {
         None
     };
-    Ok(Inferred::single(match value {
+    let out = match value {
         Some(value) => Output::value(value, elem),
         None => Output::shape(Shape::Ranked(dims)).elem(elem),
-    }))
+    };
+    Ok(Inferred::single(out).with_conditions(pending.into_checks()))
 }
 
-/// `Tile(input, repeats)`: each dim times its repeat count.
+/// The size of non-axis dim `i`, which every input must share ("all input tensors must have the
+/// same shape, except for the dimension size of the axis to concatenate on"): each input's dim
+/// is required equal to the first static (else symbolic) one; that one is the output's.
+fn agreed(
+    pending: &mut Pending,
+    column: &[(usize, Dim)],
+    i: usize,
+    axis: usize,
+) -> Result<Dim, RuleError> {
+    let reference = column
+        .iter()
+        .find(|(_, d)| matches!(d, Dim::Known(_)))
+        .or_else(|| column.iter().find(|(_, d)| matches!(d, Dim::Sym(_))));
+    let Some((at, size)) = reference.cloned() else {
+        return Ok(Dim::Unknown);
+    };
+    for (slot, d) in column {
+        pending.equal(&size, d, || {
+            Constraint::new(
+                format!(
+                    "Concat inputs must agree on dim {i}, as on every axis but the concat axis \
+                     ({axis})"
+                ),
+                format!("dim {i} is {size} in input {at}, {d} in input {slot}"),
+                &[at, *slot],
+            )
+            .fix(format!(
+                "check the producer of input {slot}, or concatenate on axis {i} if that was meant"
+            ))
+        })?;
+    }
+    Ok(size)
+}
+
+/// `Tile(input, repeats)` (opset 6+): each dim times its repeat count. Tile-1 takes `tiles` and
+/// `axis` inputs instead: the rank is kept and the dims are left unknown.
 fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
-    let repeats = ctx.required(1)?.value;
-    let shape = match (input.shape.dims(), repeats) {
-        (Some(dims), Some(r)) => {
-            if r.data.len() != dims.len() {
-                return Err(RuleError::Invalid(format!(
-                    "Tile has {} repeats for rank {}",
-                    r.data.len(),
-                    dims.len()
-                )));
-            }
-            if r.data.iter().any(|k| k.as_known().is_some_and(|k| k < 0)) {
-                return Err(RuleError::Invalid("Tile repeats are negative".into()));
-            }
-            Shape::Ranked(dims.iter().zip(&r.data).map(|(d, k)| d.mul(k)).collect())
-        }
-        (Some(dims), _) => unknown_dims(dims.len()),
-        (None, _) => Shape::Unranked,
+    let repeats = ctx.required(1)?;
+    let Some(dims) = input.shape.dims() else {
+        return Ok(Inferred::single(
+            Output::shape(Shape::Unranked).elem(input.elem),
+        ));
     };
+    if ctx.opset() < 6 {
+        return Ok(Inferred::single(
+            Output::shape(unknown_dims(dims.len())).elem(input.elem),
+        ));
+    }
+    if let Some(n) = spec::list_len(Some(repeats)).filter(|&n| n != dims.len()) {
+        return Err(spec::wrong_len(
+            "Tile's repeats must have one value per input dimension",
+            n,
+            dims.len(),
+            &[0, 1],
+        ));
+    }
+    let Some(r) = repeats.value else {
+        return Ok(Inferred::single(
+            Output::shape(unknown_dims(dims.len())).elem(input.elem),
+        ));
+    };
+    if let Some(k) = r.data.iter().find_map(|k| k.as_known().filter(|&k| k < 0)) {
+        return Err(Constraint::new(
+            "Tile's repeats must not be negative",
+            format!("a repeat count is {k}"),
+            &[1],
+        )
+        .fix("use repeat counts of 0 or more")
+        .unmet());
+    }
+    let shape = Shape::Ranked(dims.iter().zip(&r.data).map(|(d, k)| d.mul(k)).collect());
     Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{self, int_attr};
+    use super::super::spec::verdict::{conditions, shape, unmet};
+    use super::super::testing::{self, dims as s, int_attr};
     use crate::shape::values::ValueTensor;
     use crate::shape::{Dim, Shape};
 
@@ -159,5 +220,87 @@ mod tests {
             vec![]
         )
         .is_err());
+    }
+
+    #[test]
+    fn concat_rank_and_static_dims_must_agree() {
+        let axis = || vec![int_attr("axis", 0)];
+        assert!(unmet(&testing::run(
+            "Concat",
+            13,
+            &[s(&["2", "3"]), s(&["3"])],
+            axis()
+        )));
+        assert!(unmet(&testing::run(
+            "Concat",
+            13,
+            &[s(&["2", "3"]), s(&["4", "4"])],
+            axis()
+        )));
+        let ok = testing::run("Concat", 13, &[s(&["2", "3"]), s(&["4", "3"])], axis());
+        assert_eq!(shape(&ok), "[6, 3]");
+        assert!(conditions(&ok).is_empty());
+        assert!(unmet(&testing::run(
+            "Concat",
+            13,
+            &[s(&["2", "3"]), s(&["2", "3"])],
+            vec![int_attr("axis", 2)]
+        )));
+    }
+
+    #[test]
+    fn concat_symbolic_dim_against_static_is_a_condition() {
+        let r = testing::run(
+            "Concat",
+            13,
+            &[s(&["2", "n"]), s(&["4", "3"])],
+            vec![int_attr("axis", 0)],
+        );
+        assert_eq!(conditions(&r), ["n = 3"]);
+        assert_eq!(shape(&r), "[6, 3]");
+        let unknown = testing::shape(Shape::Ranked(vec![Dim::known(2), Dim::Unknown]));
+        let r = testing::run(
+            "Concat",
+            13,
+            &[unknown, s(&["4", "3"])],
+            vec![int_attr("axis", 0)],
+        );
+        assert!(conditions(&r).is_empty());
+    }
+
+    #[test]
+    fn concat_axis_is_required_from_opset_4_only() {
+        // Concat-1: "Default value is 1".
+        let r = testing::run("Concat", 1, &[s(&["2", "3"]), s(&["2", "4"])], vec![]);
+        assert_eq!(shape(&r), "[2, 7]");
+        assert!(unmet(&testing::run(
+            "Concat",
+            4,
+            &[s(&["2", "3"]), s(&["2", "4"])],
+            vec![]
+        )));
+    }
+
+    #[test]
+    fn tile_repeats_length_and_sign() {
+        let x = || s(&["2", "3"]);
+        let declared = testing::shape(Shape::from_known(&[1]));
+        assert!(unmet(&testing::run("Tile", 13, &[x(), declared], vec![])));
+        let negative = ValueTensor::vector(vec![Dim::known(2), Dim::known(-1)]).unwrap();
+        assert!(unmet(&testing::run(
+            "Tile",
+            13,
+            &[x(), testing::ints(negative)],
+            vec![]
+        )));
+        // Tile-1 takes (input, tiles, axis): no repeats list to check.
+        let tiles = ValueTensor::new(vec![], vec![Dim::known(2)]).unwrap();
+        let r = testing::run(
+            "Tile",
+            1,
+            &[x(), testing::ints(tiles.clone()), testing::ints(tiles)],
+            vec![],
+        );
+        assert_eq!(shape(&r), "[?, ?]");
     }
 }

@@ -4,6 +4,7 @@
 //! do float tensors whose elements are all integers, for the rules that read float operands).
 
 use super::axes::count;
+use super::constraint::Constraint;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::infer::declared::{self, MAX_VALUE_ELEMENTS};
 use crate::infer::elem;
@@ -96,7 +97,14 @@ fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             Output::shape(Shape::Ranked(dims)).elem(elem_type),
         ));
     }
-    Err(RuleError::Invalid("Constant has no value attribute".into()))
+    // "Exactly one of the attributes value, value_float... must be specified" (Constant doc).
+    Err(Constraint::new(
+        "Constant requires one of its value attributes (value, sparse_value, value_float, ...)",
+        "none is set",
+        &[],
+    )
+    .fix("set the constant's value")
+    .unmet())
 }
 
 #[cfg(test)]

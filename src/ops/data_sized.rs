@@ -3,7 +3,8 @@
 //! compare equal), `TopK` (`k`) and `OneHot` (`depth`), where an unknown value is an unknown dim.
 
 use super::axes::{self, count};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::constraint::Constraint;
+use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::infer::elem;
 use crate::shape::{Dim, Shape};
 
@@ -89,8 +90,10 @@ fn unique(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 fn top_k(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let k = if ctx.opset() < 10 {
-        let k = ctx.attrs().int("k")?;
-        Dim::known(k.ok_or_else(|| RuleError::Invalid("TopK-1 needs k".into()))?)
+        let Some(k) = ctx.attrs().int("k")? else {
+            return Err(spec::missing_attr("TopK-1", "k"));
+        };
+        Dim::known(k)
     } else {
         // An unknown k is an unknown size, not a fresh symbol: two TopK nodes fed the same k
         // value would otherwise get different symbols for one size.
@@ -99,14 +102,28 @@ fn top_k(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             .and_then(|v| v.data.first().cloned())
             .unwrap_or(Dim::Unknown)
     };
-    if k.as_known().is_some_and(|k| k < 0) {
-        return Err(RuleError::Invalid(format!("TopK k {k} is negative")));
+    if let Some(k) = k.as_known().filter(|&k| k < 0) {
+        return Err(
+            Constraint::new("TopK's k must not be negative", format!("k is {k}"), &[1]).unmet(),
+        );
     }
     let shape = match input.shape.dims() {
         Some(dims) => {
             let axis = axes::require(ctx.int("axis", -1)?, dims.len(), "TopK axis")?;
             let mut dims = dims.to_vec();
             if let Some(slot) = dims.get_mut(axis) {
+                // "k argument [6] should not be greater than specified axis dim value [5]".
+                if let (Some(want), Some(have)) = (k.as_known(), slot.as_known()) {
+                    if want > have {
+                        return Err(Constraint::new(
+                            "TopK's k must not exceed the size of the axis",
+                            format!("k is {want}, axis {axis} has size {have}"),
+                            &[0, 1],
+                        )
+                        .fix("lower k, or check the axis")
+                        .unmet());
+                    }
+                }
                 *slot = k;
             }
             Shape::Ranked(dims)
@@ -127,15 +144,29 @@ fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         .value
         .and_then(|v| v.data.first().cloned())
         .unwrap_or(Dim::Unknown);
-    if depth.as_known().is_some_and(|d| d < 1) {
-        return Err(RuleError::Invalid(format!(
-            "OneHot depth {depth} is below 1"
-        )));
+    // onnxruntime fails on a depth of 0 too ("Depth is negative."); the output axis must have
+    // room for the indices' one-hot position.
+    if let Some(d) = depth.as_known().filter(|&d| d < 1) {
+        return Err(Constraint::new(
+            "OneHot's depth must be at least 1",
+            format!("depth is {d}"),
+            &[1],
+        )
+        .unmet());
     }
     let elem_type = ctx.input(2).and_then(|v| v.elem);
     let shape = match indices.shape.dims() {
         Some(dims) => {
-            let axis = axes::require(ctx.int("axis", -1)?, dims.len() + 1, "OneHot axis")?;
+            let given = ctx.int("axis", -1)?;
+            let rank = dims.len();
+            let axis = axes::normalise(given, rank.saturating_add(1)).ok_or_else(|| {
+                Constraint::new(
+                    "OneHot's axis must be in [-r-1, r] for indices of rank r",
+                    format!("axis is {given}, the indices have rank {rank}"),
+                    &[0],
+                )
+                .unmet()
+            })?;
             let mut dims = dims.to_vec();
             dims.insert(axis.min(dims.len()), depth);
             Shape::Ranked(dims)
@@ -147,6 +178,7 @@ fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec::verdict::{shape, unmet};
     use super::super::testing::{self, int_attr};
     use crate::shape::values::ValueTensor;
     use crate::shape::{Dim, Shape};
@@ -244,5 +276,48 @@ mod tests {
         assert!(matches!(count.dims().unwrap(), [Dim::Sym(_)]));
         assert_eq!(out.outputs[1].shape, count);
         assert_eq!(out.outputs[2].shape, Shape::from_known(&[6]));
+    }
+
+    #[test]
+    fn top_k_must_fit_the_axis() {
+        let k = |v| testing::ints(ValueTensor::vector(vec![Dim::known(v)]).unwrap());
+        let run = |v| testing::run("TopK", 11, &[testing::dims(&["4", "5"]), k(v)], vec![]);
+        assert!(unmet(&run(6)));
+        assert!(unmet(&run(-1)));
+        assert_eq!(shape(&run(5)), "[4, 5]");
+        let sym = testing::run("TopK", 11, &[testing::dims(&["4", "n"]), k(6)], vec![]);
+        assert_eq!(shape(&sym), "[4, 6]");
+        let one = testing::run(
+            "TopK",
+            1,
+            &[testing::dims(&["4", "5"])],
+            vec![int_attr("k", 6)],
+        );
+        assert!(unmet(&one));
+        assert!(unmet(&testing::run(
+            "TopK",
+            1,
+            &[testing::dims(&["4", "5"])],
+            vec![]
+        )));
+    }
+
+    #[test]
+    fn one_hot_depth_and_axis() {
+        let depth = |v| testing::ints(ValueTensor::vector(vec![Dim::known(v)]).unwrap());
+        let values = || testing::dims(&["2"]);
+        let run = |d, axis| {
+            testing::run(
+                "OneHot",
+                11,
+                &[testing::dims(&["3"]), depth(d), values()],
+                vec![int_attr("axis", axis)],
+            )
+        };
+        assert!(unmet(&run(0, -1)));
+        assert!(unmet(&run(4, 2)));
+        assert!(unmet(&run(4, -3)));
+        assert_eq!(shape(&run(4, 1)), "[3, 4]");
+        assert_eq!(shape(&run(4, -2)), "[4, 3]");
     }
 }

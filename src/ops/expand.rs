@@ -3,6 +3,7 @@
 //! a check, so a target that can never fit the input is reported.
 
 use super::axes::unknown_dims;
+use super::constraint::Constraint;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape, Tri};
@@ -30,6 +31,20 @@ fn expand(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             _ => Shape::Unranked,
         },
     };
+    // A negative target size never runs ("invalid expand shape" in onnxruntime), whatever the
+    // broadcast would say: reported as the shape input's fault, not as a broadcast.
+    if let Some(v) = target
+        .value
+        .and_then(|v| v.data.iter().find_map(|d| d.as_known().filter(|&d| d < 0)))
+    {
+        return Err(Constraint::new(
+            "Expand's shape must not have negative entries (no -1: Expand has no inferred dim)",
+            format!("an entry is {v}"),
+            &[1],
+        )
+        .fix("write the size, or 1 to keep the input's dim")
+        .unmet());
+    }
     if target.value.is_none() {
         // Without the target's values the rank is max(rank, target length), and an input dim
         // that cannot be 1 survives (the target there must be 1 or the same size).
@@ -127,5 +142,17 @@ mod tests {
             Shape::Ranked(vec![Dim::sym("batch"), Dim::sym("seq"), Dim::known(768)])
         );
         assert_eq!(out.checks[0].slots, vec![0, 1]);
+    }
+
+    #[test]
+    fn negative_target_sizes_never_run() {
+        let target = ValueTensor::vector(vec![Dim::known(-1), Dim::known(3)]).unwrap();
+        let r = testing::run(
+            "Expand",
+            13,
+            &[testing::dims(&["1", "3"]), testing::ints(target)],
+            vec![],
+        );
+        assert!(matches!(r, Err(crate::ops::RuleError::Unmet(_))));
     }
 }

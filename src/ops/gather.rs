@@ -3,7 +3,8 @@
 //! Ops whose sizes come from data or from a value input are in `data_sized.rs`.
 
 use super::axes;
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::constraint::Constraint;
+use super::{scatter, Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -11,30 +12,27 @@ use crate::shape::{Dim, Shape};
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
         "Gather" => gather,
-        "GatherElements" => same_as_input(1),
-        "ScatterND" | "ScatterElements" | "Scatter" => same_as_input(0),
+        "GatherElements" => gather_elements,
+        "ScatterElements" | "Scatter" => scatter::scatter_elements,
+        "ScatterND" => scatter::scatter_nd,
         "GatherND" => gather_nd,
         _ => return None,
     })
 }
 
-/// A rule whose single output has the shape of input `slot` and the type of input 0.
-fn same_as_input(slot: usize) -> RuleFn {
-    match slot {
-        0 => |ctx| {
-            let data = ctx.required(0)?;
-            Ok(Inferred::single(
-                Output::shape(data.shape.clone()).elem(data.elem),
-            ))
-        },
-        _ => |ctx| {
-            let data = ctx.required(0)?;
-            let indices = ctx.required(1)?;
-            Ok(Inferred::single(
-                Output::shape(indices.shape.clone()).elem(data.elem),
-            ))
-        },
+/// `GatherElements(data, indices, axis)`: the output has the indices' shape. "`data` and
+/// `indices` must have the same rank r >= 1"; the indices may be larger than `data` on other
+/// axes (onnxruntime accepts it), so only the rank and the axis are checked.
+fn gather_elements(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let data = ctx.required(0)?;
+    let indices = ctx.required(1)?;
+    if let (Some(d), Some(i)) = (data.shape.rank(), indices.shape.rank()) {
+        scatter::same_rank("GatherElements", "indices", (d, 0), (i, 1))?;
+        axes::require(ctx.int("axis", 0)?, d, "GatherElements axis")?;
     }
+    Ok(Inferred::single(
+        Output::shape(indices.shape.clone()).elem(data.elem),
+    ))
 }
 
 /// `Gather(data, indices, axis)`: `data.shape[..axis] + indices.shape + data.shape[axis+1..]`;
@@ -88,15 +86,32 @@ fn gather_nd(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let indices = ctx.required(1)?;
     let batch_dims = ctx.int("batch_dims", 0)?;
-    let batch = usize::try_from(batch_dims)
-        .map_err(|_| RuleError::Invalid(format!("GatherND batch_dims {batch_dims} is negative")))?;
+    // GatherND-12: "batch_dims must be less than min(rank(data), rank(indices))"; a negative
+    // value is out of that range too. Batch dims that differ are not checked: onnxruntime
+    // accepts indices batches that are a multiple of data's.
+    let fault = |requires: String, found: String| Constraint::new(requires, found, &[0, 1]).unmet();
     let shape = match (data.shape.dims(), indices.shape.dims()) {
+        (_, Some([])) => {
+            return Err(fault(
+                "GatherND's indices must have rank 1 or more".into(),
+                "indices are a scalar".into(),
+            ))
+        }
         (Some(d), Some([front @ .., last])) => {
-            if batch > front.len() || batch >= d.len() {
-                return Err(RuleError::Invalid(format!(
-                    "GatherND batch_dims {batch} is not below both ranks"
-                )));
-            }
+            let batch = usize::try_from(batch_dims)
+                .ok()
+                .filter(|&b| b <= front.len() && b < d.len())
+                .ok_or_else(|| {
+                    fault(
+                        "GatherND's batch_dims must be in [0, min(rank(data), rank(indices)))"
+                            .into(),
+                        format!(
+                            "batch_dims is {batch_dims}, data has rank {}, indices rank {}",
+                            d.len(),
+                            front.len() + 1
+                        ),
+                    )
+                })?;
             match last.as_known().and_then(|k| usize::try_from(k).ok()) {
                 Some(k) if batch + k <= d.len() => {
                     let mut dims = front.to_vec();
@@ -104,14 +119,19 @@ fn gather_nd(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
                     Shape::Ranked(dims)
                 }
                 Some(k) => {
-                    return Err(RuleError::Invalid(format!(
-                        "GatherND index length {k} exceeds the data rank after batch_dims"
-                    )))
+                    return Err(fault(
+                        "the last dim of GatherND's indices must not exceed rank(data) - \
+                         batch_dims"
+                            .into(),
+                        format!(
+                            "indices' last dim is {k}, data has rank {}, batch_dims is {batch}",
+                            d.len()
+                        ),
+                    ))
                 }
                 None => Shape::Unranked,
             }
         }
-        (_, Some([])) => return Err(RuleError::Invalid("GatherND indices are a scalar".into())),
         _ => Shape::Unranked,
     };
     Ok(Inferred::single(Output::shape(shape).elem(data.elem)))
@@ -218,7 +238,7 @@ mod tests {
         let out = testing::run(
             "ScatterND",
             13,
-            &[data.clone(), testing::shape(idx.clone()), None],
+            &[data.clone(), testing::shape(idx), testing::dims(&["n"])],
             vec![],
         )
         .unwrap();

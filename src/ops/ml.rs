@@ -2,6 +2,7 @@
 //! scores `[N, classes]`, regressors `[N, targets]`, with N the input's first dim (ONNX-ML
 //! operator docs); transformers keep or extend X's shape; map and sequence values stay unknown.
 
+use super::constraint::Constraint;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::infer::elem;
 use crate::shape::{Dim, Shape};
@@ -73,14 +74,16 @@ fn classifier(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 fn regressor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let targets = match ctx.node().op_type.as_str() {
-        "LinearRegressor" => ctx.int("targets", 1)?,
-        "SVMRegressor" => 1,
-        _ => ctx
-            .attrs()
-            .int("n_targets")?
-            .ok_or_else(|| RuleError::Invalid("tree ensemble needs n_targets".into()))?,
+        "LinearRegressor" => Some(ctx.int("targets", 1)?),
+        "SVMRegressor" => Some(1),
+        // `n_targets` is optional in every version of the tree ensembles: without it the
+        // width is not known here, which is no fault of the model.
+        _ => ctx.attrs().int("n_targets")?,
     };
-    let shape = Shape::Ranked(vec![batch(x.shape), Dim::known(targets)]);
+    let shape = Shape::Ranked(vec![
+        batch(x.shape),
+        targets.map_or(Dim::Unknown, Dim::known),
+    ]);
     Ok(Inferred::single(Output::shape(shape).elem(x.elem)))
 }
 
@@ -98,10 +101,24 @@ fn same_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `OneHotEncoder`: X's shape with one more axis, the number of categories.
 fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let categories = count(ctx, "cats_int64s", "cats_strings")?
-        .ok_or_else(|| RuleError::Invalid("OneHotEncoder needs categories".into()))?;
+    // "One and only one of the 'cats_*' attributes must be defined."
+    let attrs = ctx.attrs();
+    let given = (attrs.get("cats_int64s"), attrs.get("cats_strings"));
+    if given.0.is_some() == given.1.is_some() {
+        return Err(Constraint::new(
+            "OneHotEncoder requires exactly one of `cats_int64s` and `cats_strings`",
+            if given.0.is_some() {
+                "both are set"
+            } else {
+                "neither is set"
+            },
+            &[],
+        )
+        .unmet());
+    }
+    let categories = count(ctx, "cats_int64s", "cats_strings")?.map_or(Dim::Unknown, Dim::known);
     let shape = match x.shape.dims() {
-        Some(d) => Shape::Ranked(d.iter().cloned().chain([Dim::known(categories)]).collect()),
+        Some(d) => Shape::Ranked(d.iter().cloned().chain([categories]).collect()),
         None => Shape::Unranked,
     };
     Ok(Inferred::single(Output::shape(shape).elem(Some(FLOAT))))
@@ -241,5 +258,24 @@ mod tests {
         );
         assert_eq!(got, ["[N, 5]"]);
         assert_eq!(ml("ZipMap", &[s(&["N", "3"])], vec![]), ["[...]"]);
+    }
+
+    #[test]
+    fn optional_n_targets_and_one_category_list() {
+        let got = ml("TreeEnsembleRegressor", &[s(&["N", "4"])], vec![]);
+        assert_eq!(got, ["[N, ?]"]);
+        let got = ml("OneHotEncoder", &[s(&["N"])], vec![]);
+        assert!(got[0].starts_with("error: OneHotEncoder requires exactly one"));
+        let both = vec![
+            ints_attr("cats_int64s", &[1, 2]),
+            strings_attr("cats_strings", &["a"]),
+        ];
+        assert!(ml("OneHotEncoder", &[s(&["N"])], both)[0].starts_with("error:"));
+        let got = ml(
+            "OneHotEncoder",
+            &[s(&["N"])],
+            vec![ints_attr("cats_int64s", &[1, 2, 3])],
+        );
+        assert_eq!(got, ["[N, 3]"]);
     }
 }

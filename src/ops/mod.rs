@@ -40,10 +40,14 @@ mod recurrent_inputs;
 mod reduce;
 pub(crate) mod registry;
 mod reshape;
+mod reshape_target;
 mod resize;
+mod resize_lengths;
+mod scatter;
 mod sequence;
 mod shape_of;
 mod slice;
+mod spec;
 mod split;
 mod squeeze;
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! The mode does not change the shape.
 
 use super::axes::{self, unknown_dims};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::constraint::Constraint;
+use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::{Dim, Shape};
 
 /// The rule for `op_type`, if this family has it.
@@ -24,13 +25,24 @@ fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         ));
     };
     // Pad-1 calls the attribute `paddings`; Pad-2 renames it `pads`; Pad-11 makes it an input.
-    let pads: Option<Vec<Dim>> = if ctx.opset() < 11 {
+    let (pads, count): (Option<Vec<Dim>>, Option<usize>) = if ctx.opset() < 11 {
         let name = if ctx.opset() < 2 { "paddings" } else { "pads" };
-        ctx.attrs()
-            .ints(name)?
-            .map(|p| p.iter().copied().map(Dim::known).collect())
+        let Some(list) = ctx.attrs().ints(name)? else {
+            return Err(spec::missing_attr(
+                &format!("Pad-{}", ctx.opset().min(2)),
+                name,
+            ));
+        };
+        (
+            Some(list.iter().copied().map(Dim::known).collect()),
+            Some(list.len()),
+        )
     } else {
-        ctx.required(1)?.value.map(|v| v.data.clone())
+        let input = ctx.required(1)?;
+        (
+            input.value.map(|v| v.data.clone()),
+            spec::list_len(Some(input)),
+        )
     };
     let axes: Vec<usize> = match axes::input_ints(ctx.input(3)) {
         Some(list) if ctx.opset() >= 18 => list
@@ -44,7 +56,21 @@ fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }
         _ => (0..dims.len()).collect(),
     };
-    let Some(pads) = pads.filter(|p| p.len() == 2 * axes.len()) else {
+    let expected = axes.len().saturating_mul(2);
+    if let Some(n) = count.filter(|&n| n != expected) {
+        let per = if ctx.opset() >= 18 && ctx.input(3).is_some() {
+            "axis listed in `axes`"
+        } else {
+            "input dimension"
+        };
+        return Err(spec::wrong_len(
+            format!("Pad's pads must have two values (begin, end) per {per}"),
+            n,
+            expected,
+            &[0, 1],
+        ));
+    }
+    let Some(pads) = pads.filter(|p| p.len() == expected) else {
         return Ok(Inferred::single(
             Output::shape(unknown_dims(dims.len())).elem(data.elem),
         ));
@@ -60,9 +86,13 @@ fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             // below 0 fails at run time); a static negative size can never run.
             let grown = slot.add(begin).add(end);
             if grown.as_known().is_some_and(|v| v < 0) {
-                return Err(RuleError::Invalid(format!(
-                    "Pad gives axis {axis} the negative size {grown}"
-                )));
+                return Err(Constraint::new(
+                    "negative pads may crop an axis at most to size 0",
+                    format!("axis {axis} of size {slot} padded by {begin} and {end} is {grown}"),
+                    &[0, 1],
+                )
+                .fix("reduce the negative pads on that axis")
+                .unmet());
             }
             *slot = grown;
         }
@@ -74,6 +104,7 @@ fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec::verdict::{shape, unmet};
     use super::super::testing;
     use crate::shape::values::ValueTensor;
     use crate::shape::{Dim, Shape};
@@ -151,5 +182,45 @@ mod tests {
             out.outputs[0].shape,
             Shape::Ranked(vec![Dim::sym("n"), Dim::known(4), Dim::known(6)])
         );
+    }
+
+    #[test]
+    fn pads_length_is_two_per_padded_axis() {
+        let x = || testing::dims(&["2", "3"]);
+        let list = |v: &[i64]| {
+            testing::ints(ValueTensor::vector(v.iter().copied().map(Dim::known).collect()).unwrap())
+        };
+        assert!(unmet(&testing::run(
+            "Pad",
+            13,
+            &[x(), list(&[1, 1, 1])],
+            vec![]
+        )));
+        let declared = testing::shape(Shape::from_known(&[3]));
+        assert!(unmet(&testing::run("Pad", 13, &[x(), declared], vec![])));
+        let pads = vec![testing::ints_attr("pads", &[1, 1, 1])];
+        assert!(unmet(&testing::run("Pad", 2, &[x()], pads)));
+        assert!(unmet(&testing::run("Pad", 2, &[x()], vec![])));
+        // Pad-18: two values per listed axis.
+        let with_axes =
+            |pads: &[i64]| testing::run("Pad", 18, &[x(), list(pads), None, list(&[1])], vec![]);
+        assert!(unmet(&with_axes(&[1, 1, 1, 1])));
+        assert_eq!(shape(&with_axes(&[1, 1])), "[2, 5]");
+        // Cropping to exactly 0 runs.
+        assert_eq!(
+            shape(&testing::run(
+                "Pad",
+                13,
+                &[x(), list(&[0, -2, 0, -1])],
+                vec![]
+            )),
+            "[2, 0]"
+        );
+        assert!(unmet(&testing::run(
+            "Pad",
+            13,
+            &[x(), list(&[0, -2, 0, -2])],
+            vec![]
+        )));
     }
 }

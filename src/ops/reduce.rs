@@ -271,4 +271,34 @@ mod tests {
         assert_eq!(r.outputs[0].elem, Some(7));
         assert!(run("ArgMin", 13, &[s(&["b", "10"])], vec![int_attr("axis", 2)]).is_err());
     }
+
+    #[test]
+    fn axes_out_of_range_by_opset_and_op() {
+        let x = || s(&["2", "3"]);
+        let unmet = |r| matches!(r, Err(crate::ops::RuleError::Unmet(_)));
+        // The attribute before 18 (13 for ReduceSum), input 1 after.
+        assert!(unmet(run(
+            "ReduceMean",
+            13,
+            &[x()],
+            vec![ints_attr("axes", &[2])]
+        )));
+        assert!(unmet(run("ReduceMean", 18, &[x(), axes(&[-3])], vec![])));
+        assert!(unmet(run("ReduceSum", 13, &[x(), axes(&[2])], vec![])));
+        assert!(unmet(run(
+            "ReduceSum",
+            11,
+            &[x()],
+            vec![ints_attr("axes", &[2])]
+        )));
+        assert!(unmet(run(
+            "ArgMax",
+            13,
+            &[s(&[])],
+            vec![int_attr("axis", 0)]
+        )));
+        // A repeated axis runs in onnxruntime.
+        let r = run("ReduceMean", 13, &[x()], vec![ints_attr("axes", &[0, 0])]);
+        assert_eq!(out(r), "[1, 3]");
+    }
 }

@@ -3,7 +3,9 @@
 //! `DepthToSpace` and `SpaceToDepth` in `transpose.rs`.
 
 use super::axes::{product, unknown_dims};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::constraint::{Constraint, Pending};
+use super::reshape_target::{minus_one, target_dims};
+use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -37,17 +39,16 @@ pub(super) fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
 
 /// `Reshape(data, shape)` (opset 5+; `shape` attribute before): `0` copies the input's dim at the
 /// same index unless `allowzero=1`; one `-1` is the total size divided by the product of the
-/// other dims, computed only when that division is exact.
+/// other dims, computed only when that division is exact. "The input tensor's shape and the
+/// output tensor's shape are required to have the same number of elements" (Reshape doc).
 fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let target: Vec<Dim> = if ctx.opset() < 5 {
         match ctx.attrs().ints("shape")? {
             Some(list) => list.iter().copied().map(Dim::known).collect(),
-            None => {
-                return Err(RuleError::Invalid(
-                    "Reshape-1 needs a shape attribute".into(),
-                ))
-            }
+            // Optional in the Reshape-1 schema, but onnxruntime's Reshape_1 kernel refuses to
+            // load without it ("Attribute shape is not set").
+            None => return Err(spec::missing_attr("Reshape-1 (onnxruntime)", "shape")),
         }
     } else {
         let shape_input = ctx.required(1)?;
@@ -65,68 +66,58 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         value.data.clone()
     };
     let allow_zero = ctx.opset() >= 14 && ctx.int("allowzero", 0)? != 0;
-    let has = |v: i64| target.iter().any(|t| t.as_known() == Some(v));
-    if allow_zero && has(0) && has(-1) {
-        // Reshape-14: with allowzero a literal 0 and a -1 together have no solution.
-        return Err(RuleError::Invalid(
-            "Reshape with allowzero has both 0 and -1".into(),
-        ));
-    }
     let input_dims = data.shape.dims();
-    let mut dims = Vec::with_capacity(target.len());
-    let mut inferred_at = None;
-    for (i, t) in target.iter().enumerate() {
-        let dim = match t.as_known() {
-            Some(0) if !allow_zero => input_dims
-                .and_then(|d| d.get(i))
-                .cloned()
-                .unwrap_or(Dim::Unknown),
-            Some(-1) => {
-                if inferred_at.replace(i).is_some() {
-                    return Err(RuleError::Invalid(
-                        "Reshape target has two -1 entries".into(),
-                    ));
-                }
-                Dim::Unknown
-            }
-            Some(n) if n < -1 => {
-                return Err(RuleError::Invalid(format!("Reshape target has size {n}")))
-            }
-            _ => t.clone(),
-        };
-        dims.push(dim);
-    }
-    if let (Some(at), Some(input_dims)) = (inferred_at, input_dims) {
-        let total = product(input_dims);
-        let others = product(
-            &dims
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != at)
-                .map(|(_, d)| d.clone())
-                .collect::<Vec<_>>(),
-        );
-        if let Some(slot) = dims.get_mut(at) {
-            *slot = total.div_exact(&others);
+    let (dims, inferred_at) = target_dims(&target, input_dims, allow_zero)?;
+    let Some(input_dims) = input_dims else {
+        return Ok(Inferred::single(reshaped(ctx, Shape::Ranked(dims))));
+    };
+    let total = product(input_dims);
+    let mut pending = Pending::default();
+    let dims = match inferred_at {
+        None => {
+            let count = product(&dims);
+            pending.equal(&total, &count, || {
+                Constraint::new(
+                    "Reshape's target must have as many elements as the input (Reshape doc)",
+                    format!("the input has {total} elements, the target {count}"),
+                    &[0, 1],
+                )
+                .fix("correct the target shape (or use -1 for the dim to infer)")
+            })?;
+            dims
         }
-    }
-    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(dims))))
+        Some(at) => minus_one(dims, at, &total)?,
+    };
+    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(dims))).with_conditions(pending.into_checks()))
 }
 
-/// `Flatten(x, axis)`: `[prod(dims[..axis]), prod(dims[axis..])]`.
+/// `Flatten(x, axis)`: `[prod(dims[..axis]), prod(dims[axis..])]`. The axis is in `[0, r]`
+/// before opset 11 and `[-r, r]` from 11 (r inclusive: `axis = r` gives `[N, 1]`).
 fn flatten(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let Some(dims) = input.shape.dims() else {
         return Ok(Inferred::single(reshaped(ctx, unknown_dims(2))));
     };
-    let axis = ctx.int("axis", 1)?;
+    let given = ctx.int("axis", 1)?;
     let rank = i64::try_from(dims.len()).unwrap_or(i64::MAX);
-    // Flatten accepts axis in [-r, r].
-    let axis = if axis < 0 { axis + rank } else { axis };
+    let low = if ctx.opset() >= 11 { -rank } else { 0 };
+    let axis = if given < 0 {
+        given.saturating_add(rank)
+    } else {
+        given
+    };
     let axis = usize::try_from(axis)
         .ok()
-        .filter(|a| *a <= dims.len())
-        .ok_or_else(|| RuleError::Invalid(format!("Flatten axis out of range for rank {rank}")))?;
+        .filter(|a| *a <= dims.len() && given >= low)
+        .ok_or_else(|| {
+            Constraint::new(
+                format!("Flatten's axis must be in [{low}, r] for an input of rank r"),
+                format!("axis is {given}, rank is {rank}"),
+                &[0],
+            )
+            .fix(format!("use an axis in [{low}, {rank}]"))
+            .unmet()
+        })?;
     let (outer, inner) = dims.split_at(axis);
     Ok(Inferred::single(reshaped(
         ctx,

@@ -6,7 +6,7 @@
 //! `tf_crop_and_resize`, whose output also depends on the `roi` values.
 
 use super::axes::{self, unknown_dims};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{resize_lengths, spec, Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::{Dim, Shape};
 
 /// The rule for `op_type`, if this family has it.
@@ -76,23 +76,21 @@ fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         return output(Shape::Unranked);
     };
     let scales = if (7..9).contains(&ctx.opset()) {
-        ctx.attrs()
-            .floats("scales")?
-            .ok_or_else(|| RuleError::Invalid("Upsample needs scales".into()))?
-            .to_vec()
+        let Some(scales) = ctx.attrs().floats("scales")? else {
+            return Err(spec::missing_attr("Upsample-7", "scales"));
+        };
+        resize_lengths::require("Upsample", "scales", Some(scales.len()), dims.len())?;
+        scales.to_vec()
     } else {
+        if ctx.opset() >= 9 {
+            let given = spec::list_len(ctx.input(1));
+            resize_lengths::require("Upsample", "scales", given, dims.len())?;
+        }
         match integral_scales(ctx, 1).filter(|_| ctx.opset() >= 9) {
             Some(scales) => scales,
             None => return output(unknown_dims(dims.len())),
         }
     };
-    if scales.len() != dims.len() {
-        return Err(RuleError::Invalid(format!(
-            "Upsample has {} scales for rank {}",
-            scales.len(),
-            dims.len()
-        )));
-    }
     output(Shape::Ranked(
         dims.iter()
             .zip(&scales)
@@ -126,16 +124,17 @@ fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             .dims()
             .is_none_or(|d| d.first() != Some(&Dim::known(0)))
     });
+    let scales_slot = if ctx.opset() >= 11 { 2 } else { 1 };
+    let lengths = [
+        ("sizes", spec::list_len(sizes)),
+        ("scales", spec::list_len(ctx.input(scales_slot))),
+    ];
+    for (what, given) in lengths {
+        resize_lengths::require("Resize", what, given, resized.len())?;
+    }
     let mut out = dims.to_vec();
     let targets = sizes.and_then(|s| s.value).filter(|_| stretch);
     if let Some(targets) = targets {
-        if targets.data.len() != resized.len() {
-            return Err(RuleError::Invalid(format!(
-                "Resize has {} sizes for {} axes",
-                targets.data.len(),
-                resized.len()
-            )));
-        }
         for (&axis, size) in resized.iter().zip(&targets.data) {
             if let Some(slot) = out.get_mut(axis) {
                 *slot = size.clone();
@@ -143,18 +142,11 @@ fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }
     } else {
         // Opset 10 has `Resize(X, scales)`; from 11 scales are the third input.
-        let slot = if ctx.opset() >= 11 { 2 } else { 1 };
+        let slot = scales_slot;
         let crop = ctx.opset() >= 11
             && ctx.attrs().string("coordinate_transformation_mode")? == Some("tf_crop_and_resize");
         let scales = integral_scales(ctx, slot).filter(|_| sizes.is_none() && !crop);
         match scales {
-            Some(scales) if scales.len() != resized.len() => {
-                return Err(RuleError::Invalid(format!(
-                    "Resize has {} scales for {} axes",
-                    scales.len(),
-                    resized.len()
-                )));
-            }
             Some(scales) => {
                 for (&axis, &scale) in resized.iter().zip(&scales) {
                     if let Some(slot) = out.get_mut(axis) {

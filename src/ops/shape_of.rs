@@ -3,6 +3,7 @@
 //! carries the input's dims as symbolic values, which is where data propagation starts.
 
 use super::axes::product;
+use super::constraint::Constraint;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::infer::declared::{self, MAX_VALUE_ELEMENTS};
 use crate::infer::elem;
@@ -44,7 +45,8 @@ fn shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     };
     let selected = dims.get(start..end.max(start)).unwrap_or_default().to_vec();
     let value = ValueTensor::vector(selected)
-        .ok_or_else(|| RuleError::Invalid("shape too large to carry as a value".into()))?;
+        // The engine's own limit on values it carries, not a fault of the model.
+        .ok_or_else(|| RuleError::Beyond("shape too large to carry as a value".into()))?;
     Ok(Inferred::single(Output::value(value, Some(elem::INT64))))
 }
 
@@ -90,9 +92,13 @@ fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         },
     };
     if let Some(size) = dims.iter().find_map(|d| d.as_known().filter(|&v| v < 0)) {
-        return Err(RuleError::Invalid(format!(
-            "ConstantOfShape size {size} is negative"
-        )));
+        // "shape input tensor must have non-negative elements" (ONNX shape inference).
+        return Err(Constraint::new(
+            "ConstantOfShape's shape must have non-negative elements",
+            format!("an element is {size}"),
+            &[0],
+        )
+        .unmet());
     }
     let fill_value = fill
         .and_then(declared::int_values)
@@ -128,6 +134,15 @@ fn range(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             .and_then(|v| v.data.first().cloned()))
     };
     let (start, limit, delta) = (scalar(0)?, scalar(1)?, scalar(2)?);
+    // "delta in Range operator can not be zero!" (onnxruntime); a float delta's value is
+    // read only when it is integral.
+    let float_delta = ctx
+        .integral_floats(2)
+        .and_then(|v| v.data.first())
+        .and_then(Dim::as_known);
+    if delta.as_ref().and_then(Dim::as_known).or(float_delta) == Some(0) {
+        return Err(Constraint::new("Range's delta must not be 0", "delta is 0", &[2]).unmet());
+    }
     let statics = (
         start.as_ref().and_then(Dim::as_known),
         limit.as_ref().and_then(Dim::as_known),
@@ -317,5 +332,18 @@ mod tests {
         let out = testing::run("ConstantOfShape", 9, &[target], vec![]).unwrap();
         assert_eq!(out.outputs[0].shape, Shape::Ranked(vec![Dim::Unknown; 3]));
         assert_eq!(out.outputs[0].elem, Some(1));
+    }
+
+    #[test]
+    fn range_delta_and_constant_of_shape_sizes() {
+        let scalar = |v| testing::ints(ValueTensor::new(vec![], vec![Dim::known(v)]).unwrap());
+        let r = testing::run("Range", 11, &[scalar(0), scalar(3), scalar(0)], vec![]);
+        assert!(matches!(r, Err(crate::ops::RuleError::Unmet(_))));
+        let zero = testing::floats(ValueTensor::new(vec![], vec![Dim::known(0)]).unwrap());
+        let r = testing::run("Range", 11, &[scalar(0), scalar(3), zero], vec![]);
+        assert!(matches!(r, Err(crate::ops::RuleError::Unmet(_))));
+        let shape = ValueTensor::vector(vec![Dim::known(2), Dim::known(-1)]).unwrap();
+        let r = testing::run("ConstantOfShape", 9, &[testing::ints(shape)], vec![]);
+        assert!(matches!(r, Err(crate::ops::RuleError::Unmet(_))));
     }
 }

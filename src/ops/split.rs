@@ -4,7 +4,8 @@
 //! and the last one takes the rest, as the ONNX reference implementation does.
 
 use super::axes;
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::constraint::{Constraint, Pending};
+use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::{Dim, Shape};
 
 /// The rule for `op_type`, if this family has it.
@@ -15,23 +16,54 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     })
 }
 
-/// Explicit sizes: attribute in opsets 2-12, input otherwise. `Err(())` stands for a `split`
-/// input whose values are unknown.
-fn explicit_sizes(ctx: &Ctx<'_>) -> Result<Result<Option<Vec<Dim>>, ()>, RuleError> {
-    if (2..13).contains(&ctx.opset()) {
+/// The `split` sizes a node gives.
+enum Sizes {
+    /// None: equal parts.
+    Absent,
+    /// Sizes whose values are known.
+    Known(Vec<Dim>),
+    /// A `split` input whose values are not known; its length may be.
+    Dynamic(Option<usize>),
+}
+
+/// Explicit sizes: attribute in opsets 2-12, input from 13; Split-1 takes either (the input
+/// first).
+fn explicit_sizes(ctx: &Ctx<'_>) -> Result<Sizes, RuleError> {
+    let input = ctx
+        .input(1)
+        .filter(|_| ctx.opset() < 2 || ctx.opset() >= 13);
+    if input.is_none() && ctx.opset() < 13 {
         let list = ctx.attrs().ints("split")?;
-        return Ok(Ok(list.map(|l| l.iter().copied().map(Dim::known).collect())));
+        return Ok(list.map_or(Sizes::Absent, |l| {
+            Sizes::Known(l.iter().copied().map(Dim::known).collect())
+        }));
     }
-    Ok(match ctx.input(1) {
-        None => Ok(None),
-        Some(input) => input.value.map(|v| Some(v.data.clone())).ok_or(()),
+    Ok(match input {
+        None => Sizes::Absent,
+        Some(input) => match input.value {
+            Some(v) => Sizes::Known(v.data.clone()),
+            None => Sizes::Dynamic(spec::list_len(Some(input))),
+        },
     })
 }
 
-/// Equal parts of `whole` into `parts` pieces.
+/// Equal parts of `whole` into `parts` pieces: exact before opset 18 ("The input is not evenly
+/// splittable"), `ceil` chunks with a smaller last one from 18.
 fn equal_parts(whole: &Dim, parts: usize, ceil_chunks: bool) -> Result<Vec<Dim>, RuleError> {
     let n = axes::count(parts);
     let exact = whole.div_exact(&n);
+    if let (Some(w), Some(k)) = (whole.as_known(), n.as_known()) {
+        if !ceil_chunks && k > 0 && w.checked_rem(k).is_some_and(|r| r != 0) {
+            return Err(Constraint::new(
+                "without `split` sizes, Split's axis dim must divide evenly into the outputs \
+                 (before opset 18)",
+                format!("{w} into {k} outputs"),
+                &[0],
+            )
+            .fix("give the `split` sizes, or change the number of outputs")
+            .unmet());
+        }
+    }
     if exact != Dim::Unknown || !ceil_chunks {
         return Ok(vec![exact; parts]);
     }
@@ -41,13 +73,47 @@ fn equal_parts(whole: &Dim, parts: usize, ceil_chunks: bool) -> Result<Vec<Dim>,
     let before_last = chunk.mul(&axes::count(parts.saturating_sub(1)));
     let last = whole.sub(&before_last);
     if last.as_known().is_some_and(|v| v < 0) {
-        return Err(RuleError::Invalid(format!(
-            "Split of {whole} into {parts} parts leaves a negative last part"
-        )));
+        return Err(Constraint::new(
+            "Split's num_outputs chunks of ceil(dim / num_outputs) must not leave a negative \
+             last chunk",
+            format!("{whole} into {parts} chunks of {chunk}"),
+            &[0],
+        )
+        .fix("use fewer outputs, or give the `split` sizes")
+        .unmet());
     }
     let mut sizes = vec![chunk; parts.saturating_sub(1)];
     sizes.push(last);
     Ok(sizes)
+}
+
+/// Opset 18's `num_outputs`: required without `split`, forbidden with it, at least 1, and the
+/// node's output count (onnxruntime: "Number of outputs (2) does not match `num_outputs`").
+fn num_outputs(ctx: &Ctx<'_>, sizes: &Sizes, outputs: usize) -> Result<usize, RuleError> {
+    let given = ctx.attrs().int("num_outputs")?;
+    let fault = |requires: &str, found: String| {
+        Constraint::new(requires, found, &[])
+            .fix(
+                "set num_outputs to the node's output count, \
+            or give the `split` input instead",
+            )
+            .unmet()
+    };
+    match (given, sizes) {
+        (None, Sizes::Absent) => Err(fault(
+            "Split-18 needs either the `split` input or the `num_outputs` attribute",
+            "neither is given".into(),
+        )),
+        (Some(_), Sizes::Known(_) | Sizes::Dynamic(_)) => Err(fault(
+            "Split-18 takes the `split` input or `num_outputs`, not both",
+            "both are given".into(),
+        )),
+        (Some(n), _) if usize::try_from(n).ok() != Some(outputs) || n < 1 => Err(fault(
+            "Split's num_outputs must be at least 1 and equal the number of outputs",
+            format!("num_outputs is {n}, the node has {outputs} outputs"),
+        )),
+        _ => Ok(outputs),
+    }
 }
 
 /// `Split(input, split, axis, num_outputs)`.
@@ -55,6 +121,25 @@ fn split(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let outputs = ctx.node().outputs.len();
     let part = |dims: Vec<Dim>| Output::shape(Shape::Ranked(dims)).elem(data.elem);
+    let sizes = explicit_sizes(ctx)?;
+    let parts = if ctx.opset() >= 18 {
+        num_outputs(ctx, &sizes, outputs)?
+    } else {
+        outputs.max(1)
+    };
+    let count = match &sizes {
+        Sizes::Known(list) => Some(list.len()),
+        Sizes::Dynamic(n) => *n,
+        Sizes::Absent => None,
+    };
+    if let Some(n) = count.filter(|&n| n != outputs) {
+        return Err(spec::wrong_len(
+            "Split's `split` must have one size per output",
+            n,
+            outputs,
+            &[1],
+        ));
+    }
     let Some(dims) = data.shape.dims() else {
         return Ok(Inferred::many(vec![
             Output::shape(Shape::Unranked)
@@ -64,40 +149,14 @@ fn split(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     };
     let axis = axes::require(ctx.int("axis", 0)?, dims.len(), "Split axis")?;
     let whole = dims.get(axis).cloned().unwrap_or(Dim::Unknown);
-    let num_outputs = if ctx.opset() >= 18 {
-        ctx.attrs().int("num_outputs")?
-    } else {
-        None
-    };
-    let sizes = match explicit_sizes(ctx)? {
-        Ok(Some(sizes)) => {
-            if sizes.len() != outputs {
-                return Err(RuleError::Invalid(format!(
-                    "Split has {} sizes for {outputs} outputs",
-                    sizes.len()
-                )));
-            }
-            let total = sizes.iter().fold(Dim::known(0), |acc, s| acc.add(s));
-            if total.eq_dim(&whole).is_no() {
-                return Err(RuleError::Invalid(format!(
-                    "Split sizes add up to {total}, not {whole}"
-                )));
-            }
+    let mut pending = Pending::default();
+    let sizes = match sizes {
+        Sizes::Known(sizes) => {
+            checked_sizes(&mut pending, &sizes, &whole)?;
             sizes
         }
-        Ok(None) => {
-            let parts = match num_outputs {
-                Some(n) => usize::try_from(n)
-                    .ok()
-                    .filter(|&n| n == outputs && n > 0)
-                    .ok_or_else(|| {
-                        RuleError::Invalid(format!("num_outputs {n} for {outputs} outputs"))
-                    })?,
-                None => outputs.max(1),
-            };
-            equal_parts(&whole, parts, ctx.opset() >= 18)?
-        }
-        Err(()) => vec![Dim::Unknown; outputs],
+        Sizes::Absent => equal_parts(&whole, parts, ctx.opset() >= 18)?,
+        Sizes::Dynamic(_) => vec![Dim::Unknown; outputs],
     };
     let shapes = sizes
         .into_iter()
@@ -109,12 +168,36 @@ fn split(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             part(out)
         })
         .collect();
-    Ok(Inferred::many(shapes))
+    Ok(Inferred::many(shapes).with_conditions(pending.into_checks()))
+}
+
+/// Explicit sizes: none negative ("All values must be >= 0"), summing to the axis dim
+/// ("Mismatch between the sum of 'split' and the split dimension of the input").
+fn checked_sizes(pending: &mut Pending, sizes: &[Dim], whole: &Dim) -> Result<(), RuleError> {
+    if let Some(k) = sizes.iter().find_map(|k| k.as_known().filter(|&k| k < 0)) {
+        return Err(Constraint::new(
+            "Split's `split` sizes must not be negative",
+            format!("a size is {k}"),
+            &[1],
+        )
+        .fix("correct the split sizes")
+        .unmet());
+    }
+    let total = sizes.iter().fold(Dim::known(0), |acc, s| acc.add(s));
+    pending.equal(&total, whole, || {
+        Constraint::new(
+            "Split's `split` sizes must add up to the dim of the split axis",
+            format!("the sizes add up to {total}, the axis dim is {whole}"),
+            &[0, 1],
+        )
+        .fix("correct the split sizes, or the axis")
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{self, int_attr, ints_attr};
+    use super::super::spec::verdict::{conditions, unmet};
+    use super::super::testing::{self, dims as s, int_attr, ints_attr};
     use crate::shape::values::ValueTensor;
     use crate::shape::{Dim, Shape};
 
@@ -212,5 +295,65 @@ mod tests {
         let x = testing::shape(Shape::from_known(&[6]));
         let sizes = testing::ints(ValueTensor::vector(vec![Dim::known(2), Dim::known(2)]).unwrap());
         assert!(testing::run_in("", "Split", 13, &[x, sizes], vec![], 2).is_err());
+    }
+
+    fn split(
+        opset: i64,
+        x: &[&str],
+        sizes: Option<&[i64]>,
+        attrs: Vec<crate::proto::AttributeProto>,
+        outputs: usize,
+    ) -> Result<crate::ops::Inferred, crate::ops::RuleError> {
+        let sizes = sizes.and_then(|s| {
+            testing::ints(ValueTensor::vector(s.iter().copied().map(Dim::known).collect()).unwrap())
+        });
+        testing::run_in("", "Split", opset, &[s(x), sizes], attrs, outputs)
+    }
+
+    #[test]
+    fn sizes_must_match_outputs_sum_and_sign() {
+        assert!(unmet(&split(13, &["5"], Some(&[2, 2]), vec![], 2)));
+        assert!(unmet(&split(13, &["5"], Some(&[2, 2, 1]), vec![], 2)));
+        assert!(unmet(&split(13, &["5"], Some(&[6, -1]), vec![], 2)));
+        assert!(unmet(&split(
+            11,
+            &["5"],
+            None,
+            vec![ints_attr("split", &[2, 3])],
+            3
+        )));
+        let ok = split(13, &["5"], Some(&[2, 3]), vec![], 2);
+        assert!(conditions(&ok).is_empty() && !unmet(&ok));
+        // A split input of unknown values still has a declared length.
+        let declared = testing::shape(Shape::from_known(&[3]));
+        let r = testing::run_in("", "Split", 13, &[s(&["5"]), declared], vec![], 2);
+        assert!(unmet(&r));
+    }
+
+    #[test]
+    fn symbolic_sum_is_a_condition() {
+        let r = split(13, &["n"], Some(&[2, 3]), vec![], 2);
+        assert_eq!(conditions(&r), ["n = 5"]);
+    }
+
+    #[test]
+    fn equal_parts_must_divide_before_18() {
+        assert!(unmet(&split(13, &["5"], None, vec![], 2)));
+        assert!(unmet(&split(11, &["5"], None, vec![], 2)));
+        // Split-1 takes the sizes from the attribute when there is no input.
+        let r = split(1, &["5"], None, vec![ints_attr("split", &[2, 3])], 2);
+        assert!(!unmet(&r));
+    }
+
+    #[test]
+    fn num_outputs_rules_from_18() {
+        let num = |n| vec![int_attr("num_outputs", n)];
+        assert!(unmet(&split(18, &["6"], None, vec![], 2)));
+        assert!(unmet(&split(18, &["6"], None, num(3), 2)));
+        assert!(unmet(&split(18, &["6"], None, num(0), 0)));
+        assert!(unmet(&split(18, &["6"], Some(&[3, 3]), num(2), 2)));
+        assert!(unmet(&split(18, &["5"], None, num(4), 4)));
+        assert!(!unmet(&split(18, &["2"], None, num(3), 3)));
+        assert!(!unmet(&split(18, &["7"], None, num(3), 3)));
     }
 }

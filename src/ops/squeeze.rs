@@ -2,8 +2,9 @@
 //! shape computations use to turn scalars into 1-D values and back: small values pass through.
 
 use super::axes::{self, unknown_dims};
+use super::constraint::{Constraint, Pending};
 use super::reshape::reshaped;
-use super::{Ctx, Inferred, RuleError, RuleFn};
+use super::{spec, Ctx, Inferred, RuleError, RuleFn};
 use crate::shape::{Dim, Shape, Tri};
 
 /// The rule for `op_type`, if this family has it.
@@ -76,13 +77,18 @@ fn squeeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             )));
         }
     };
-    if let Some(at) = removed
-        .iter()
-        .find(|&&i| dims.get(i).is_some_and(|d| d.is_one() == Tri::No))
-    {
-        return Err(RuleError::Invalid(format!(
-            "Squeeze axis {at} has a size other than 1"
-        )));
+    // "If an axis is selected with shape entry not equal to one, an error is raised."
+    let mut pending = Pending::default();
+    for &at in &removed {
+        let Some(d) = dims.get(at) else { continue };
+        pending.equal(d, &Dim::known(1), || {
+            Constraint::new(
+                "Squeeze may only remove dims of size 1 (Squeeze doc)",
+                format!("axis {at} has size {d}"),
+                &[0],
+            )
+            .fix("remove that axis from `axes`, or Reshape instead")
+        })?;
     }
     let kept = dims
         .iter()
@@ -90,7 +96,7 @@ fn squeeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         .filter(|(i, _)| !removed.contains(i))
         .map(|(_, d)| d.clone())
         .collect();
-    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(kept))))
+    Ok(Inferred::single(reshaped(ctx, Shape::Ranked(kept))).with_conditions(pending.into_checks()))
 }
 
 /// `Unsqueeze`: inserts 1s at the listed axes, counted in the output's rank.
@@ -98,7 +104,11 @@ fn unsqueeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let list = match squeeze_axes(ctx)? {
         AxesArg::Static(list) => list,
-        AxesArg::Absent => return Err(RuleError::Invalid("Unsqueeze needs axes".into())),
+        // Required: the attribute before opset 13, input 1 from 13.
+        AxesArg::Absent if ctx.opset() < 13 => {
+            return Err(spec::missing_attr("Unsqueeze-1/11", "axes"))
+        }
+        AxesArg::Absent => return Err(RuleError::MissingInput(1)),
         AxesArg::Dynamic(count) => {
             let rank = input.shape.rank().zip(count).map(|(r, n)| r + n);
             return Ok(Inferred::single(reshaped(
@@ -113,12 +123,23 @@ fn unsqueeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let rank = dims.len() + list.len();
     let mut inserted: Vec<usize> = list
         .iter()
-        .map(|&a| axes::require(a, rank, "Unsqueeze axis"))
+        .map(|&a| {
+            axes::normalise(a, rank).ok_or_else(|| {
+                Constraint::new(
+                    "Unsqueeze axes must be in [-r, r-1] for the output's rank r (the input's \
+                     rank plus the number of axes)",
+                    format!("axis {a}, output rank {rank}"),
+                    &[0],
+                )
+                .fix(format!("use axes in [-{rank}, {}]", rank.saturating_sub(1)))
+                .unmet()
+            })
+        })
         .collect::<Result<_, _>>()?;
-    inserted.sort_unstable();
-    if inserted.windows(2).any(|w| w.first() == w.get(1)) {
-        return Err(RuleError::Invalid("Unsqueeze axes repeat".into()));
+    if let Some(axis) = spec::repeated(&inserted) {
+        return Err(spec::repeated_axis("Unsqueeze", "axes", axis, 1));
     }
+    inserted.sort_unstable();
     let mut source = dims.iter();
     let out = (0..rank)
         .map(|i| {
@@ -134,6 +155,7 @@ fn unsqueeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec::verdict::{conditions, shape, unmet};
     use super::super::testing::{self, ints_attr};
     use crate::shape::values::ValueTensor;
     use crate::shape::{Dim, Shape};
@@ -234,5 +256,74 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out.outputs[0].value.as_ref().unwrap().data, vec![s()]);
+    }
+
+    #[test]
+    fn squeezed_dims_must_be_one() {
+        let axes = |a: &[i64]| {
+            testing::ints(ValueTensor::vector(a.iter().copied().map(Dim::known).collect()).unwrap())
+        };
+        let r = testing::run(
+            "Squeeze",
+            13,
+            &[testing::dims(&["2", "3"]), axes(&[0])],
+            vec![],
+        );
+        assert!(unmet(&r));
+        let r = testing::run(
+            "Squeeze",
+            13,
+            &[testing::dims(&["n", "3"]), axes(&[0])],
+            vec![],
+        );
+        assert_eq!(conditions(&r), ["n = 1"]);
+        assert_eq!(shape(&r), "[3]");
+        // A repeated Squeeze axis runs in onnxruntime.
+        let r = testing::run(
+            "Squeeze",
+            13,
+            &[testing::dims(&["1", "3"]), axes(&[0, 0])],
+            vec![],
+        );
+        assert_eq!(shape(&r), "[3]");
+        let r = testing::run(
+            "Squeeze",
+            11,
+            &[testing::dims(&["2", "3"])],
+            vec![ints_attr("axes", &[0])],
+        );
+        assert!(unmet(&r));
+    }
+
+    #[test]
+    fn unsqueeze_axes_required_in_range_and_once() {
+        let axes = |a: &[i64]| {
+            testing::ints(ValueTensor::vector(a.iter().copied().map(Dim::known).collect()).unwrap())
+        };
+        let x = || testing::dims(&["3"]);
+        assert!(unmet(&testing::run(
+            "Unsqueeze",
+            13,
+            &[x(), axes(&[0, 0])],
+            vec![]
+        )));
+        assert!(unmet(&testing::run(
+            "Unsqueeze",
+            13,
+            &[x(), axes(&[2])],
+            vec![]
+        )));
+        assert_eq!(
+            shape(&testing::run("Unsqueeze", 13, &[x(), axes(&[-1])], vec![])),
+            "[3, 1]"
+        );
+        assert!(unmet(&testing::run("Unsqueeze", 11, &[x()], vec![])));
+        assert!(matches!(
+            testing::run("Unsqueeze", 13, &[x()], vec![]),
+            Err(crate::ops::RuleError::MissingInput(1))
+        ));
+        // Unsqueeze-1 documents non-negative axes, but onnxruntime accepts -1.
+        let r = testing::run("Unsqueeze", 1, &[x()], vec![ints_attr("axes", &[-1])]);
+        assert_eq!(shape(&r), "[3, 1]");
     }
 }

@@ -4,13 +4,16 @@
 //! unknown. Slicing a small 1-D value (`Shape -> Slice`) slices its elements.
 
 mod bounds;
+mod lengths;
 
 use super::axes::{self, unknown_dims};
-use super::value_ops;
-use super::{Ctx, Inferred, Input, Output, RuleError, RuleFn};
+use super::constraint::Constraint;
+use super::{spec, value_ops};
+use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 use bounds::{slice_length, static_slice};
+use lengths::same_lengths;
 
 /// The rule for `op_type`, if this family has it.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
@@ -34,14 +37,6 @@ fn bounds(ctx: &Ctx<'_>, name: &str, slot: usize) -> Result<Option<Vec<Dim>>, Ru
         .map(|v| v.data.clone()))
 }
 
-/// The length of a 1-D input from its shape.
-fn length_of(input: Option<Input<'_>>) -> Option<usize> {
-    match input?.shape.dims()? {
-        [n] => n.as_known().and_then(|n| usize::try_from(n).ok()),
-        _ => None,
-    }
-}
-
 /// `Slice(data, starts, ends, axes, steps)`.
 fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
@@ -55,23 +50,29 @@ fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     let (starts, ends) = (bounds(ctx, "starts", 1)?, bounds(ctx, "ends", 2)?);
     if ctx.opset() < 10 && (starts.is_none() || ends.is_none()) {
-        return Err(RuleError::Invalid("Slice needs starts and ends".into()));
+        return Err(spec::missing_attr("Slice-1", "starts` and `ends"));
     }
-    let count = starts
-        .as_ref()
-        .map(Vec::len)
-        .or_else(|| length_of(ctx.input(1)));
     let given_axes: Option<Vec<i64>> = if ctx.opset() < 10 {
         ctx.attrs().ints("axes")?.map(<[i64]>::to_vec)
     } else {
         match ctx.input(3) {
             None => None,
-            Some(input) => match input.value.and_then(axes::known_ints) {
-                Some(list) => Some(list),
-                None => return unknown(unknown_dims(dims.len())),
-            },
+            Some(input) => input.value.and_then(axes::known_ints),
         }
     };
+    let len = |list: Option<usize>, slot: usize| {
+        list.or_else(|| spec::list_len(ctx.input(slot).filter(|_| ctx.opset() >= 10)))
+    };
+    let count = len(starts.as_ref().map(Vec::len), 1);
+    same_lengths(&[
+        ("starts", count),
+        ("ends", len(ends.as_ref().map(Vec::len), 2)),
+        ("axes", len(given_axes.as_ref().map(Vec::len), 3)),
+        ("steps", len(None, 4)),
+    ])?;
+    if ctx.opset() >= 10 && ctx.input(3).is_some() && given_axes.is_none() {
+        return unknown(unknown_dims(dims.len()));
+    }
     let slice_axes: Vec<usize> = match (given_axes, count) {
         (Some(list), _) => list
             .iter()
@@ -80,17 +81,20 @@ fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (None, Some(n)) => (0..n).collect(),
         (None, None) => return unknown(unknown_dims(dims.len())),
     };
-    if slice_axes
-        .iter()
-        .enumerate()
-        .any(|(i, a)| slice_axes.get(..i).unwrap_or_default().contains(a))
-    {
-        return Err(RuleError::Invalid("Slice axes repeat".into()));
+    if let Some(axis) = spec::repeated(&slice_axes) {
+        return Err(spec::repeated_axis("Slice", "axes", axis, 3));
     }
     let steps = match ctx.input(4).filter(|_| ctx.opset() >= 10) {
         None => Some(vec![1; slice_axes.len()]),
         Some(input) => input.value.and_then(axes::known_ints),
     };
+    if steps.as_ref().is_some_and(|s| s.contains(&0)) {
+        return Err(
+            Constraint::new("Slice's steps cannot be 0", "a step is 0", &[4])
+                .fix("use a positive or negative step")
+                .unmet(),
+        );
+    }
     let (Some(starts), Some(ends), Some(steps)) = (starts, ends, steps) else {
         // Unknown bounds: only the sliced axes become unknown.
         let mut out = dims.to_vec();
@@ -101,15 +105,6 @@ fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }
         return unknown(Shape::Ranked(out));
     };
-    let n = slice_axes.len();
-    if starts.len() != n || ends.len() != n || steps.len() != n {
-        return Err(RuleError::Invalid(
-            "Slice starts, ends, axes and steps differ in length".into(),
-        ));
-    }
-    if steps.contains(&0) {
-        return Err(RuleError::Invalid("Slice step is 0".into()));
-    }
     let mut out = dims.to_vec();
     for (((&axis, start), end), &step) in slice_axes.iter().zip(&starts).zip(&ends).zip(&steps) {
         if let Some(slot) = out.get_mut(axis) {
