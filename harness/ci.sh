@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # CI step (called from .ci/run): fresh venv from PyPI, models, self-test, full run,
-# ratchet against harness/expectations.json. Fails on a regression.
+# ratchet against harness/expectations.json. Fails on a regression, and on any false alarm (an
+# error-severity finding on a valid model: one ONNX ships expected outputs for, or onnxruntime runs),
+# whatever expectations.json records.
 # Torch/transformers models are OFF in CI (3 GB of wheels); HARNESS_TORCH=1 turns them on.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,5 +22,9 @@ rc=0
 ./run.sh > /dev/null || rc=$?
 echo "ci: per-family table (harness/out/family_table.md):"
 cat out/family_table.md
+if [[ -s out/false_alarms.md ]] && grep -q '^- ' out/false_alarms.md; then
+  echo "ci: FAILED: false alarms on valid models (harness/out/false_alarms.md):"
+  grep '^- ' out/false_alarms.md
+fi
 echo "ci: harness took $(( $(date +%s) - start ))s"
 exit $rc

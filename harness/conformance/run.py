@@ -1,6 +1,9 @@
 """Run the conformance harness: truth, engine, ONNX baseline, faults, reports, ratchet.
 
     python -m conformance.run [--update] [--no-faults] [--only SUBSTR] [--engine PATH]
+
+Exits 1 on a ratchet regression, and on any false alarm (an error-severity finding on a
+valid model, see expect.py) whatever expectations.json says, with --no-check too.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from .expect import false_alarms, is_error, valid_reason
 from .pool import HERE, run_jobs
 from .score import accuracy, add_counts, coverage, empty_counts, pct, run_engine, score
 
@@ -39,9 +43,23 @@ HEAD = ("| {k} | values | dims | engine known | engine correct | engine wrong | 
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|{t2}")
 
 
-def table(key, rows, timed=False):
-    h = HEAD.format(k=key, t=" engine s | onnx s |" if timed else "", t2="---:|---:|" if timed else "")
+def table(key, rows, timed=False, alarms=False):
+    t, t2 = (" engine s | onnx s |", "---:|---:|") if timed else ("", "")
+    if alarms:
+        t, t2 = t + " valid | false alarms |", t2 + "---:|---:|"
+    h = HEAD.format(k=key, t=t, t2=t2)
     return "\n".join([h] + rows)
+
+
+def finding_brief(d):
+    node = d.get("node") or {}
+    return {"code": d.get("code"), "severity": d.get("severity"), "node": node.get("name"), "index": node.get("index"),
+            "graph": node.get("graph"), "op_type": node.get("op_type"), "message": d.get("message")}
+
+
+def alarm_line(mid, f):
+    return (f"{mid}: {f['code']} at node {f['node']!r} (#{f['index']}, {f['op_type']}"
+            + (f", graph {f['graph']}" if f.get("graph") not in (None, "", "main") else "") + f"): {f['message']}")
 
 
 def main(argv=None):
@@ -120,13 +138,17 @@ def main(argv=None):
             add_counts(op_o.setdefault(k, empty_counts()), v)
         if truth["status"] != "ok":
             not_run.append((mid, truth["status"], truth.get("reason")))
-        errors = [d for d in er["diagnostics"] if d.get("severity") == "error"]
+        errors = [d for d in er["diagnostics"] if is_error(d)]
         results[mid] = {
             "family": fam, "source": e["source"], "loader": e["loader"], "opset": e.get("opset"),
+            "valid": valid_reason(fam, truth["status"]),
             "truth": {k: truth.get(k) for k in ("status", "reason", "via", "notes")},
             "bindings": [b["env"] for b in truth.get("bindings", [])],
             "engine": {"status": er["status"], "error": er["error"], "exit": er["exit"], "time": er["time"],
-                       "counts": ce, "errors_reported": [(d.get("code"), (d.get("node") or {}).get("name")) for d in errors]},
+                       "counts": ce, "errors_reported": [(d.get("code"), (d.get("node") or {}).get("name")) for d in errors],
+                       "errors": [finding_brief(d) for d in errors],
+                       "findings": sorted({(str(d.get("code")), str((d.get("node") or {}).get("name")))
+                                           for d in er["diagnostics"] if d.get("severity") in ("error", "warning")})},
             "onnx": {"status": onnx_res["status"], "mode": onnx_res.get("mode"), "error": onnx_res.get("error"),
                      "time": onnx_res.get("time"), "counts": co},
         }
@@ -150,13 +172,20 @@ def main(argv=None):
     fam_rows = []
     tot_e, tot_o = empty_counts(), empty_counts()
     fams = sorted(fam_e)
+    alarms = false_alarms(results)
+    alarm_models = {mid for mid, _ in alarms}
+
+    def valid_cols(pred):
+        valid = [mid for mid, r in results.items() if pred(r) and r["valid"]]
+        return f" {len(valid)} | {sum(1 for mid, _ in alarms if pred(results[mid]))} |"
+
     for f in fams:
         fam_rows.append(fmt_row(f"{f} ({sum(1 for e in entries if e['family'] == f)})", fam_e[f], fam_o[f],
-                                fam_time[f][0], fam_time[f][1]))
+                                fam_time[f][0], fam_time[f][1]) + valid_cols(lambda r, f=f: r["family"] == f))
         add_counts(tot_e, fam_e[f])
         add_counts(tot_o, fam_o[f])
     fam_rows.append(fmt_row(f"**all** ({len(entries)})", tot_e, tot_o, sum(v[0] for v in fam_time.values()),
-                            sum(v[1] for v in fam_time.values())))
+                            sum(v[1] for v in fam_time.values())) + valid_cols(lambda r: True))
     eng_status = {}
     for r in results.values():
         key = "ok" if r["engine"]["status"] == "ok" else (r["engine"]["error"] or "failed").split(":")[0]
@@ -176,8 +205,20 @@ def main(argv=None):
         f"truth: {json.dumps(truth_status)}; engine files: {json.dumps(eng_status)}"
         + (f"; first engine error: {first_err}" if first_err else ""),
         "",
-        table("family (models)", fam_rows, timed=True),
+        table("family (models)", fam_rows, timed=True, alarms=True),
+        "",
+        f"Valid models (ONNX ships expected outputs, or onnxruntime runs them): "
+        f"{sum(1 for r in results.values() if r['valid'])}. False alarms (error-severity findings on valid models; "
+        f"the target is 0 and any fails the run): {len(alarms)} on {len(alarm_models)} models"
+        + (":" if alarms else "."),
     ]
+    summary_lines += [f"- {alarm_line(mid, f)}" for mid, f in alarms[:40]]
+    if len(alarms) > 40:
+        summary_lines.append(f"- ... {len(alarms) - 40} more in out/false_alarms.md")
+    with open(os.path.join(out, "false_alarms.md"), "w") as f:
+        f.write("# false alarms: error-severity findings on valid models\n\n"
+                + "".join(f"- {alarm_line(mid, fa)} [{results[mid]['valid']}; truth {results[mid]['truth']['status']}]\n"
+                          for mid, fa in alarms))
     loader_bad = [r for r in loader_rows if not r[4]]
     summary_lines += [
         "",
@@ -234,6 +275,10 @@ def main(argv=None):
     print(summary)
     if loader_bad:
         print(f"run: {len(loader_bad)} models load with counts different from onnx.load", file=sys.stderr)
+        rc = rc or 1
+    if alarms:  # not a ratchet: whatever expectations.json records, and with --no-check too
+        print(f"run: FAILED: {len(alarms)} false alarms on {len(alarm_models)} valid models "
+              f"(out/false_alarms.md)", file=sys.stderr)
         rc = rc or 1
     return rc
 

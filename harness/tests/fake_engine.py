@@ -5,6 +5,9 @@ answers with ONNX's own inferred shapes, with input dim_params written as
 symbolic expressions (`batch` becomes `(batch + 0) * 1`, a quoted name is
 backticked). FAKE_ENGINE_WRONG=VALUE makes it report a wrong first dim for that
 value; FAKE_ENGINE_MODE=crash|garbage|error exercises the failure paths.
+Findings: where ONNX's strict inference raises on a node it reports E4 there
+(FAKE_ENGINE_NO_E4=1 turns that off, as an engine that misses them);
+FAKE_ENGINE_ERROR_AT=NODE reports an E1 at that node (a false alarm on a valid model).
 """
 import json
 import os
@@ -14,6 +17,30 @@ import sys
 import onnx
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+STRICT_ERR = re.compile(r"\(op_type:(\w+), node name: ([^)]*)\): (.*)")
+
+
+def finding(model, name, code, message):
+    idx = next((k for k, n in enumerate(model.graph.node) if n.name == name), None)
+    op = model.graph.node[idx].op_type if idx is not None else None
+    return {"code": code, "severity": "error" if code.startswith("E") else "warning", "message": message,
+            "help": None, "node": {"graph": "main", "index": idx, "name": name, "op_type": op, "domain": ""},
+            "inputs": []}
+
+
+def findings(model):
+    out = []
+    if not os.environ.get("FAKE_ENGINE_NO_E4"):
+        try:
+            onnx.shape_inference.infer_shapes(model, strict_mode=True)
+        except Exception as e:
+            hit = STRICT_ERR.search(str(e))
+            if hit:
+                out.append(finding(model, hit.group(2), "E4", hit.group(3).strip()))
+    at = os.environ.get("FAKE_ENGINE_ERROR_AT")
+    if at and any(n.name == at for n in model.graph.node):
+        out.append(finding(model, at, "E1", "fake false alarm"))
+    return out
 
 
 def sym(p):
@@ -60,7 +87,7 @@ def main(argv):
             shapes[wrong][0] = (d0 + 1) if isinstance(d0, int) else f"{d0} + 1"
         g = m.graph
         stats = {"nodes": len(g.node), "initializers": len(g.initializer), "value_info": len(g.value_info)}
-        files.append({"path": p, "status": "ok", "error": None, "diagnostics": [], "shapes": shapes,
+        files.append({"path": p, "status": "ok", "error": None, "diagnostics": findings(m), "shapes": shapes,
                       "stats": stats})
     print(json.dumps({"version": 1, "tool": {"name": "fake", "version": "0"}, "files": files}))
     return 0

@@ -125,3 +125,74 @@ def test_check_rules():
     assert check(old, ok, {"torch": True}, False) == ["torch/m: recorded model missing from this run"]
     fewer = {"models": {"a/x": {"known": 2, "all_correct": True, "clean": True}}, "faults": {}}
     assert len(check(old, fewer, {}, False)) == 1
+
+
+def static_net():
+    # x[1,4,5,5] -> Conv(group 2) -> BatchNormalization -> Reshape [1, 54] -> MatMul [54, 5] -> Softmax
+    rng = np.random.default_rng(0)
+
+    def w(name, shape):
+        return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 5, 5])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    inits = [w("W", [6, 2, 3, 3]), w("s", [6]), w("b", [6]), w("mu", [6]),
+             numpy_helper.from_array(np.ones(6, np.float32), "var"),
+             numpy_helper.from_array(np.array([1, 54], np.int64), "t"), w("W2", [54, 5])]
+    nodes = [helper.make_node("Conv", ["x", "W"], ["c"], name="conv", group=2),
+             helper.make_node("BatchNormalization", ["c", "s", "b", "mu", "var"], ["bn"], name="bnorm"),
+             helper.make_node("Reshape", ["bn", "t"], ["flat"], name="flat"),
+             helper.make_node("MatMul", ["flat", "W2"], ["logits"], name="mm"),
+             helper.make_node("Softmax", ["logits"], ["y"], name="sm", axis=1)]
+    return helper.make_model(helper.make_graph(nodes, "net", [x], [y], inits),
+                             opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.fixture()
+def faultdir(workdir):
+    tmp, eng = workdir
+    col = Collector(str(tmp))
+    for name, m in dict(tiny_models(), static_net=static_net()).items():
+        col.add("selftest", name, m, "selftest")
+    (tmp / "models" / "manifest.json").write_text(json.dumps({"models": col.entries, "skipped": [], "torch": False}))
+    return tmp, eng
+
+
+def test_faults_pipeline(faultdir, monkeypatch):
+    tmp, eng = faultdir
+    exp = str(tmp / "exp.json")
+    args = ["--root", str(tmp), "--engine", eng, "--workers", "2", "--expectations", exp, "--only", "static_net"]
+    assert run.main(args + ["--update"]) == 0
+    doc = json.loads(open(exp).read())
+    fj = json.loads((tmp / "out" / "faults.json").read_text())
+    rows = {r["id"]: r for r in fj["rows"]}
+    # the fake engine reports E4 where onnx's strict inference fails: K of the MatMul, BatchNormalization's var,
+    # Softmax's axis; the onnxruntime message names the edited node, and the valid twin stays clean
+    k = rows["selftest/static_net/matmul_k0"]
+    assert k["ort_node"] == k["edited_node"] == "mm" and k["detected"] and k["outcome"] == "right"
+    assert k["engine_at_node"][0]["code"] == "E4" and k["twin_clean"] and "54" in k["detail"]
+    assert rows["selftest/static_net/axis_range0"]["detected"]
+    # symbolic K needs W4, which the fake engine never gives: kept, missed, not a failure
+    sk = rows["selftest/static_net/symbolic_k0"]
+    assert sk["want"] == "W4" and sk["outcome"] == "missed"
+    assert doc["faults"]["selftest/static_net/matmul_k0"] == {"detected": True}
+    assert doc["faults"]["selftest/static_net/symbolic_k0"] == {"detected": False}
+    assert doc["models"]["selftest/static_net"]["clean"] is True
+    table = (tmp / "out" / "family_table.md").read_text()
+    assert "| matmul_k | E4 |" in table and "| symbolic_k | W4 |" in table
+    # an engine that loses its E4 findings regresses on the recorded detections
+    monkeypatch.setenv("FAKE_ENGINE_NO_E4", "1")
+    assert run.main(args) == 1
+    assert "selftest/static_net/matmul_k0: no longer reported" in (tmp / "out" / "regressions.txt").read_text()
+
+
+def test_false_alarm_fails_the_run(faultdir, monkeypatch):
+    tmp, eng = faultdir
+    monkeypatch.setenv("FAKE_ENGINE_ERROR_AT", "relu")
+    rc = run.main(["--root", str(tmp), "--engine", eng, "--workers", "1", "--no-faults", "--no-check"])
+    assert rc == 1  # not a ratchet: fails without expectations too
+    table = (tmp / "out" / "family_table.md").read_text()
+    row = next(line for line in table.splitlines() if line.startswith("| selftest"))
+    assert row.endswith("| 3 | 1 |")  # 3 valid models, 1 false alarm
+    assert "selftest/quoted_relu: E1 at node 'relu'" in table
+    assert "quoted_relu" in (tmp / "out" / "false_alarms.md").read_text()

@@ -431,34 +431,33 @@ pub(super) fn prelu_7(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(output).with_check(Rule::Unidirectional, vec![0, 1], outcome))
 }
 
-/// `PRelu` before opset 7. The PRelu-1/6 docs state no broadcasting rule, and ONNX ships models
-/// whose slope has one element per channel of `[N, C, H, W]` (the pytorch-converted
-/// `PReLU_*_multiparam` tests, with expected outputs). ONNX's reference implementation runs
-/// them: numpy broadcasting first, else a 1-D slope of size `d` is applied along the one axis
-/// of X of size `d`. So a slope is rejected only when neither can work: it broadcasts
-/// unidirectionally, or it is 1-D and its size matches exactly one axis of a static X (a
-/// symbolic X might match, so it is not rejected).
+/// `PRelu` before opset 7. The PRelu-1/6 docs state no broadcasting rule; the runtimes of the
+/// time (Caffe2, where the pytorch-converted models come from) took a one-element slope or one
+/// slope per channel of `[N, C, ...]`, and ONNX ships such models with expected outputs (the
+/// `PReLU_*_multiparam` tests). So a slope is accepted when it broadcasts unidirectionally, or
+/// when it is 1-D of size C; it is rejected only when neither can hold.
 pub(super) fn prelu_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let slope = ctx.required(1)?;
     let output = Output::shape(x.shape.clone()).elem(x.elem);
     let mut outcome = broadcast::unidirectional(x.shape, slope.shape);
-    if !outcome.is_valid() && per_axis_slope_may_apply(x.shape, slope.shape) {
+    if !outcome.is_valid() && per_channel_slope_may_apply(x.shape, slope.shape) {
         outcome.verdict = Verdict::Valid;
     }
     Ok(Inferred::single(output).with_check(Rule::Unidirectional, vec![0, 1], outcome))
 }
 
-/// Whether the PRelu-1/6 per-axis form may apply: a 1-D slope whose size is that of exactly
-/// one axis of X, or an X whose sizes are not all static.
-fn per_axis_slope_may_apply(x: &Shape, slope: &Shape) -> bool {
-    let (Some(x), Some([d])) = (x.as_known(), slope.dims()) else {
-        return slope.rank() == Some(1);
+/// Whether a PRelu-1/6 slope may be one value per channel: 1-D, and its size not provably
+/// different from X's axis 1 (an unranked X may have any channel count).
+fn per_channel_slope_may_apply(x: &Shape, slope: &Shape) -> bool {
+    let Some([size]) = slope.dims() else {
+        return false;
     };
-    let Some(d) = d.as_known() else {
-        return true;
-    };
-    x.iter().filter(|&&size| size == d).count() == 1
+    match x.dims() {
+        None => true,
+        Some([_, channels, ..]) => channels.eq_dim(size) != Tri::No,
+        Some(_) => false,
+    }
 }
 
 #[cfg(test)]
