@@ -84,23 +84,8 @@ pub(super) fn instance_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::testing::{conditions, unmet};
     use crate::ops::testing::{dims as s, int_attr, run, Fact};
-    use crate::ops::{Constraint, Inferred, RuleError};
-
-    fn unmet(r: Result<Inferred, RuleError>) -> Constraint {
-        match r {
-            Err(RuleError::Unmet(c)) => *c,
-            other => panic!("expected an unmet constraint, got {other:?}"),
-        }
-    }
-
-    fn conditions(r: &Inferred) -> Vec<String> {
-        r.checks
-            .iter()
-            .filter(|c| c.constraint.is_some())
-            .filter_map(|c| c.outcome.condition().map(ToString::to_string))
-            .collect()
-    }
 
     fn bn(x: &[&str], p: &[&str], mean: &[&str]) -> Vec<Option<Fact>> {
         vec![s(x), s(p), s(p), s(mean), s(mean)]

@@ -178,8 +178,9 @@ pub(super) fn transpose(
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::testing::{conditions, unmet};
     use crate::ops::testing::{dims as s, int_attr, ints_attr, run, Fact};
-    use crate::ops::{Constraint, Inferred, RuleError};
+    use crate::ops::{Inferred, RuleError};
     use crate::proto::AttributeProto;
 
     /// Runs `op` at opset 11 on inputs written as dim lists.
@@ -190,22 +191,6 @@ mod tests {
     ) -> Result<Inferred, RuleError> {
         let facts: Vec<Option<Fact>> = inputs.iter().map(|d| s(d)).collect();
         run(op, 11, &facts, attrs)
-    }
-
-    fn unmet(r: Result<Inferred, RuleError>) -> Constraint {
-        match r {
-            Err(RuleError::Unmet(c)) => *c,
-            other => panic!("expected an unmet constraint, got {other:?}"),
-        }
-    }
-
-    /// The conditions of the W4 checks, as printed.
-    fn conditions(r: &Inferred) -> Vec<String> {
-        r.checks
-            .iter()
-            .filter(|c| c.constraint.is_some())
-            .filter_map(|c| c.outcome.condition().map(ToString::to_string))
-            .collect()
     }
 
     const X: &[&str] = &["1", "3", "8", "8"];

@@ -99,23 +99,8 @@ fn param_len(
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::testing::{conditions, unmet};
     use crate::ops::testing::{dims as s, int_attr, run};
-    use crate::ops::{Constraint, Inferred, RuleError};
-
-    fn unmet(r: Result<Inferred, RuleError>) -> Constraint {
-        match r {
-            Err(RuleError::Unmet(c)) => *c,
-            other => panic!("expected an unmet constraint, got {other:?}"),
-        }
-    }
-
-    fn conditions(r: &Inferred) -> Vec<String> {
-        r.checks
-            .iter()
-            .filter(|c| c.constraint.is_some())
-            .filter_map(|c| c.outcome.condition().map(ToString::to_string))
-            .collect()
-    }
 
     #[test]
     fn group_norm_scale_is_per_group_at_18_and_per_channel_at_21() {

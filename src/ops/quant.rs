@@ -137,8 +137,8 @@ fn dynamic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 #[cfg(test)]
 mod tests {
     use crate::ops::testing::dims as s;
+    use crate::ops::testing::{conditions, unmet};
     use crate::ops::testing::{int_attr, run, run_in};
-    use crate::ops::{Constraint, Inferred, RuleError};
 
     #[test]
     fn quantize_keeps_shape_and_defaults_to_uint8() {
@@ -170,21 +170,6 @@ mod tests {
             vec![int_attr("axis", -1)],
         );
         assert!(last.is_ok());
-    }
-
-    fn unmet(r: Result<Inferred, RuleError>) -> Constraint {
-        match r {
-            Err(RuleError::Unmet(c)) => *c,
-            other => panic!("expected an unmet constraint, got {other:?}"),
-        }
-    }
-
-    fn conditions(r: &Inferred) -> Vec<String> {
-        r.checks
-            .iter()
-            .filter(|c| c.constraint.is_some())
-            .filter_map(|c| c.outcome.condition().map(ToString::to_string))
-            .collect()
     }
 
     #[test]

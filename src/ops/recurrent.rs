@@ -53,9 +53,10 @@ fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::testing::unmet;
     use crate::ops::testing::{dims as s, output_shapes as shapes, Fact};
     use crate::ops::testing::{int_attr, run_in, string_attr};
-    use crate::ops::{Constraint, Inferred, RuleError};
+    use crate::ops::{Inferred, RuleError};
     use crate::proto::AttributeProto;
 
     #[test]
@@ -106,13 +107,6 @@ mod tests {
         assert!(run_in("", "RNN", 14, &[s(&["5", "4"]), w(), w()], vec![], 2).is_err());
         let bad = vec![string_attr("direction", "sideways")];
         assert!(run_in("", "RNN", 14, &[s(&["5", "1", "4"]), w(), w()], bad, 2).is_err());
-    }
-
-    fn unmet(r: Result<Inferred, RuleError>) -> Constraint {
-        match r {
-            Err(RuleError::Unmet(c)) => *c,
-            other => panic!("expected an unmet constraint, got {other:?}"),
-        }
     }
 
     fn lstm(inputs: &[Option<Fact>], attrs: Vec<AttributeProto>) -> Result<Inferred, RuleError> {

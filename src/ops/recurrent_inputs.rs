@@ -200,16 +200,10 @@ fn expect(
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::testing::unmet;
     use crate::ops::testing::{dims as s, int_attr, run_in, Fact};
-    use crate::ops::{Constraint, Inferred, RuleError};
+    use crate::ops::{Inferred, RuleError};
     use crate::proto::AttributeProto;
-
-    fn unmet(r: Result<Inferred, RuleError>) -> Constraint {
-        match r {
-            Err(RuleError::Unmet(c)) => *c,
-            other => panic!("expected an unmet constraint, got {other:?}"),
-        }
-    }
 
     fn lstm(inputs: &[Option<Fact>], attrs: Vec<AttributeProto>) -> Result<Inferred, RuleError> {
         run_in("", "LSTM", 22, inputs, attrs, 3)

@@ -175,3 +175,20 @@ pub(crate) fn run(
 ) -> Result<Inferred, RuleError> {
     run_in("", op_type, opset, inputs, attributes, 1)
 }
+
+/// The operator constraint a rule failed with (E4); panics on any other result.
+pub(crate) fn unmet(r: Result<Inferred, RuleError>) -> super::Constraint {
+    match r {
+        Err(RuleError::Unmet(c)) => *c,
+        other => panic!("expected an unmet constraint, got {other:?}"),
+    }
+}
+
+/// The conditions of a rule's W4 checks, as printed.
+pub(crate) fn conditions(r: &Inferred) -> Vec<String> {
+    r.checks
+        .iter()
+        .filter(|c| c.constraint.is_some())
+        .filter_map(|c| c.outcome.condition().map(ToString::to_string))
+        .collect()
+}
