@@ -288,3 +288,24 @@ def test_e4_kinds_need_dims_that_do_not_depend_on_the_inputs():
     other = dict(shapes, x=[2, 3, 6])  # a second binding where K differs
     assert list(faults.gen_matmul_k(m, shapes, random.Random(0), {"static": False, "all_shapes": [shapes, other]})) == []
     assert list(faults.gen_matmul_k(m, shapes, random.Random(0), {"static": False, "all_shapes": [shapes, shapes]}))
+
+
+def test_downstream_fault_found_on_the_path_counts():
+    # reshape_const: Reshape r -> Conv c -> Relu x -> Sum s (onnxruntime names s); an E4 at c is
+    # the same fault found earlier; an E4 at an unrelated node u is not.
+    from onnx import helper, TensorProto
+    nodes = [helper.make_node("Reshape", ["a", "t"], ["ra"], name="r"),
+             helper.make_node("Conv", ["ra", "w"], ["ca"], name="c"),
+             helper.make_node("Relu", ["ca"], ["xa"], name="x"),
+             helper.make_node("Relu", ["b"], ["ub"], name="u"),
+             helper.make_node("Sum", ["xa", "ub"], ["sa"], name="s")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("a", TensorProto.FLOAT, None)],
+                          [helper.make_tensor_value_info("sa", TensorProto.FLOAT, None)])
+    model = helper.make_model(g)
+    between = faults.path_between(model, "r", "s")
+    assert between == {"r", "c", "x", "s"}
+    assert faults.classify("reshape_const", [], [_d("E4", "c", "error")], between) == "right"
+    assert faults.classify("reshape_const", [], [_d("E4", "u", "error")], between) == "elsewhere"
+    assert faults.classify("reshape_const", [_d("E4", "s", "error")], [], between) == "right"
+    # Other kinds keep the strict rule.
+    assert faults.classify("init_shape", [], [_d("E4", "c", "error")], between) == "elsewhere"

@@ -157,15 +157,21 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::many(outputs))
 }
 
-/// The `axis` attribute of `Softmax`, `LogSoftmax`, `Hardmax` (from opset 11, whose docs give
-/// the range `[-r, r-1]`; before it the input was coerced to 2-D around the axis) and
-/// `LpNormalization` (every version) must name an axis of the input.
+/// The `axis` attribute of `Softmax`, `LogSoftmax`, `Hardmax` and `LpNormalization` must name an
+/// axis of the input, `[-r, r-1]` (the range the docs give from Softmax-11; onnxruntime's kernels
+/// enforce it for the opset 1-10 versions too, whose docs coerce the input to 2-D around the
+/// axis). Before opset 13 the default axis is 1, which a 1-D input lacks: only an axis the node
+/// writes is checked there.
 fn axis_in_range(ctx: &Ctx<'_>, shape: &Shape) -> Result<(), RuleError> {
     let op = ctx.node().op_type.as_str();
-    let default = match op {
-        "Softmax" | "LogSoftmax" | "Hardmax" if ctx.opset() >= 13 => -1,
-        "Softmax" | "LogSoftmax" | "Hardmax" if ctx.opset() >= 11 => 1,
-        "LpNormalization" => -1,
+    let written = ctx.attrs().int("axis")?;
+    let axis = match op {
+        "Softmax" | "LogSoftmax" | "Hardmax" if ctx.opset() >= 13 => written.unwrap_or(-1),
+        "Softmax" | "LogSoftmax" | "Hardmax" => match written {
+            Some(axis) => axis,
+            None => return Ok(()),
+        },
+        "LpNormalization" => written.unwrap_or(-1),
         _ => return Ok(()),
     };
     // A scalar has no axis to name; its verdict is left to the runtime.
@@ -173,7 +179,7 @@ fn axis_in_range(ctx: &Ctx<'_>, shape: &Shape) -> Result<(), RuleError> {
         return Ok(());
     };
     let what = format!("{op} axis");
-    super::axes::require(ctx.int("axis", default)?, rank, &what).map(|_| ())
+    super::axes::require(axis, rank, &what).map(|_| ())
 }
 
 fn is_integer(elem: i32) -> bool {
@@ -507,8 +513,12 @@ mod tests {
         assert!(run(13, -2).is_ok());
         assert!(matches!(run(13, 2), Err(crate::ops::RuleError::Unmet(_))));
         assert!(matches!(run(11, -3), Err(crate::ops::RuleError::Unmet(_))));
-        // Opset 1 coerced the input to 2-D around the axis: not checked.
-        assert!(run(1, 2).is_ok());
+        // onnxruntime's opset 1-10 kernels reject an axis equal to the rank as well.
+        assert!(matches!(run(1, 2), Err(crate::ops::RuleError::Unmet(_))));
+        assert!(run(1, 1).is_ok());
+        // The opset < 13 default axis (1) on a 1-D input is left to the runtime.
+        let one_d = testing::run("Softmax", 11, &[testing::shape(known(&[4]))], vec![]);
+        assert!(one_d.is_ok());
     }
 
     #[test]
