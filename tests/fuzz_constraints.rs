@@ -21,7 +21,7 @@ use bytes::Bytes;
 use onnx_bcast_lint::proto::{GraphProto, ModelProto, OperatorSetIdProto};
 use onnx_bcast_lint::{lint_bytes, lint_model, Options};
 use prost::Message;
-use violations::{Builder, Case, Family, Pick, CHECKED_FAMILIES};
+use violations::{Bind, Builder, Case, Family, Pick, CHECKED_FAMILIES};
 
 /// xorshift64*: the same choices on every run.
 struct Seeded(u64);
@@ -72,14 +72,14 @@ fn model(family: Family, seed: u64, cases: usize) -> (ModelProto, Vec<Case>) {
 }
 
 /// Lints the model both ways (as the fuzz target does) and runs the oracle on each report.
-fn lint_and_check(model: ModelProto, cases: &[Case]) {
-    let options = Options::new().with_dim("batch", 2);
+fn lint_and_check(model: &ModelProto, cases: &[Case], bind: Bind) {
+    let options = violations::options(cases, bind);
     let bytes = Bytes::from(model.encode_to_vec());
-    let report = lint_model(model, &options).expect("the builder writes loadable models");
-    violations::check(&report, cases);
+    let report = lint_model(model.clone(), &options).expect("the builder writes loadable models");
+    violations::check(&report, cases, bind);
     let report = lint_bytes(bytes, Path::new("constraints.onnx"), &options)
         .expect("the builder writes loadable models");
-    violations::check(&report, cases);
+    violations::check(&report, cases, bind);
 }
 
 /// Cases per family: each draws ranks, dims, axes, attributes, chains and the opset anew.
@@ -92,7 +92,9 @@ fn checked_families_are_reported_at_the_root_cause_only() {
             let count = 1 + usize::try_from(seed % 3).unwrap();
             let (model, cases) = model(family, seed, count);
             assert!(cases.iter().all(|c| c.determined && c.family == family));
-            lint_and_check(model, &cases);
+            for bind in Bind::ALL {
+                lint_and_check(&model, &cases, bind);
+            }
         }
     }
 }
@@ -114,7 +116,6 @@ fn every_family_lints_without_a_panic() {
 #[test]
 #[ignore = "a survey that prints, not a check: run with --ignored --nocapture"]
 fn survey_of_every_family() {
-    let options = Options::new().with_dim("batch", 2);
     // The oracle's panics are counted, not printed.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
@@ -123,20 +124,24 @@ fn survey_of_every_family() {
         let mut first_failure = None;
         for seed in 0..SEEDS {
             let (model, cases) = model(family, seed, 1);
-            let report = lint_model(model, &options).unwrap();
-            let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                violations::check_all(&report, &cases);
-            }));
-            match ok {
-                Ok(()) => passed += 1,
-                Err(e) if first_failure.is_none() => {
-                    first_failure = e.downcast_ref::<String>().cloned();
+            for bind in Bind::ALL {
+                let options = violations::options(&cases, bind);
+                let report = lint_model(model.clone(), &options).unwrap();
+                let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    violations::check_all(&report, &cases, bind);
+                }));
+                match ok {
+                    Ok(()) => passed += 1,
+                    Err(e) if first_failure.is_none() => {
+                        first_failure = e.downcast_ref::<String>().cloned();
+                    }
+                    Err(_) => {}
                 }
-                Err(_) => {}
             }
         }
         println!(
-            "{family:?}: {passed}/{SEEDS} pass{}{}",
+            "{family:?}: {passed}/{} pass{}{}",
+            SEEDS * 3,
             if CHECKED_FAMILIES.contains(&family) {
                 " (checked)"
             } else {

@@ -5,7 +5,9 @@
 //! a random graph of the `structured` generator (`random_model.rs`) whose nodes may read the
 //! violations' downstream values. Both lint paths (`lint_model`, `lint_bytes`) must give a
 //! report without a panic, and the oracle (`violations::check`) must hold: the expected E4/W4 at
-//! each violating node of a checked family, no E1/W1/E4/W4 up- or downstream of it.
+//! each violating node of a checked family, no E1/W1/E4/W4 up- or downstream of it. The W4
+//! cases' symbols are left free, or bound (`--dim`) so that the constraint holds (no finding) or
+//! fails (E4).
 #![no_main]
 
 #[allow(dead_code)]
@@ -18,10 +20,10 @@ use arbitrary::{Result, Unstructured};
 use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
 use onnx_bcast_lint::proto::{GraphProto, ModelProto, OperatorSetIdProto};
-use onnx_bcast_lint::{lint_bytes, lint_model, Options};
+use onnx_bcast_lint::{lint_bytes, lint_model};
 use prost::Message;
 use random_model::Gen;
-use violations::{Builder, Case, Pick};
+use violations::{Bind, Builder, Case, Pick};
 
 /// Opsets the cases are built for: every op they use has a rule at each (11 and 12 give the
 /// attribute forms of `Split` and the reductions).
@@ -127,13 +129,15 @@ fuzz_target!(|data: &[u8]| {
     let Ok((model, cases)) = build(&mut u) else {
         return;
     };
+    // The W4 cases' symbols unbound, or bound so that their constraints hold or fail.
+    let bind = *u.choose(&Bind::ALL).unwrap_or(&Bind::Free);
+    let options = violations::options(&cases, bind);
     let bytes = Bytes::from(model.encode_to_vec());
-    let options = Options::new().with_dim("batch", 2);
     // A load error (a random part's negative dims, say) leaves nothing to check.
     if let Ok(report) = lint_model(model, &options) {
-        violations::check(&report, &cases);
+        violations::check(&report, &cases, bind);
     }
     if let Ok(report) = lint_bytes(bytes, Path::new("constraints.onnx"), &options) {
-        violations::check(&report, &cases);
+        violations::check(&report, &cases, bind);
     }
 });

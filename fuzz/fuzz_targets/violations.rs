@@ -23,7 +23,7 @@ use onnx_bcast_lint::proto::{
     tensor_shape_proto, type_proto, AttributeProto, NodeProto, TensorProto, TensorShapeProto,
     TypeProto, ValueInfoProto,
 };
-use onnx_bcast_lint::{Code, LintReport};
+use onnx_bcast_lint::{Code, LintReport, Options};
 
 /// The source of every choice the builder makes.
 pub(crate) trait Pick {
@@ -139,6 +139,38 @@ pub(crate) struct Case {
     pub(crate) downstream: Vec<String>,
     /// Ops, shapes and attributes, for the oracle's message.
     pub(crate) summary: String,
+    /// The symbol of a W4 case and the one value for which its constraint holds.
+    pub(crate) symbol: Option<(String, i64)>,
+}
+
+/// How the symbols of the W4 cases are bound when the model is linted (`--dim`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bind {
+    /// Not bound: W4.
+    Free,
+    /// Bound to the value the constraint needs: no finding at the node.
+    Holding,
+    /// Bound to another value: E4 ("such a condition made false by `--dim`").
+    Breaking,
+}
+
+impl Bind {
+    /// Every way.
+    pub(crate) const ALL: [Bind; 3] = [Bind::Free, Bind::Holding, Bind::Breaking];
+}
+
+/// The lint options for these cases: `batch=2` (as the structured target binds it), and each W4
+/// case's symbol bound as `bind` says.
+pub(crate) fn options(cases: &[Case], bind: Bind) -> Options {
+    let mut options = Options::new().with_dim("batch", 2);
+    for (symbol, value) in cases.iter().filter_map(|c| c.symbol.as_ref()) {
+        options = match bind {
+            Bind::Free => options,
+            Bind::Holding => options.with_dim(symbol, *value),
+            Bind::Breaking => options.with_dim(symbol, value + 1),
+        };
+    }
+    options
 }
 
 /// A dim as the builder declares it.
@@ -262,6 +294,15 @@ impl<'p> Builder<'p> {
     /// The symbol of this case's constrained dim.
     fn k(&self) -> String {
         format!("k{}", self.index())
+    }
+
+    /// This case's symbol, which its constraint needs to be `value` (a W4 case).
+    fn symbol(&mut self, value: i64) -> D {
+        let k = self.k();
+        if let Some(case) = self.case.as_mut() {
+            case.symbol = Some((k.clone(), value));
+        }
+        D::P(k)
     }
 
     fn static_dim(&mut self) -> i64 {
@@ -546,6 +587,7 @@ impl<'p> Builder<'p> {
             upstream: Vec::new(),
             downstream: Vec::new(),
             summary: format!("opset {}", self.opset),
+            symbol: None,
         });
         let (node, outputs) = match family {
             Family::MatMulK | Family::MatMulKParity | Family::MatMulKSymbolic => {
@@ -584,7 +626,7 @@ impl<'p> Builder<'p> {
                 } else {
                     self.range(2, 9)
                 };
-                (D::P(k), D::S(size))
+                (self.symbol(size), D::S(size))
             }
             _ => {
                 let (a, b) = self.two_sizes();
@@ -685,7 +727,7 @@ impl<'p> Builder<'p> {
             } else {
                 self.range(2, 9)
             };
-            (D::S(size), D::P(self.k()))
+            (D::S(size), self.symbol(size))
         } else {
             let (a, b) = self.two_sizes();
             (D::S(a), D::S(b))
@@ -896,7 +938,7 @@ impl<'p> Builder<'p> {
         let sizes: Vec<i64> = (0..parts).map(|_| self.range(1, 4)).collect();
         let sum: i64 = sizes.iter().sum();
         dims[axis] = if family == Family::SplitSumSymbolic {
-            D::P(self.k())
+            self.symbol(sum)
         } else {
             let mut whole = self.range(1, 12);
             if whole == sum {
@@ -968,47 +1010,69 @@ fn all_findings(report: &LintReport) -> String {
 
 fn fail(report: &LintReport, case: &Case, what: &str) -> ! {
     panic!(
-        "oracle: {:?} case at `{}`: {what}\n  model: {}\nfindings:\n{}",
+        "oracle: {:?} case at `{}`: {what}\n  model: {}{}\nfindings:\n{}",
         case.family,
         case.node,
         case.summary,
+        case.symbol
+            .as_ref()
+            .map(|(k, v)| format!("; holds iff {k} = {v}"))
+            .unwrap_or_default(),
         all_findings(report)
     )
 }
 
-/// The oracle (module doc). Panics naming the case, its model and every finding.
-pub(crate) fn check(report: &LintReport, cases: &[Case]) {
+/// The oracle (module doc) for a report linted with `options(cases, bind)`. Panics naming the
+/// case, its model and every finding.
+pub(crate) fn check(report: &LintReport, cases: &[Case], bind: Bind) {
     let checked: Vec<Case> = cases
         .iter()
         .filter(|c| CHECKED_FAMILIES.contains(&c.family))
         .cloned()
         .collect();
-    check_all(report, &checked);
+    check_all(report, &checked, bind);
 }
 
 /// The oracle on every determined case, whatever its family (to survey unchecked families).
-pub(crate) fn check_all(report: &LintReport, cases: &[Case]) {
+pub(crate) fn check_all(report: &LintReport, cases: &[Case], bind: Bind) {
+    let wrong = [Code::E1, Code::W1, Code::E4, Code::W4];
     for case in cases {
         if !case.determined {
             continue;
         }
         let fail = |what: String| fail(report, case, &what);
-        let expected = case.family.expected();
-        let other = if expected == Code::E4 {
-            Code::W4
-        } else {
-            Code::E4
-        };
         let at = codes_at(report, &case.node);
-        if !at.contains(&expected) {
-            fail(format!(
-                "no {expected} at the violating node (codes there: {at:?})"
-            ));
+        let expected = match (&case.symbol, bind) {
+            (None, _) | (Some(_), Bind::Free) => Some(case.family.expected()),
+            (Some(_), Bind::Breaking) => Some(Code::E4),
+            (Some(_), Bind::Holding) => None,
+        };
+        match expected {
+            Some(expected) => {
+                if !at.contains(&expected) {
+                    fail(format!(
+                        "no {expected} at the violating node under {bind:?} (codes there: {at:?})"
+                    ));
+                }
+                let other = if expected == Code::E4 {
+                    Code::W4
+                } else {
+                    Code::E4
+                };
+                if let Some(code) = at.iter().find(|c| [other, Code::E1, Code::W1].contains(c)) {
+                    fail(format!(
+                        "{code} at the violating node besides {expected} under {bind:?}"
+                    ));
+                }
+            }
+            None => {
+                if let Some(code) = at.iter().find(|c| wrong.contains(c)) {
+                    fail(format!(
+                        "{code} at the violating node, though the binding satisfies it"
+                    ));
+                }
+            }
         }
-        if let Some(code) = at.iter().find(|c| [other, Code::E1, Code::W1].contains(c)) {
-            fail(format!("{code} at the violating node besides {expected}"));
-        }
-        let wrong = [Code::E1, Code::W1, Code::E4, Code::W4];
         for (side, nodes) in [
             ("upstream", &case.upstream),
             ("downstream", &case.downstream),
