@@ -115,6 +115,7 @@ fn every_family_lints_without_a_panic() {
 /// cases whole runs of the oracle pass.
 #[test]
 #[ignore = "a survey that prints, not a check: run with --ignored --nocapture"]
+#[allow(clippy::print_stdout)]
 fn survey_of_every_family() {
     // The oracle's panics are counted, not printed.
     let hook = std::panic::take_hook();

@@ -665,23 +665,23 @@ impl<'p> Builder<'p> {
     fn gemm(&mut self, family: Family) -> (String, Vec<String>) {
         let trans_a = self.chance(1, 3);
         let trans_b = self.chance(3, 4);
-        let (m, n) = (self.free_dim(), self.free_dim());
+        let (rows, cols) = (self.free_dim(), self.free_dim());
         let (ka, kb) = self.contracted(family);
-        let a = if trans_a {
-            vec![ka, m.clone()]
+        let lhs = if trans_a {
+            vec![ka, rows.clone()]
         } else {
-            vec![m.clone(), ka]
+            vec![rows.clone(), ka]
         };
-        let b = if trans_b {
-            vec![n.clone(), kb]
+        let rhs = if trans_b {
+            vec![cols.clone(), kb]
         } else {
-            vec![kb, n.clone()]
+            vec![kb, cols.clone()]
         };
-        let c = match self.below(5) {
+        let bias = match self.below(5) {
             0 => None,
-            1 => Some(vec![n]),
+            1 => Some(vec![cols]),
             2 => Some(vec![D::S(1)]),
-            3 => Some(vec![m, n]),
+            3 => Some(vec![rows, cols]),
             _ => Some(vec![]),
         };
         let mut attrs = Vec::new();
@@ -693,19 +693,19 @@ impl<'p> Builder<'p> {
         }
         self.note(&format!(
             "Gemm(A {}, B {}, C {}) transA={} transB={}",
-            show(&a),
-            show(&b),
-            c.as_deref().map_or_else(|| "absent".to_owned(), show),
+            show(&lhs),
+            show(&rhs),
+            bias.as_deref().map_or_else(|| "absent".to_owned(), show),
             u8::from(trans_a),
             u8::from(trans_b)
         ));
-        let mut inputs = vec![self.operand(&a), self.operand(&b)];
-        if let Some(c) = c {
+        let mut inputs = vec![self.operand(&lhs), self.operand(&rhs)];
+        if let Some(bias) = bias {
             // A scalar C cannot go through the rank-1 chain: a leaf.
-            inputs.push(if c.is_empty() {
-                self.leaf(&c, FLOAT)
+            inputs.push(if bias.is_empty() {
+                self.leaf(&bias, FLOAT)
             } else {
-                self.operand(&c)
+                self.operand(&bias)
             });
         }
         self.push_node("Gemm", inputs, 1, attrs, "fault")
