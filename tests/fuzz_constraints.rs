@@ -83,7 +83,7 @@ fn lint_and_check(model: &ModelProto, cases: &[Case], bind: Bind) {
 }
 
 /// Cases per family: each draws ranks, dims, axes, attributes, chains and the opset anew.
-const SEEDS: u64 = 150;
+const SEEDS: u64 = 100;
 
 #[test]
 fn checked_families_are_reported_at_the_root_cause_only() {
