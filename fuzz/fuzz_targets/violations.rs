@@ -121,6 +121,12 @@ pub(crate) const CHECKED_FAMILIES: &[Family] = &[
     Family::GatherAxis,
     Family::ReduceAxis,
     Family::SplitSum,
+    Family::ConcatDim,
+    Family::ConcatDimSymbolic,
+    Family::TransposePermRepeat,
+    Family::SoftmaxAxis,
+    Family::ReshapeCount,
+    Family::SplitSumSymbolic,
 ];
 
 /// One deliberate violation in a built model.
