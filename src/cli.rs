@@ -291,12 +291,11 @@ fn finish(
         drop(reports);
     }
     let denied_warnings = cli.deny.iter().any(|d| d == "warnings") && totals.warnings > 0;
+    // 2: unreadable models; 1: errors (or denied warnings); 0: clean.
     if totals.unreadable > 0 {
         2
-    } else if totals.errors > 0 || denied_warnings {
-        1
     } else {
-        0
+        u8::from(totals.errors > 0 || denied_warnings)
     }
 }
 

@@ -273,6 +273,7 @@ fn printed(document: &str) -> String {
 /// Lints one model: `is_path` says whether `model` is a path (memory-mapped) or `bytes`.
 #[pyfunction]
 #[pyo3(signature = (is_path, model, label, dims, allow, limits))]
+#[allow(clippy::needless_pass_by_value)] // pyo3 extracts arguments as owned values
 fn lint(
     py: Python<'_>,
     is_path: bool,
@@ -295,6 +296,7 @@ fn lint(
 /// reports come back in the order given. Each model is `(is_path, model, label)`.
 #[pyfunction]
 #[pyo3(signature = (models, jobs, dims, allow, limits))]
+#[allow(clippy::needless_pass_by_value)] // pyo3 extracts arguments as owned values
 fn lint_many(
     py: Python<'_>,
     models: Vec<(bool, Bound<'_, PyAny>, String)>,
@@ -347,6 +349,7 @@ fn main(py: Python<'_>, argv: Vec<OsString>, leak: bool) -> PyResult<u8> {
 
 /// Panics inside the guard: lets the tests check that a panic becomes an exception.
 #[pyfunction]
+#[allow(clippy::panic)] // the one deliberate panic, which the tests catch
 fn _panic_for_tests(py: Python<'_>, message: String) -> PyResult<()> {
     guarded(py, move || -> () { std::panic::panic_any(message) })
 }
