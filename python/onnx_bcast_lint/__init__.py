@@ -334,6 +334,9 @@ def _options(
             bound.append((name, value))
     if isinstance(allow, str):
         allow = (allow,)
+    if not isinstance(allow, Iterable):
+        raise TypeError(f"{caller}(): allow takes an iterable of codes such as ['I1'], got "
+                        f"{type(allow).__name__}")
     codes: List[str] = []
     for code in allow:
         if not isinstance(code, str):

@@ -59,6 +59,8 @@ def test_unknown_code_names_the_known_ones():
         obl.lint(E1, allow=["E9"])
     with pytest.raises(TypeError):
         obl.lint(E1, allow=[1])
+    with pytest.raises(TypeError, match="iterable of codes"):
+        obl.lint(E1, allow=1)
 
 
 def test_limits():
