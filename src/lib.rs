@@ -22,6 +22,7 @@
 //! ```
 
 pub mod check;
+pub mod cli;
 pub mod diag;
 pub mod error;
 pub mod infer;

@@ -1,0 +1,480 @@
+"""Find broadcasting and shape bugs in ONNX models before they ship.
+
+The engine is the Rust crate ``onnx-bcast-lint``: it infers every value's shape, with symbolic
+dims such as ``batch`` or ``seq+1``, and checks every broadcasting node and operator shape
+constraint. This package calls it in-process, with the GIL released.
+
+>>> import onnx_bcast_lint
+>>> report = onnx_bcast_lint.lint("tests/models/e1_static_mismatch.onnx")  # doctest: +SKIP
+>>> [f.code for f in report.findings]  # doctest: +SKIP
+['E1']
+>>> onnx_bcast_lint.check(model)  # raises LintError when the model has errors  # doctest: +SKIP
+
+Accepted models: an ``onnx.ModelProto`` (any object with ``SerializeToString``), ``bytes``
+(or ``bytearray``/``memoryview``), a ``str`` or ``os.PathLike`` path (memory-mapped; external
+data files are never opened), or a binary file object.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
+
+from . import _native
+
+__all__ = [
+    "CODES",
+    "Finding",
+    "Input",
+    "Limits",
+    "LintError",
+    "LoadError",
+    "Node",
+    "Report",
+    "__version__",
+    "check",
+    "lint",
+    "lint_many",
+    "main",
+]
+
+__version__: str = _native.VERSION
+
+#: Every diagnostic code the engine reports (``E1`` ``W1`` ``E2`` ``E3`` ``I1`` ``E4`` ``W4``).
+CODES: Tuple[str, ...] = tuple(_native.CODES)
+
+Dim = Union[int, str, None]
+Shape = Optional[List[Dim]]
+
+_ACCEPTED = (
+    "an onnx.ModelProto (or any object with SerializeToString), bytes, bytearray, memoryview, "
+    "a str or os.PathLike path, or a binary file object"
+)
+
+
+class LoadError(ValueError):
+    """The model cannot be linted at all: unreadable, empty, not an ONNX protobuf, or beyond a
+    resource limit. The command exits with code 2 for these.
+
+    Attributes: ``code`` (``load/io``, ``load/directory``, ``load/empty``, ``load/decode``,
+    ``load/limit``, ``load/dims``), ``message`` (the command's message), ``offset`` (the byte
+    offset of the fault for ``load/decode`` and ``load/limit``, else ``None``) and ``path``
+    (the path or label of the model).
+
+    >>> try:
+    ...     onnx_bcast_lint.lint(b"garbage")
+    ... except onnx_bcast_lint.LoadError as error:
+    ...     print(error.code, error.offset)  # doctest: +SKIP
+    load/decode 0
+    """
+
+    def __init__(self, code: str, message: str, offset: Optional[int], path: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.offset = offset
+        self.path = path
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.code, self.message, self.offset, self.path))
+
+
+class LintError(ValueError):
+    """Raised by :func:`check` when the model has errors (or warnings, with
+    ``deny_warnings=True``); ``report`` is the full :class:`Report`.
+
+    >>> try:
+    ...     onnx_bcast_lint.check("e1_static_mismatch.onnx")
+    ... except onnx_bcast_lint.LintError as error:
+    ...     print(error.report.errors[0].code)  # doctest: +SKIP
+    E1
+    """
+
+    def __init__(self, report: "Report", denied: Sequence["Finding"]) -> None:
+        lines = [f"{report.path}: {_count(len(denied), 'finding')} denied"]
+        lines.extend(f"{f.code} {f.message}" for f in denied)
+        super().__init__("\n".join(lines))
+        self.report = report
+        self.findings: List[Finding] = list(denied)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits: exceeding one while loading is a ``load/limit`` :class:`LoadError`; an
+    inferred rank above ``max_rank`` becomes unknown."""
+
+    max_depth: int = _native.DEFAULT_LIMITS[0]
+    max_rank: int = _native.DEFAULT_LIMITS[1]
+    max_nodes: int = _native.DEFAULT_LIMITS[2]
+
+
+class Node(NamedTuple):
+    """The node a finding is about. ``graph`` is ``main``, ``main/<node>/then_branch`` or
+    ``function/<domain>/<name>``; ``index`` its position in that graph; ``byte_range`` the
+    ``(start, end)`` of its ``NodeProto`` in the serialized model (``None`` when unknown)."""
+
+    graph: str
+    index: int
+    name: str
+    op_type: str
+    domain: str
+    byte_range: Optional[Tuple[int, int]]
+
+
+class Input(NamedTuple):
+    """An input involved in a finding and its inferred shape."""
+
+    name: str
+    shape: Shape
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnostic: ``code`` (``E1`` ...), ``severity`` (``error``, ``warning``, ``info``),
+    ``message`` (one sentence naming op and node), ``help`` (what would make it legal, or
+    ``None``), ``node`` (or ``None`` for model-level findings) and ``inputs``."""
+
+    code: str
+    severity: str
+    message: str
+    help: Optional[str]
+    node: Optional[Node]
+    inputs: Tuple[Input, ...]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.message}"
+
+
+class Report:
+    """The result of linting one model.
+
+    >>> report = onnx_bcast_lint.lint("model.onnx", dims={"batch": 8})  # doctest: +SKIP
+    >>> report.ok, [str(f) for f in report.findings]  # doctest: +SKIP
+    (False, ['E1 Add node `add`: inputs cannot broadcast: axis 1 is 3 vs 4'])
+    >>> report.shape("z")  # doctest: +SKIP
+    [2, None]
+    >>> print(report)  # the command's human report  # doctest: +SKIP
+    """
+
+    __slots__ = ("_native", "_findings", "_shapes", "_lock")
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+        self._findings: Optional[List[Finding]] = None
+        self._shapes: Optional[Dict[str, Shape]] = None
+        self._lock = threading.Lock()
+
+    @property
+    def path(self) -> str:
+        """The path as given, or a label (``<bytes>``, ``<ModelProto>``, a file object's name)."""
+        return str(self._native.path)
+
+    @property
+    def findings(self) -> List[Finding]:
+        """Every finding, in graph order (graph path, node index, code)."""
+        with self._lock:
+            if self._findings is None:
+                self._findings = [_finding(raw) for raw in self._native.findings()]
+            return list(self._findings)
+
+    @property
+    def errors(self) -> List[Finding]:
+        """Findings of severity ``error``."""
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> List[Finding]:
+        """Findings of severity ``warning``."""
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def infos(self) -> List[Finding]:
+        """Findings of severity ``info`` (``I1``)."""
+        return [f for f in self.findings if f.severity == "info"]
+
+    @property
+    def ok(self) -> bool:
+        """No errors (warnings and infos allowed): what makes the command exit 0."""
+        return not self.errors
+
+    @property
+    def shapes(self) -> Dict[str, Shape]:
+        """Every main-graph value's inferred shape: a list of dims (``int`` static, ``str``
+        symbolic such as ``"batch"`` or ``"seq+1"``, ``None`` unknown), or ``None`` for an
+        unknown rank."""
+        with self._lock:
+            if self._shapes is None:
+                self._shapes = dict(self._native.shapes())
+            return {name: _copy(shape) for name, shape in self._shapes.items()}
+
+    def shape(self, name: str) -> Shape:
+        """The inferred shape of the main-graph value ``name`` (``None``: unknown rank).
+
+        Raises ``KeyError`` when the main graph has no value of that name."""
+        if not isinstance(name, str):
+            raise TypeError(f"shape() expects a value name (str), got {type(name).__name__}")
+        found, shape = self._native.shape(name)
+        if not found:
+            raise KeyError(name)
+        return shape
+
+    @property
+    def stats(self) -> Dict[str, int]:
+        """Counts of the main graph (``graphs``, ``nodes``, ``initializers``, ``values`` ...),
+        as in the JSON ``stats``."""
+        return dict(self._native.stats())
+
+    def to_json(self, *, shapes: bool = False) -> str:
+        """The JSON v1 document, byte for byte what ``onnx-bcast-lint --format json`` prints for
+        this file (``--shapes`` too with ``shapes=True``), final newline included."""
+        return str(self._native.to_json(bool(shapes)))
+
+    def to_sarif(self) -> str:
+        """The SARIF 2.1.0 document ``--format sarif`` prints for this file."""
+        return str(self._native.to_sarif())
+
+    def render(
+        self, *, color: bool = False, width: int = 100, quiet: bool = False, shapes: bool = False
+    ) -> str:
+        """The command's human report: one block per finding and the summary line."""
+        if width < 1:
+            raise ValueError("width must be positive")
+        return str(self._native.human(bool(color), int(width), bool(quiet), bool(shapes)))
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        return (
+            f"<Report {self.path!r}: {_count(len(self.errors), 'error')}, "
+            f"{_count(len(self.warnings), 'warning')}>"
+        )
+
+
+def _copy(shape: Shape) -> Shape:
+    return None if shape is None else list(shape)
+
+
+def _finding(raw: Tuple[Any, ...]) -> Finding:
+    code, severity, message, help_, node, inputs = raw
+    if node is not None:
+        graph, index, name, op_type, domain, start, end = node
+        node = Node(graph, index, name, op_type, domain, (start, end) if end > start else None)
+    return Finding(
+        code, severity, message, help_, node, tuple(Input(n, s) for n, s in inputs)
+    )
+
+
+def _source(model: Any, caller: str) -> Tuple[bool, Any, str]:
+    """``(is_path, path-or-bytes, label)`` for any accepted model."""
+    if isinstance(model, bytes):
+        return False, model, "<bytes>"
+    if isinstance(model, (bytearray, memoryview)):
+        return False, bytes(model), "<bytes>"
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        label = os.fsdecode(path)
+        return True, label if isinstance(path, str) else path, label
+    serialize = getattr(model, "SerializeToString", None)
+    if callable(serialize):
+        data = serialize()
+        if not isinstance(data, bytes):
+            raise TypeError(f"{caller}(): SerializeToString() returned {type(data).__name__}")
+        return False, data, f"<{type(model).__name__}>"
+    read = getattr(model, "read", None)
+    if callable(read):
+        data = read()
+        if isinstance(data, (bytearray, memoryview)):
+            data = bytes(data)
+        if not isinstance(data, bytes):
+            raise TypeError(
+                f"{caller}(): the file object gave {type(data).__name__}: open it in binary "
+                "mode ('rb')"
+            )
+        name = getattr(model, "name", None)
+        return False, data, name if isinstance(name, str) else "<file>"
+    raise TypeError(f"{caller}() expects {_ACCEPTED}; got {type(model).__name__}")
+
+
+def _options(
+    caller: str, dims: Optional[Mapping[str, int]], allow: Iterable[str], limits: Any
+) -> Tuple[List[Tuple[str, int]], List[str], Optional[Tuple[int, int, int]]]:
+    bound: List[Tuple[str, int]] = []
+    if dims is not None:
+        if not isinstance(dims, Mapping):
+            raise TypeError(f"{caller}(): dims must be a mapping of dim name to int, such as "
+                            "{'batch': 8}")
+        for name, value in dims.items():
+            if not isinstance(name, str):
+                raise TypeError(f"{caller}(): dim names must be str, got {type(name).__name__}")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{caller}(): dim {name!r} must be an int, got "
+                                f"{type(value).__name__}")
+            if value < 0:
+                raise ValueError(f"{caller}(): a dim cannot be negative ({name}={value})")
+            if value >= 2**63:
+                raise ValueError(f"{caller}(): dim {name}={value} does not fit in 64 bits")
+            bound.append((name, value))
+    if isinstance(allow, str):
+        allow = (allow,)
+    if not isinstance(allow, Iterable):
+        raise TypeError(f"{caller}(): allow takes an iterable of codes such as ['I1'], got "
+                        f"{type(allow).__name__}")
+    codes: List[str] = []
+    for code in allow:
+        if not isinstance(code, str):
+            raise TypeError(f"{caller}(): allow takes codes as str, got {type(code).__name__}")
+        if code.upper() not in CODES:
+            raise ValueError(f"{caller}(): unknown code {code!r} ({', '.join(CODES)})")
+        codes.append(code.upper())
+    if limits is None:
+        triple = None
+    else:
+        if isinstance(limits, Mapping):
+            limits = Limits(**limits)
+        if not isinstance(limits, Limits):
+            raise TypeError(f"{caller}(): limits must be a Limits or a mapping of its fields")
+        triple = (limits.max_depth, limits.max_rank, limits.max_nodes)
+        for value in triple:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{caller}(): limits must be non-negative ints: {limits}")
+    return bound, codes, triple
+
+
+def _report(native: Any) -> Report:
+    error = native.error()
+    if error is not None:
+        code, message, offset = error
+        raise LoadError(code, message, offset, str(native.path))
+    return Report(native)
+
+
+def lint(
+    model: Any,
+    *,
+    dims: Optional[Mapping[str, int]] = None,
+    allow: Iterable[str] = (),
+    limits: Optional[Union[Limits, Mapping[str, int]]] = None,
+) -> Report:
+    """Lint one model and return its :class:`Report`.
+
+    ``model``: an ``onnx.ModelProto`` (serialized once), ``bytes``, a path (memory-mapped; a
+    2 GB+ model is fine and external data files are never opened) or a binary file object.
+    ``dims`` binds symbolic dims for one deployment (``{"batch": 8}``): conditions on them
+    become definite. ``allow`` lists codes not to report (``("I1",)``). ``limits``: see
+    :class:`Limits`.
+
+    Raises :class:`LoadError` when the model cannot be read, ``TypeError`` for a model of
+    another type.
+
+    >>> import onnx, onnx_bcast_lint
+    >>> report = onnx_bcast_lint.lint(onnx.load("model.onnx"), dims={"batch": 1})  # doctest: +SKIP
+    >>> for finding in report.findings:  # doctest: +SKIP
+    ...     print(finding.code, finding.node.name, finding.message)
+    """
+    options = _options("lint", dims, allow, limits)
+    is_path, data, label = _source(model, "lint")
+    return _report(_native.lint(is_path, data, label, *options))
+
+
+def check(
+    model: Any,
+    *,
+    deny_warnings: bool = False,
+    dims: Optional[Mapping[str, int]] = None,
+    allow: Iterable[str] = (),
+    limits: Optional[Union[Limits, Mapping[str, int]]] = None,
+) -> Report:
+    """Like ``onnx.checker.check_model``: lint ``model`` and raise :class:`LintError` (a
+    ``ValueError`` carrying the report) when it has errors, or warnings too with
+    ``deny_warnings=True``. Returns the report otherwise.
+
+    >>> onnx.save(model, "model.onnx")  # doctest: +SKIP
+    >>> onnx_bcast_lint.check("model.onnx", dims={"batch": 8}, deny_warnings=True)  # doctest: +SKIP
+    """
+    report = lint(model, dims=dims, allow=allow, limits=limits)
+    _raise_denied(report, deny_warnings)
+    return report
+
+
+def _raise_denied(report: Report, deny_warnings: bool) -> None:
+    denied = [
+        f
+        for f in report.findings
+        if f.severity == "error" or (deny_warnings and f.severity == "warning")
+    ]
+    if denied:
+        raise LintError(report, denied)
+
+
+def lint_many(
+    models: Iterable[Any],
+    *,
+    jobs: Optional[int] = None,
+    dims: Optional[Mapping[str, int]] = None,
+    allow: Iterable[str] = (),
+    limits: Optional[Union[Limits, Mapping[str, int]]] = None,
+    return_exceptions: bool = False,
+) -> List[Report]:
+    """Lint several models in parallel on the engine's threads (``jobs`` of them, default all
+    cores) and return their reports in the order given.
+
+    A model that cannot be read raises its :class:`LoadError` (the first in order, once all
+    are done); with ``return_exceptions=True`` the ``LoadError`` takes its place in the list.
+
+    >>> reports = onnx_bcast_lint.lint_many(pathlib.Path("zoo").glob("*.onnx"))  # doctest: +SKIP
+    >>> [r.path for r in reports if not r.ok]  # doctest: +SKIP
+    """
+    if isinstance(models, (str, bytes, os.PathLike)) or not isinstance(models, Iterable):
+        raise TypeError(
+            "lint_many() expects an iterable of models, each " + _ACCEPTED
+        )
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError("lint_many(): jobs must be a positive int or None")
+    options = _options("lint_many", dims, allow, limits)
+    sources = [_source(model, "lint_many") for model in models]
+    results: List[Any] = []
+    first_error: Optional[LoadError] = None
+    for native in _native.lint_many(sources, jobs, *options):
+        try:
+            results.append(_report(native))
+        except LoadError as error:
+            if not return_exceptions:
+                first_error = first_error or error
+            results.append(error)
+    if first_error is not None:
+        raise first_error
+    return results
+
+
+def main(argv: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None) -> int:
+    """Run the ``onnx-bcast-lint`` command in this process with ``argv`` (default
+    ``sys.argv[1:]``); it prints to standard output and returns the exit code (``0`` no
+    errors, ``1`` errors found, ``2`` a usage error or an unreadable model).
+
+    >>> onnx_bcast_lint.main(["--format", "json", "model.onnx"])  # doctest: +SKIP
+    """
+    import sys
+
+    args = sys.argv[1:] if argv is None else [os.fspath(a) for a in argv]
+    # The command writes to the process's standard output itself: what Python buffered first.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return int(_native.main(["onnx-bcast-lint", *args]))

@@ -1,0 +1,379 @@
+//! `onnx_bcast_lint._native`: the Python package's bridge to the engine. It runs the library
+//! (and the command) with the GIL released and every panic caught; the Python layer
+//! (`python/onnx_bcast_lint/__init__.py`) turns what it returns into the public API: argument
+//! checking, `Report`, `Finding`, `LoadError`, `LintError`.
+
+use std::ffi::OsString;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use onnx_bcast_lint::cli::{self, Teardown};
+use onnx_bcast_lint::report::{human, json, sarif, FileReport};
+use onnx_bcast_lint::shape::{Dim, Shape};
+use onnx_bcast_lint::{lint_bytes, lint_path, Code, Limits, LintReport, LoadError, Options};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use rayon::prelude::*;
+
+// The engine makes millions of small, short-lived allocations on large models; mimalloc makes
+// them several times cheaper than the system allocator (as for the command, issue 6). It serves
+// this extension's Rust code only, not the interpreter.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Runs `work` with the GIL released, turning a panic into a `RuntimeError` instead of
+/// unwinding into the interpreter.
+fn guarded<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(|| catch_unwind(AssertUnwindSafe(work)))
+        .map_err(|payload| {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(ToString::to_string)
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            PyRuntimeError::new_err(format!(
+                "onnx-bcast-lint: internal error (the engine panicked: {what}); \
+                 please report it with the model"
+            ))
+        })
+}
+
+/// Builds the engine's options from what the Python layer has already validated.
+fn options(
+    dims: Vec<(String, i64)>,
+    allow: &[String],
+    limits: Option<(usize, usize, usize)>,
+) -> PyResult<Options> {
+    let mut options = Options::new();
+    for (name, value) in dims {
+        options = options.with_dim(&name, value);
+    }
+    for text in allow {
+        let code = Code::parse(text)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown code `{text}`")))?;
+        options = options.allow(code);
+    }
+    if let Some((max_depth, max_rank, max_nodes)) = limits {
+        options = options.with_limits(Limits {
+            max_depth,
+            max_rank,
+            max_nodes,
+        });
+    }
+    Ok(options)
+}
+
+/// One model to lint: a file (memory-mapped) or bytes held by Python (not copied).
+enum Source {
+    Path(PathBuf),
+    Bytes(Bytes),
+}
+
+impl Source {
+    fn lint(self, label: &str, options: &Options) -> Result<LintReport, LoadError> {
+        match self {
+            Source::Path(path) => lint_path(&path, options),
+            Source::Bytes(bytes) => lint_bytes(bytes, Path::new(label), options),
+        }
+    }
+}
+
+fn source(is_path: bool, model: &Bound<'_, PyAny>) -> PyResult<Source> {
+    if is_path {
+        Ok(Source::Path(model.extract()?))
+    } else {
+        // The report's weights stay slices of the Python `bytes` object, which it keeps alive.
+        let data: PyBackedBytes = model.extract()?;
+        Ok(Source::Bytes(Bytes::from_owner(data)))
+    }
+}
+
+/// The engine's report for one model, or why it could not be read.
+#[pyclass(module = "onnx_bcast_lint._native", frozen)]
+struct NativeReport {
+    file: FileReport,
+}
+
+fn dim_py<'py>(py: Python<'py>, dim: &Dim) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match dim {
+        Dim::Known(size) => size.into_pyobject(py)?.into_any(),
+        Dim::Sym(_) => dim.to_string().into_pyobject(py)?.into_any(),
+        Dim::Unknown => py.None().into_bound(py),
+    })
+}
+
+fn shape_py<'py>(py: Python<'py>, shape: &Shape) -> PyResult<Bound<'py, PyAny>> {
+    match shape.dims() {
+        None => Ok(py.None().into_bound(py)),
+        Some(dims) => {
+            let list = PyList::empty(py);
+            for dim in dims {
+                list.append(dim_py(py, dim)?)?;
+            }
+            Ok(list.into_any())
+        }
+    }
+}
+
+impl NativeReport {
+    fn report(&self) -> Option<&LintReport> {
+        self.file.outcome.as_ref().ok()
+    }
+}
+
+#[pymethods]
+impl NativeReport {
+    /// The path or label the report names.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.file.path
+    }
+
+    /// `None`, or `(code, message, offset)` when the model could not be read.
+    fn error(&self) -> Option<(&'static str, String, Option<usize>)> {
+        let error = self.file.outcome.as_ref().err()?;
+        let offset = match error {
+            LoadError::Decode { offset, .. } | LoadError::Limit { offset, .. } => Some(*offset),
+            _ => None,
+        };
+        Some((error.code(), error.to_string(), offset))
+    }
+
+    /// Every finding as `(code, severity, message, help, node, inputs)`, `node` being `None` or
+    /// `(graph, index, name, op_type, domain, start, end)` and `inputs` a list of
+    /// `(name, shape)`.
+    fn findings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        let Some(report) = self.report() else {
+            return Ok(list);
+        };
+        for finding in &report.findings {
+            let node = match &finding.node {
+                None => py.None().into_bound(py),
+                Some(node) => (
+                    &node.graph,
+                    node.index,
+                    &node.name,
+                    &node.op_type,
+                    &node.domain,
+                    node.span.start,
+                    node.span.end,
+                )
+                    .into_pyobject(py)?
+                    .into_any(),
+            };
+            let inputs = PyList::empty(py);
+            for input in &finding.inputs {
+                inputs.append(PyTuple::new(
+                    py,
+                    [
+                        input.name.as_str().into_pyobject(py)?.into_any(),
+                        shape_py(py, &input.shape)?,
+                    ],
+                )?)?;
+            }
+            list.append((
+                finding.code.as_str(),
+                finding.severity().as_str(),
+                &finding.message,
+                finding.help.as_deref(),
+                node,
+                inputs,
+            ))?;
+        }
+        Ok(list)
+    }
+
+    /// `{value name: shape}` for every value of the main graph, in value order.
+    fn shapes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        if let Some(report) = self.report() {
+            for (name, shape) in report.main_shapes() {
+                dict.set_item(name, shape_py(py, shape)?)?;
+            }
+        }
+        Ok(dict)
+    }
+
+    /// `(found, shape)` for one main-graph value.
+    fn shape<'py>(&self, py: Python<'py>, name: &str) -> PyResult<(bool, Bound<'py, PyAny>)> {
+        match self.report().and_then(|report| report.shape(name)) {
+            None => Ok((false, py.None().into_bound(py))),
+            Some(shape) => Ok((true, shape_py(py, shape)?)),
+        }
+    }
+
+    /// Counts of the main graph, as in the JSON `stats`.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        if let Some(report) = self.report() {
+            let main = report.model.main();
+            dict.set_item("graphs", report.model.graphs.len())?;
+            dict.set_item("nodes", main.map_or(0, |g| g.nodes.len()))?;
+            dict.set_item("initializers", main.map_or(0, |g| g.counts.initializers))?;
+            dict.set_item(
+                "sparse_initializers",
+                main.map_or(0, |g| g.counts.sparse_initializers),
+            )?;
+            dict.set_item("value_info", main.map_or(0, |g| g.counts.value_info))?;
+            dict.set_item("values", main.map_or(0, |g| g.values.len()))?;
+        }
+        Ok(dict)
+    }
+
+    /// What `--format json` prints for this one file (with `--shapes` if `shapes`).
+    fn to_json(&self, py: Python<'_>, shapes: bool) -> PyResult<String> {
+        let file = std::slice::from_ref(&self.file);
+        guarded(py, || printed(&json::render(file, shapes)))
+    }
+
+    /// What `--format sarif` prints for this one file.
+    fn to_sarif(&self, py: Python<'_>) -> PyResult<String> {
+        let file = std::slice::from_ref(&self.file);
+        guarded(py, || printed(&sarif::render(file)))
+    }
+
+    /// What the human format prints for this one file (without the final newline).
+    fn human(
+        &self,
+        py: Python<'_>,
+        color: bool,
+        width: usize,
+        quiet: bool,
+        shapes: bool,
+    ) -> PyResult<String> {
+        let file = std::slice::from_ref(&self.file);
+        guarded(py, || {
+            let mut text = human::render(
+                file,
+                human::Style {
+                    color,
+                    width,
+                    quiet,
+                },
+            );
+            if shapes {
+                text.push_str(&human::shapes(file));
+            }
+            text.trim_end().to_owned()
+        })
+    }
+}
+
+/// The command writes a document followed by one newline.
+fn printed(document: &str) -> String {
+    let mut text = document.trim_end().to_owned();
+    text.push('\n');
+    text
+}
+
+/// Lints one model: `is_path` says whether `model` is a path (memory-mapped) or `bytes`.
+#[pyfunction]
+#[pyo3(signature = (is_path, model, label, dims, allow, limits))]
+#[allow(clippy::needless_pass_by_value)] // pyo3 extracts arguments as owned values
+fn lint(
+    py: Python<'_>,
+    is_path: bool,
+    model: &Bound<'_, PyAny>,
+    label: String,
+    dims: Vec<(String, i64)>,
+    allow: Vec<String>,
+    limits: Option<(usize, usize, usize)>,
+) -> PyResult<NativeReport> {
+    let options = options(dims, &allow, limits)?;
+    let source = source(is_path, model)?;
+    let file = guarded(py, move || FileReport {
+        outcome: source.lint(&label, &options),
+        path: label,
+    })?;
+    Ok(NativeReport { file })
+}
+
+/// Lints models in parallel on the engine's threads (`jobs` of them, or all cores); the
+/// reports come back in the order given. Each model is `(is_path, model, label)`.
+#[pyfunction]
+#[pyo3(signature = (models, jobs, dims, allow, limits))]
+#[allow(clippy::needless_pass_by_value)] // pyo3 extracts arguments as owned values
+fn lint_many(
+    py: Python<'_>,
+    models: Vec<(bool, Bound<'_, PyAny>, String)>,
+    jobs: Option<usize>,
+    dims: Vec<(String, i64)>,
+    allow: Vec<String>,
+    limits: Option<(usize, usize, usize)>,
+) -> PyResult<Vec<NativeReport>> {
+    let options = options(dims, &allow, limits)?;
+    let sources = models
+        .iter()
+        .map(|(is_path, model, label)| Ok((source(*is_path, model)?, label.clone())))
+        .collect::<PyResult<Vec<_>>>()?;
+    let files = guarded(py, move || {
+        let run = || -> Vec<FileReport> {
+            sources
+                .into_par_iter()
+                // One model per task, as the command does: sizes differ a lot.
+                .with_max_len(1)
+                .map(|(source, label)| FileReport {
+                    outcome: source.lint(&label, &options),
+                    path: label,
+                })
+                .collect()
+        };
+        match jobs {
+            None => Ok(run()),
+            Some(jobs) => rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs)
+                .build()
+                .map(|pool| pool.install(run))
+                .map_err(|error| format!("cannot start {jobs} threads: {error}")),
+        }
+    })?
+    .map_err(PyRuntimeError::new_err)?;
+    Ok(files
+        .into_iter()
+        .map(|file| NativeReport { file })
+        .collect())
+}
+
+/// Runs the `onnx-bcast-lint` command with `argv` (program name first) and returns its exit
+/// code. `leak` skips freeing the reports, for a process that ends right after.
+#[pyfunction]
+#[pyo3(signature = (argv, leak = false))]
+fn main(py: Python<'_>, argv: Vec<OsString>, leak: bool) -> PyResult<u8> {
+    let teardown = if leak { Teardown::Leak } else { Teardown::Free };
+    guarded(py, move || cli::run(argv, teardown))
+}
+
+/// Panics inside the guard: lets the tests check that a panic becomes an exception.
+#[pyfunction]
+#[allow(clippy::panic)] // the one deliberate panic, which the tests catch
+fn _panic_for_tests(py: Python<'_>, message: String) -> PyResult<()> {
+    guarded(py, move || -> () { std::panic::panic_any(message) })
+}
+
+/// The extension module.
+#[pymodule]
+fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add("VERSION", env!("CARGO_PKG_VERSION"))?;
+    module.add(
+        "CODES",
+        Code::ALL
+            .iter()
+            .map(|code| code.as_str())
+            .collect::<Vec<_>>(),
+    )?;
+    let limits = Limits::default();
+    module.add(
+        "DEFAULT_LIMITS",
+        (limits.max_depth, limits.max_rank, limits.max_nodes),
+    )?;
+    module.add_class::<NativeReport>()?;
+    module.add_function(wrap_pyfunction!(lint, module)?)?;
+    module.add_function(wrap_pyfunction!(lint_many, module)?)?;
+    module.add_function(wrap_pyfunction!(main, module)?)?;
+    module.add_function(wrap_pyfunction!(_panic_for_tests, module)?)?;
+    Ok(())
+}

@@ -1,0 +1,307 @@
+//! The `onnx-bcast-lint` command: flags -> library -> renderer -> exit code. The only code that
+//! prints. It lives in the library so that the binary (`src/main.rs`) and the Python package's
+//! `onnx-bcast-lint` entry point run the same code with the same exit codes.
+
+#![allow(clippy::print_stderr)] // the command is the one place that prints
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::model::resident_file_kb;
+use crate::report::{self, human, FileReport, Format, Totals};
+use crate::{lint_path_timed, Code, Options, Timings};
+use clap::{Parser, ValueEnum};
+use rayon::prelude::*;
+
+const EXAMPLES: &str = "\
+Examples:
+  onnx-bcast-lint model.onnx
+  onnx-bcast-lint --format json --shapes model.onnx
+  onnx-bcast-lint --format sarif models/ > results.sarif
+  onnx-bcast-lint --dim batch=8 --dim seq=128 --deny warnings model.onnx
+  cat model.onnx | onnx-bcast-lint -
+
+Exit codes: 0 no errors, 1 errors found (or warnings with --deny warnings),
+2 usage error or unreadable model (the other files are still linted).";
+
+/// Finds broadcasting bugs in ONNX models before they ship.
+#[derive(Debug, Parser)]
+#[command(version, about, after_help = EXAMPLES)]
+struct Cli {
+    /// Model files, directories (searched for *.onnx), or `-` for standard input.
+    #[arg(required = true)]
+    models: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    format: FormatArg,
+    /// Also print every value's inferred shape.
+    #[arg(long)]
+    shapes: bool,
+    /// Bind a symbolic dim to a value (repeatable): conditions on it become definite.
+    #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_binding)]
+    dims: Vec<(String, i64)>,
+    /// Treat warnings as errors for the exit code (`--deny warnings`).
+    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
+    deny: Vec<String>,
+    /// Do not report findings with this code (repeatable), e.g. `--allow I1`.
+    #[arg(long, value_name = "CODE", value_parser = parse_code)]
+    allow: Vec<Code>,
+    /// Threads for linting files in parallel (default: all cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+    /// Print only errors and the summary line.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Print each stage's wall time to standard error (for `bench/run.sh`).
+    #[arg(long, hide = true)]
+    timings: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Human,
+    Json,
+    Sarif,
+}
+
+fn parse_binding(text: &str) -> Result<(String, i64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, got `{text}`"))?;
+    let value: i64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{value}` is not an integer"))?;
+    if value < 0 {
+        return Err(format!("a dim cannot be negative ({value})"));
+    }
+    Ok((name.trim().to_owned(), value))
+}
+
+fn parse_code(text: &str) -> Result<Code, String> {
+    Code::parse(text).ok_or_else(|| {
+        let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        format!("unknown code `{text}` ({})", known.join(", "))
+    })
+}
+
+/// Expands directories into the `*.onnx` files below them, sorted; a directory with none stays
+/// as it is, so that linting it reports a clean error.
+fn expand(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut found = Vec::new();
+            collect_models(input, &mut found, 0);
+            found.sort();
+            if found.is_empty() {
+                files.push(input.clone());
+            } else {
+                files.extend(found);
+            }
+        } else {
+            files.push(input.clone());
+        }
+    }
+    files
+}
+
+fn collect_models(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_model = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("onnx"));
+        if path.is_dir() && !is_model {
+            collect_models(&path, found, depth + 1);
+        } else if is_model && path.is_file() {
+            found.push(path);
+        }
+    }
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e3
+}
+
+/// One line per file: `timings <path> read=<ms> scan=<ms> decode=<ms> graph=<ms> infer=<ms>
+/// check=<ms>`, the format `bench/run.sh` reads.
+fn print_timings(paths: &[PathBuf], timings: &[Timings]) {
+    for (path, t) in paths.iter().zip(timings) {
+        eprintln!(
+            "timings {} read={:.3} scan={:.3} decode={:.3} graph={:.3} infer={:.3} check={:.3}",
+            path.display(),
+            ms(t.load.read),
+            ms(t.load.scan),
+            ms(t.load.decode),
+            ms(t.load.graph),
+            ms(t.infer),
+            ms(t.check),
+        );
+    }
+}
+
+/// What to do with the reports once the output is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Teardown {
+    /// Free them: the caller goes on (the Python package's `main`).
+    Free,
+    /// Leak them: the process ends right after, and the kernel reclaims everything at once.
+    Leak,
+}
+
+/// Runs the command with `args` (the program name first, as in `std::env::args_os`): parses
+/// the flags, lints, prints to standard output and error, and returns the exit code: `0` no
+/// errors, `1` errors found (or warnings with `--deny warnings`), `2` a usage error or an
+/// unreadable model. `--help` and `--version` print and return `0`.
+///
+/// ```no_run
+/// use onnx_bcast_lint::cli::{run, Teardown};
+/// let code = run(["onnx-bcast-lint", "--format", "json", "model.onnx"], Teardown::Free);
+/// ```
+pub fn run<I, T>(args: I, teardown: Teardown) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let started = Instant::now();
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            // What `Cli::parse` prints before it exits.
+            let _ = error.print();
+            return u8::try_from(error.exit_code()).unwrap_or(2);
+        }
+    };
+    let mut options = Options::new();
+    for (name, value) in &cli.dims {
+        options = options.with_dim(name, *value);
+    }
+    for code in &cli.allow {
+        options = options.allow(*code);
+    }
+    let files = expand(&cli.models);
+    let lint_all = || -> Vec<(FileReport, Timings)> {
+        files
+            .par_iter()
+            // One file per task: batches mix large and tiny models, and halves of the list can
+            // differ tenfold in work.
+            .with_max_len(1)
+            .map(|path| {
+                let (outcome, timings) = lint_path_timed(path, &options);
+                let report = FileReport {
+                    path: path.display().to_string(),
+                    outcome,
+                };
+                (report, timings)
+            })
+            .collect()
+    };
+    // `-j` sizes the one pool everything runs on: linting files, decoding a model's nodes ahead,
+    // rendering the reports. A pool of the run's own, not the global one, so that a process
+    // can run the command more than once (the Python package).
+    let pool = match cli.jobs {
+        None => None,
+        Some(jobs) => match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+            Ok(pool) => Some(pool),
+            Err(error) => {
+                eprintln!("error: cannot start {jobs} threads: {error}");
+                return 2;
+            }
+        },
+    };
+    match pool {
+        Some(pool) => pool.install(|| finish(&cli, &files, started, lint_all(), teardown)),
+        None => finish(&cli, &files, started, lint_all(), teardown),
+    }
+}
+
+/// Renders, prints and picks the exit code.
+fn finish(
+    cli: &Cli,
+    files: &[PathBuf],
+    started: Instant,
+    reports: Vec<(FileReport, Timings)>,
+    teardown: Teardown,
+) -> u8 {
+    let (reports, timings): (Vec<FileReport>, Vec<Timings>) = reports.into_iter().unzip();
+    let render_start = Instant::now();
+
+    let format = match cli.format {
+        FormatArg::Human => Format::Human,
+        FormatArg::Json => Format::Json,
+        FormatArg::Sarif => Format::Sarif,
+    };
+    let output = match format {
+        Format::Json => report::json::render(&reports, cli.shapes),
+        Format::Sarif => report::sarif::render(&reports),
+        Format::Human => {
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let width = terminal_width();
+            let mut text = human::render(
+                &reports,
+                human::Style {
+                    color,
+                    width,
+                    quiet: cli.quiet,
+                },
+            );
+            if cli.shapes {
+                text.push_str(&human::shapes(&reports));
+            }
+            text
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    // Flushed here: a caller that embeds the command (Python) may end the process its own way.
+    if writeln!(stdout, "{}", output.trim_end()).is_err() || stdout.flush().is_err() {
+        return 2;
+    }
+    if cli.timings {
+        print_timings(files, &timings);
+        eprintln!(
+            "timings output={:.3} total={:.3} rss_file={}",
+            ms(render_start.elapsed()),
+            ms(started.elapsed()),
+            // Large files' pages are given back after loading: their residency was taken then.
+            timings
+                .iter()
+                .filter_map(|t| t.load.file_resident_kb)
+                .chain(resident_file_kb())
+                .max()
+                .unwrap_or(0)
+        );
+    }
+
+    let totals = Totals::of(&reports);
+    // The binary's process ends here: returning the millions of small allocations of a large model to the
+    // allocator one by one costs more than linting it (a sixth of the time at 100k nodes), and
+    // the kernel reclaims them (and unmaps the files) in one go.
+    if teardown == Teardown::Leak {
+        std::mem::forget(reports);
+    } else {
+        drop(reports);
+    }
+    let denied_warnings = cli.deny.iter().any(|d| d == "warnings") && totals.warnings > 0;
+    // 2: unreadable models; 1: errors (or denied warnings); 0: clean.
+    if totals.unreadable > 0 {
+        2
+    } else {
+        u8::from(totals.errors > 0 || denied_warnings)
+    }
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100)
+}
