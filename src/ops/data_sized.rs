@@ -14,7 +14,7 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
         "Compress" => compress,
         "NonZero" => non_zero,
         "Unique" => unique,
-        "TopK" => top_k,
+        "TopK" => top_k_10,
         "OneHot" => one_hot,
         _ => return None,
     })
@@ -86,10 +86,20 @@ fn unique(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     ]))
 }
 
+/// TopK-1: `k` is an attribute.
+pub(super) fn top_k_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    top_k(ctx, true)
+}
+
+/// TopK-10 and later: `k` is input 1.
+pub(super) fn top_k_10(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    top_k(ctx, false)
+}
+
 /// `TopK(x, k, axis)`: the axis becomes `k` (an input from opset 10, an attribute before).
-fn top_k(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn top_k(ctx: &Ctx<'_>, k_attribute: bool) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
-    let k = if ctx.opset() < 10 {
+    let k = if k_attribute {
         let Some(k) = ctx.attrs().int("k")? else {
             return Err(spec::missing_attr("TopK-1", "k"));
         };

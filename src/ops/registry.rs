@@ -7,8 +7,9 @@
 //! semantics.
 //!
 //! Where the shape semantics changed between versions a row names its own rule (`PRelu` 1/6 vs
-//! 7+, `Attention` 23 vs 24); other rows take the rule of their family module, which still
-//! reads the opset for the smaller differences it handles (`Slice` attributes becoming inputs).
+//! 7+, `Attention` 23 vs 24, `Split` 1/2/13/18, `Squeeze`/`Unsqueeze` 1 vs 13, `TopK` 1 vs 10);
+//! other rows take the rule of their family module, some of which still read the opset for the
+//! differences they handle (`Slice`, `Pad`, `Resize`, `Reduce*` attributes becoming inputs).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -272,10 +273,14 @@ const ROWS: &[Row] = &[
     family("", "Softplus", &[1, 22], elementwise::lookup),
     family("", "Softsign", &[1, 22], elementwise::lookup),
     family("", "SpaceToDepth", &[1, 13, 28], transpose::lookup),
-    family("", "Split", &[1, 2, 11, 13, 18], split::lookup),
+    rule("", "Split", &[1], split::split_1),
+    rule("", "Split", &[2, 11], split::split_2),
+    rule("", "Split", &[13], split::split_13),
+    rule("", "Split", &[18], split::split_18),
     family("", "SplitToSequence", &[11, 24], sequence::lookup),
     family("", "Sqrt", &[1, 6, 13], elementwise::lookup),
-    family("", "Squeeze", &[1, 11, 13, 21, 23, 24, 25], squeeze::lookup),
+    rule("", "Squeeze", &[1, 11], squeeze::squeeze_1),
+    rule("", "Squeeze", &[13, 21, 23, 24, 25], squeeze::squeeze_13),
     family("", "Sub", &[1, 6, 7, 13, 14], elementwise::lookup),
     family("", "Sum", &[1, 6, 8, 13], elementwise::lookup),
     family("", "Swish", &[24], elementwise::lookup),
@@ -283,15 +288,17 @@ const ROWS: &[Row] = &[
     family("", "Tanh", &[1, 6, 13], elementwise::lookup),
     family("", "ThresholdedRelu", &[10, 22], elementwise::lookup),
     family("", "Tile", &[1, 6, 13], concat::lookup),
-    family("", "TopK", &[1, 10, 11, 24], data_sized::lookup),
+    rule("", "TopK", &[1], data_sized::top_k_1),
+    rule("", "TopK", &[10, 11, 24], data_sized::top_k_10),
     family("", "Transpose", &[1, 13, 21, 23, 24, 25], transpose::lookup),
     family("", "Trilu", &[14], elementwise::lookup),
     family("", "Unique", &[11, 28], data_sized::lookup),
-    family(
+    rule("", "Unsqueeze", &[1, 11], squeeze::unsqueeze_1),
+    rule(
         "",
         "Unsqueeze",
-        &[1, 11, 13, 21, 23, 24, 25],
-        squeeze::lookup,
+        &[13, 21, 23, 24, 25],
+        squeeze::unsqueeze_13,
     ),
     family("", "Upsample", &[1, 7, 9, 10], resize::lookup),
     family("", "Where", &[9, 16], elementwise::lookup),
@@ -520,6 +527,17 @@ mod tests {
             panic!("PRelu resolves");
         };
         assert_ne!(six as usize, seven as usize);
+        // Versions whose inputs changed resolve to rules of their own.
+        let rule_at = |op: &str, opset: i64| match resolve("", op, Some(opset)) {
+            Resolved::Rule(f) => f as usize,
+            other => panic!("{op} at {opset}: {other:?}"),
+        };
+        assert_eq!(rule_at("Split", 2), rule_at("Split", 12));
+        assert_ne!(rule_at("Split", 12), rule_at("Split", 13));
+        assert_ne!(rule_at("Split", 13), rule_at("Split", 18));
+        assert_ne!(rule_at("Squeeze", 12), rule_at("Squeeze", 13));
+        assert_eq!(rule_at("Unsqueeze", 13), rule_at("Unsqueeze", 25));
+        assert_ne!(rule_at("TopK", 9), rule_at("TopK", 10));
     }
 
     #[test]

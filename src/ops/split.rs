@@ -5,13 +5,16 @@
 
 use super::axes;
 use super::constraint::{Constraint, Pending};
-use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
+#[cfg(test)]
+use super::RuleFn;
+use super::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
-/// The rule for `op_type`, if this family has it.
+/// The newest rule for `op_type`, if this family has it (tests; the registry picks the version).
+#[cfg(test)]
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
-        "Split" => split,
+        "Split" => split_18,
         _ => return None,
     })
 }
@@ -26,13 +29,44 @@ enum Sizes {
     Dynamic(Option<usize>),
 }
 
+/// Where a Split version reads its sizes, and how it splits without them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// Split-1: the `split` input, else the attribute; equal parts must be exact.
+    V1,
+    /// Split-2 and -11: the `split` attribute; equal parts must be exact.
+    V2,
+    /// Split-13: the `split` input; equal parts must be exact.
+    V13,
+    /// Split-18: the `split` input, else `num_outputs` ceil-sized chunks.
+    V18,
+}
+
+/// Split-1.
+pub(super) fn split_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    split(ctx, Form::V1)
+}
+
+/// Split-2 and Split-11.
+pub(super) fn split_2(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    split(ctx, Form::V2)
+}
+
+/// Split-13.
+pub(super) fn split_13(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    split(ctx, Form::V13)
+}
+
+/// Split-18.
+pub(super) fn split_18(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    split(ctx, Form::V18)
+}
+
 /// Explicit sizes: attribute in opsets 2-12, input from 13; Split-1 takes either (the input
 /// first).
-fn explicit_sizes(ctx: &Ctx<'_>) -> Result<Sizes, RuleError> {
-    let input = ctx
-        .input(1)
-        .filter(|_| ctx.opset() < 2 || ctx.opset() >= 13);
-    if input.is_none() && ctx.opset() < 13 {
+fn explicit_sizes(ctx: &Ctx<'_>, form: Form) -> Result<Sizes, RuleError> {
+    let input = ctx.input(1).filter(|_| form != Form::V2);
+    if input.is_none() && matches!(form, Form::V1 | Form::V2) {
         let list = ctx.attrs().ints("split")?;
         return Ok(list.map_or(Sizes::Absent, |l| {
             Sizes::Known(l.iter().copied().map(Dim::known).collect())
@@ -116,13 +150,13 @@ fn num_outputs(ctx: &Ctx<'_>, sizes: &Sizes, outputs: usize) -> Result<usize, Ru
     }
 }
 
-/// `Split(input, split, axis, num_outputs)`.
-fn split(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+/// `Split(input, split, axis, num_outputs)` in the given version's form.
+fn split(ctx: &Ctx<'_>, form: Form) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let outputs = ctx.node().outputs.len();
     let part = |dims: Vec<Dim>| Output::shape(Shape::Ranked(dims)).elem(data.elem);
-    let sizes = explicit_sizes(ctx)?;
-    let parts = if ctx.opset() >= 18 {
+    let sizes = explicit_sizes(ctx, form)?;
+    let parts = if form == Form::V18 {
         num_outputs(ctx, &sizes, outputs)?
     } else {
         outputs.max(1)
@@ -155,7 +189,7 @@ fn split(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             checked_sizes(&mut pending, &sizes, &whole)?;
             sizes
         }
-        Sizes::Absent => equal_parts(&whole, parts, ctx.opset() >= 18)?,
+        Sizes::Absent => equal_parts(&whole, parts, form == Form::V18)?,
         Sizes::Dynamic(_) => vec![Dim::Unknown; outputs],
     };
     let shapes = sizes

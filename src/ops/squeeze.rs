@@ -4,16 +4,47 @@
 use super::axes::{self, unknown_dims};
 use super::constraint::{Constraint, Pending};
 use super::reshape::reshaped;
-use super::{spec, Ctx, Inferred, RuleError, RuleFn};
+#[cfg(test)]
+use super::RuleFn;
+use super::{spec, Ctx, Inferred, RuleError};
 use crate::shape::{Dim, Shape, Tri};
 
-/// The rule for `op_type`, if this family has it.
+/// The newest rule for `op_type`, if this family has it (tests; the registry picks the version).
+#[cfg(test)]
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     Some(match op_type {
-        "Squeeze" => squeeze,
-        "Unsqueeze" => unsqueeze,
+        "Squeeze" => squeeze_13,
+        "Unsqueeze" => unsqueeze_13,
         _ => return None,
     })
+}
+
+/// Where a version reads `axes`: Squeeze/Unsqueeze-1 and -11 from the attribute, -13 on from the
+/// optional (Squeeze) or required (Unsqueeze) input 1.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AxesFrom {
+    Attribute,
+    Input,
+}
+
+/// Squeeze-1 and -11.
+pub(super) fn squeeze_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    squeeze(ctx, AxesFrom::Attribute)
+}
+
+/// Squeeze-13 and later.
+pub(super) fn squeeze_13(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    squeeze(ctx, AxesFrom::Input)
+}
+
+/// Unsqueeze-1 and -11.
+pub(super) fn unsqueeze_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    unsqueeze(ctx, AxesFrom::Attribute)
+}
+
+/// Unsqueeze-13 and later.
+pub(super) fn unsqueeze_13(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    unsqueeze(ctx, AxesFrom::Input)
 }
 
 /// The `axes` of Squeeze/Unsqueeze: attribute before opset 13, optional input from 13.
@@ -26,8 +57,8 @@ enum AxesArg {
     Dynamic(Option<usize>),
 }
 
-fn squeeze_axes(ctx: &Ctx<'_>) -> Result<AxesArg, RuleError> {
-    if ctx.opset() < 13 {
+fn squeeze_axes(ctx: &Ctx<'_>, from: AxesFrom) -> Result<AxesArg, RuleError> {
+    if from == AxesFrom::Attribute {
         return Ok(ctx
             .attrs()
             .ints("axes")?
@@ -48,12 +79,12 @@ fn squeeze_axes(ctx: &Ctx<'_>) -> Result<AxesArg, RuleError> {
 /// `Squeeze`: removes the listed axes (which must be 1), or without axes every dim that is 1,
 /// only computable when each dim is known to be 1 or not (a symbol might be 1: unknown rank).
 /// Axes whose values are unknown still fix the rank when their count is known.
-fn squeeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn squeeze(ctx: &Ctx<'_>, from: AxesFrom) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let Some(dims) = input.shape.dims() else {
         return Ok(Inferred::single(reshaped(ctx, Shape::Unranked)));
     };
-    let removed: Vec<usize> = match squeeze_axes(ctx)? {
+    let removed: Vec<usize> = match squeeze_axes(ctx, from)? {
         AxesArg::Static(list) => list
             .iter()
             .map(|&a| axes::require(a, dims.len(), "Squeeze axis"))
@@ -100,12 +131,12 @@ fn squeeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// `Unsqueeze`: inserts 1s at the listed axes, counted in the output's rank.
-fn unsqueeze(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn unsqueeze(ctx: &Ctx<'_>, from: AxesFrom) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
-    let list = match squeeze_axes(ctx)? {
+    let list = match squeeze_axes(ctx, from)? {
         AxesArg::Static(list) => list,
         // Required: the attribute before opset 13, input 1 from 13.
-        AxesArg::Absent if ctx.opset() < 13 => {
+        AxesArg::Absent if from == AxesFrom::Attribute => {
             return Err(spec::missing_attr("Unsqueeze-1/11", "axes"))
         }
         AxesArg::Absent => return Err(RuleError::MissingInput(1)),
