@@ -68,7 +68,7 @@ impl Totals {
         totals
     }
 
-    /// `3 errors, 1 warning in 2 files`.
+    /// `3 errors, 1 warning, 0 infos in 2 files`.
     pub fn summary(&self) -> String {
         let plural = |n: usize, word: &str| {
             if n == 1 {
@@ -78,9 +78,10 @@ impl Totals {
             }
         };
         let mut line = format!(
-            "{}, {} in {}",
+            "{}, {}, {} in {}",
             plural(self.errors, "error"),
             plural(self.warnings, "warning"),
+            plural(self.infos, "info"),
             plural(self.files, "file")
         );
         if self.unreadable > 0 {
