@@ -24,6 +24,7 @@ Examples:
   onnx-bcast-lint --dim batch=8 --dim seq=128 --deny warnings model.onnx
   onnx-bcast-lint --allow W1,I1 -q models/
   cat model.onnx | onnx-bcast-lint -
+  onnx-bcast-lint --explain W1
 
 Exit codes: 0 no errors, 1 errors found (or warnings with --deny warnings),
 2 usage error (including a --dim name no input declares) or unreadable model
@@ -34,8 +35,12 @@ Exit codes: 0 no errors, 1 errors found (or warnings with --deny warnings),
 #[command(version, about, after_help = EXAMPLES)]
 struct Cli {
     /// Model files, directories (searched for *.onnx), or `-` for standard input.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "explain")]
     models: Vec<PathBuf>,
+    /// Explain a code (`E1`, `W1`, `load/decode`...): what it means, why the model fails at run
+    /// time, a minimal example, how to fix it, and the spec it comes from.
+    #[arg(long, value_name = "CODE", exclusive = true)]
+    explain: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     format: FormatArg,
@@ -261,6 +266,9 @@ where
             return u8::try_from(error.exit_code()).unwrap_or(2);
         }
     };
+    if let Some(code) = &cli.explain {
+        return explain(code);
+    }
     let mut options = Options::new();
     for (name, value) in &cli.dims {
         options = options.with_dim(name, *value);
@@ -308,6 +316,23 @@ where
         Some(pool) => pool.install(|| finish(&cli, &files, started, lint_all(), teardown)),
         None => finish(&cli, &files, started, lint_all(), teardown),
     }
+}
+
+/// `--explain CODE`: 0 with the text on standard output, 2 for an unknown code.
+fn explain(code: &str) -> u8 {
+    let Some(explanation) = report::explain::find(code) else {
+        eprintln!(
+            "error: unknown code `{code}` (known codes: {})",
+            report::explain::known_codes()
+        );
+        return 2;
+    };
+    let mut stdout = std::io::stdout().lock();
+    let text = report::explain::render(explanation);
+    if write!(stdout, "{text}").is_err() || stdout.flush().is_err() {
+        return 2;
+    }
+    0
 }
 
 /// Renders, prints and picks the exit code.

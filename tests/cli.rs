@@ -442,3 +442,74 @@ fn a_directory_without_models_says_so() {
     let out = run(&[dir.to_str().unwrap(), &model("e1_static_mismatch.onnx")]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+// Issue 16, item 4: `--explain CODE`.
+
+#[test]
+fn explain_documents_every_code() {
+    for code in [
+        "E1",
+        "W1",
+        "E2",
+        "E3",
+        "E4",
+        "W4",
+        "I1",
+        "load/io",
+        "load/directory",
+        "load/empty",
+        "load/decode",
+        "load/limit",
+        "load/dims",
+    ] {
+        let out = run(&["--explain", code]);
+        assert_eq!(out.status.code(), Some(0), "{code}");
+        let text = stdout(&out);
+        assert!(text.starts_with(&format!("{code} (")), "{text}");
+        for section in [
+            "What it means",
+            "Why it fails at run time",
+            "Example",
+            "How to fix it",
+            "Spec",
+        ] {
+            assert!(
+                text.contains(&format!("\n{section}\n")),
+                "{code}: {section}"
+            );
+        }
+    }
+    // Any case, as `--allow` takes codes.
+    assert_eq!(run(&["--explain", "w4"]).status.code(), Some(0));
+    let example = stdout(&run(&["--explain", "E1"]));
+    assert!(example.contains("z = Add (x, y)"), "{example}");
+}
+
+#[test]
+fn explain_of_an_unknown_code_is_exit_2_naming_the_known_ones() {
+    let out = run(&["--explain", "E9"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("unknown code `E9`"), "{err}");
+    assert!(err.contains("E1, W1, E2, E3, E4, W4, I1, load/io"), "{err}");
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn sarif_rules_carry_the_explain_texts() {
+    let out = run(&["--format", "sarif", &model("e1_static_mismatch.onnx")]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert_eq!(rules.len(), 7);
+    let explained = stdout(&run(&["--explain", "E1"]));
+    let e1 = &rules[0];
+    assert_eq!(e1["id"], "E1");
+    assert_eq!(e1["help"]["text"].as_str().unwrap(), explained);
+    let meaning = e1["fullDescription"]["text"].as_str().unwrap();
+    assert!(
+        meaning.starts_with("inputs of a broadcasting node"),
+        "{meaning}"
+    );
+}

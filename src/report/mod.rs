@@ -1,6 +1,7 @@
 //! Output formats: human (miette), JSON (schema v1) and SARIF 2.1.0. Rendering is pure: it
 //! returns strings, and only `main.rs` prints.
 
+pub mod explain;
 pub mod human;
 pub mod json;
 pub mod sarif;
