@@ -59,6 +59,7 @@ fn stages(c: &mut Criterion) {
             model: loaded,
             inference,
             findings,
+            declared_dims: std::collections::BTreeSet::new(),
         }),
     }];
     group.bench_function("output (json)", |b| {

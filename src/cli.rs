@@ -5,6 +5,7 @@
 #![allow(clippy::print_stderr)] // the command is the one place that prints
 
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -21,37 +22,46 @@ Examples:
   onnx-bcast-lint --format json --shapes model.onnx
   onnx-bcast-lint --format sarif models/ > results.sarif
   onnx-bcast-lint --dim batch=8 --dim seq=128 --deny warnings model.onnx
+  onnx-bcast-lint --allow W1,I1 -q models/
   cat model.onnx | onnx-bcast-lint -
+  onnx-bcast-lint --explain W1
 
 Exit codes: 0 no errors, 1 errors found (or warnings with --deny warnings),
-2 usage error or unreadable model (the other files are still linted).";
+2 usage error (including a --dim name no input declares) or unreadable model
+(the other files are still linted).";
 
 /// Finds broadcasting bugs in ONNX models before they ship.
 #[derive(Debug, Parser)]
 #[command(version, about, after_help = EXAMPLES)]
 struct Cli {
     /// Model files, directories (searched for *.onnx), or `-` for standard input.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "explain")]
     models: Vec<PathBuf>,
+    /// Explain a code (`E1`, `W1`, `load/decode`...): what it means, why the model fails at run
+    /// time, a minimal example, how to fix it, and the spec it comes from.
+    #[arg(long, value_name = "CODE", exclusive = true)]
+    explain: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     format: FormatArg,
     /// Also print every value's inferred shape.
     #[arg(long)]
     shapes: bool,
-    /// Bind a symbolic dim to a value (repeatable): conditions on it become definite.
+    /// Bind a symbolic dim to a value (repeatable): a `dim_param` of an input, or `input:axis`
+    /// for an axis declared without a size or a name. Conditions on it become definite.
     #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_binding)]
     dims: Vec<(String, i64)>,
     /// Treat warnings as errors for the exit code (`--deny warnings`).
     #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
     deny: Vec<String>,
-    /// Do not report findings with this code (repeatable), e.g. `--allow I1`.
-    #[arg(long, value_name = "CODE", value_parser = parse_code)]
+    /// Do not report findings with these codes (repeatable, or comma-separated: `--allow W1,I1`).
+    #[arg(long, value_name = "CODE", value_parser = parse_code, value_delimiter = ',')]
     allow: Vec<Code>,
     /// Threads for linting files in parallel (default: all cores).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
-    /// Print only errors and the summary line.
+    /// Print only the findings that fail the run (errors; warnings too with `--deny warnings`)
+    /// and the summary line.
     #[arg(short, long)]
     quiet: bool,
     /// Print each stage's wall time to standard error (for `bench/run.sh`).
@@ -81,31 +91,108 @@ fn parse_binding(text: &str) -> Result<(String, i64), String> {
 }
 
 fn parse_code(text: &str) -> Result<Code, String> {
-    Code::parse(text).ok_or_else(|| {
+    Code::parse(text.trim()).ok_or_else(|| {
         let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
         format!("unknown code `{text}` ({})", known.join(", "))
     })
 }
 
-/// Expands directories into the `*.onnx` files below them, sorted; a directory with none stays
-/// as it is, so that linting it reports a clean error.
-fn expand(inputs: &[PathBuf]) -> Vec<PathBuf> {
+fn has_model_extension(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("onnx"))
+}
+
+/// Expands directories into the `*.onnx` files below them, sorted. A directory named like a model
+/// stays as it is, so that linting it reports a clean `load/directory` error. Also returns the
+/// directories in which no model was found.
+fn expand(inputs: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut files = Vec::new();
+    let mut empty = Vec::new();
     for input in inputs {
-        if input.is_dir() {
+        if input.is_dir() && !has_model_extension(input) {
             let mut found = Vec::new();
             collect_models(input, &mut found, 0);
             found.sort();
             if found.is_empty() {
-                files.push(input.clone());
-            } else {
-                files.extend(found);
+                empty.push(input.clone());
             }
+            files.extend(found);
         } else {
             files.push(input.clone());
         }
     }
-    files
+    (files, empty)
+}
+
+/// Edit distance, for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j + 1).copied().unwrap_or(usize::MAX);
+            let left = row.get(j).copied().unwrap_or(usize::MAX);
+            let next = (diagonal + usize::from(ca != *cb))
+                .min(above.saturating_add(1))
+                .min(left.saturating_add(1));
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = next;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
+/// The `--dim` names that no linted model's inputs declare, each with the message saying so and
+/// naming the closest declared names. Checked over the batch: a zoo's models need not share
+/// every symbol. Nothing is checked when no model could be read (those errors say why).
+fn unknown_dims(cli: &Cli, reports: &[FileReport]) -> Vec<String> {
+    let mut declared = std::collections::BTreeSet::new();
+    let mut any = false;
+    for report in reports {
+        if let Ok(report) = &report.outcome {
+            any = true;
+            declared.extend(report.declared_dims.iter().map(String::as_str));
+        }
+    }
+    if !any {
+        return Vec::new();
+    }
+    cli.dims
+        .iter()
+        .filter(|(name, _)| !declared.contains(name.as_str()))
+        .map(|(name, _)| {
+            // Close: at most a third of the name's characters differ (typos, not other names).
+            let close: Vec<String> = declared
+                .iter()
+                .filter(|d| {
+                    distance(name, d) <= (name.chars().count().max(d.chars().count()) / 3).max(1)
+                })
+                .map(|d| format!("`{d}`"))
+                .collect();
+            let mut listed: Vec<String> =
+                declared.iter().take(10).map(|d| format!("`{d}`")).collect();
+            if declared.len() > 10 {
+                listed.push(format!("and {} more", declared.len() - 10));
+            }
+            let mut message =
+                format!("error: --dim {name}: no graph input declares a dim named `{name}`");
+            if !close.is_empty() {
+                let _ = write!(message, "; did you mean {}?", close.join(" or "));
+            }
+            if listed.is_empty() {
+                message.push_str(" (the inputs declare no symbolic dim)");
+            } else {
+                let _ = write!(message, " (declared: {})", listed.join(", "));
+            }
+            message
+        })
+        .collect()
 }
 
 fn collect_models(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
@@ -117,9 +204,7 @@ fn collect_models(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let is_model = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("onnx"));
+        let is_model = has_model_extension(&path);
         if path.is_dir() && !is_model {
             collect_models(&path, found, depth + 1);
         } else if is_model && path.is_file() {
@@ -181,6 +266,9 @@ where
             return u8::try_from(error.exit_code()).unwrap_or(2);
         }
     };
+    if let Some(code) = &cli.explain {
+        return explain(code);
+    }
     let mut options = Options::new();
     for (name, value) in &cli.dims {
         options = options.with_dim(name, *value);
@@ -188,7 +276,13 @@ where
     for code in &cli.allow {
         options = options.allow(*code);
     }
-    let files = expand(&cli.models);
+    let (files, empty) = expand(&cli.models);
+    // As ruff does for a directory without Python files: a notice, not a failure, so that a
+    // hook or CI step run on a folder that has no models yet passes; the notice (on standard
+    // error, outside the JSON and SARIF documents) says nothing was linted there.
+    for dir in &empty {
+        eprintln!("warning: no *.onnx model found under `{}`", dir.display());
+    }
     let lint_all = || -> Vec<(FileReport, Timings)> {
         files
             .par_iter()
@@ -224,6 +318,23 @@ where
     }
 }
 
+/// `--explain CODE`: 0 with the text on standard output, 2 for an unknown code.
+fn explain(code: &str) -> u8 {
+    let Some(explanation) = report::explain::find(code) else {
+        eprintln!(
+            "error: unknown code `{code}` (known codes: {})",
+            report::explain::known_codes()
+        );
+        return 2;
+    };
+    let mut stdout = std::io::stdout().lock();
+    let text = report::explain::render(explanation);
+    if write!(stdout, "{text}").is_err() || stdout.flush().is_err() {
+        return 2;
+    }
+    0
+}
+
 /// Renders, prints and picks the exit code.
 fn finish(
     cli: &Cli,
@@ -233,6 +344,14 @@ fn finish(
     teardown: Teardown,
 ) -> u8 {
     let (reports, timings): (Vec<FileReport>, Vec<Timings>) = reports.into_iter().unzip();
+    let unknown = unknown_dims(cli, &reports);
+    if !unknown.is_empty() {
+        for message in unknown {
+            eprintln!("{message}");
+        }
+        return 2;
+    }
+    let deny_warnings = cli.deny.iter().any(|d| d == "warnings");
     let render_start = Instant::now();
 
     let format = match cli.format {
@@ -246,13 +365,14 @@ fn finish(
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let width = terminal_width();
-            let mut text = human::render(
+            let mut text = human::render_gate(
                 &reports,
                 human::Style {
                     color,
                     width,
                     quiet: cli.quiet,
                 },
+                deny_warnings,
             );
             if cli.shapes {
                 text.push_str(&human::shapes(&reports));
@@ -290,7 +410,7 @@ fn finish(
     } else {
         drop(reports);
     }
-    let denied_warnings = cli.deny.iter().any(|d| d == "warnings") && totals.warnings > 0;
+    let denied_warnings = deny_warnings && totals.warnings > 0;
     // 2: unreadable models; 1: errors (or denied warnings); 0: clean.
     if totals.unreadable > 0 {
         2

@@ -58,19 +58,10 @@ impl Code {
         }
     }
 
-    /// One line saying what the code means (SARIF rule descriptions, `--help`).
+    /// One line saying what the code means (SARIF `shortDescription`); the full texts are
+    /// [`crate::report::explain`]'s.
     pub fn summary(self) -> &'static str {
-        match self {
-            Code::E1 => "inputs of a broadcasting node can never be broadcast together",
-            Code::W1 => "broadcasting is valid only under a condition on symbolic dims",
-            Code::E2 => "a declared shape contradicts the inferred one",
-            Code::E3 => "the graph is structurally broken",
-            Code::I1 => "shape knowledge stops at an unsupported operator",
-            Code::E4 => "an operator's own shape constraint fails for every input",
-            Code::W4 => {
-                "an operator's own shape constraint holds only under a condition on symbolic dims"
-            }
-        }
+        crate::report::explain::of(self).summary
     }
 
     /// Parses `E1`, `w1`, ...

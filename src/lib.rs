@@ -21,6 +21,7 @@
 //! # Ok::<(), onnx_bcast_lint::LoadError>(())
 //! ```
 
+mod bind;
 pub mod check;
 pub mod cli;
 pub mod diag;

@@ -1,11 +1,13 @@
 //! The library entry points: lint a model given as a path, as bytes, or already decoded, and get
 //! the findings and every inferred shape back. No printing, no exit, no global state.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
+use crate::bind;
 use crate::check::{self, CheckOptions};
 use crate::diag::{Code, Finding};
 use crate::error::{Limits, LoadError};
@@ -64,6 +66,10 @@ pub struct LintReport {
     pub inference: Inference,
     /// Findings in graph order.
     pub findings: Vec<Finding>,
+    /// Every symbol the main graph's inputs declare, before `--dim` bindings: `dim_param`
+    /// names and `input:axis` for axes declared without a size or a name (what
+    /// [`Options::with_dim`] can bind).
+    pub declared_dims: BTreeSet<String>,
 }
 
 impl LintReport {
@@ -126,19 +132,23 @@ pub struct Timings {
 /// [`lint_path`], also returning the time of each stage.
 pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, LoadError>, Timings) {
     let mut timings = Timings::default();
-    let report = model::load_path_timed(path, options.limits, &mut timings.load).map(|model| {
-        let start = Instant::now();
-        let inference = infer::infer(&model);
-        timings.infer = start.elapsed();
-        let start = Instant::now();
-        let findings = check::run(&model, &inference, &options.checks);
-        timings.check = start.elapsed();
-        LintReport {
-            model,
-            inference,
-            findings,
-        }
-    });
+    let report =
+        model::load_path_timed(path, options.limits, &mut timings.load).map(|mut model| {
+            let declared_dims = bind::declared_symbols(&model);
+            bind::bind(&mut model, options.binding());
+            let start = Instant::now();
+            let inference = infer::infer(&model);
+            timings.infer = start.elapsed();
+            let start = Instant::now();
+            let findings = check::run(&model, &inference, &options.checks);
+            timings.check = start.elapsed();
+            LintReport {
+                model,
+                inference,
+                findings,
+                declared_dims,
+            }
+        });
     (report, timings)
 }
 
@@ -155,12 +165,16 @@ pub fn lint_model(proto: ModelProto, options: &Options) -> Result<LintReport, Lo
     Ok(lint_loaded(loaded, options))
 }
 
-fn lint_loaded(model: Model, options: &Options) -> LintReport {
+fn lint_loaded(mut model: Model, options: &Options) -> LintReport {
+    // Bound before inference: one deployment's sizes are what every stage sees.
+    let declared_dims = bind::declared_symbols(&model);
+    bind::bind(&mut model, options.binding());
     let inference = infer::infer_within(&model, &options.limits);
     let findings = check::run(&model, &inference, &options.checks);
     LintReport {
         model,
         inference,
         findings,
+        declared_dims,
     }
 }

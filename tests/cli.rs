@@ -242,3 +242,274 @@ fn output_is_deterministic() {
     let second = run(&["--format", "json", "--shapes", &path, &path]);
     assert_eq!(first.stdout, second.stdout);
 }
+
+// Issue 16, item 8: the command line, tried as a new user would.
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn bound_dims_reach_messages_labels_and_shapes() {
+    let path = model("w1_symbolic.onnx");
+    let (doc, code) = json(&["--shapes", "--dim", "seq=5", &path]);
+    assert_eq!(code, 1);
+    let finding = &doc["files"][0]["diagnostics"][0];
+    assert_eq!(finding["code"], "E1");
+    assert!(
+        finding["message"].as_str().unwrap().contains("5 vs 77"),
+        "{finding}"
+    );
+    assert_eq!(
+        finding["inputs"][0]["shape"],
+        serde_json::json!(["batch", 5])
+    );
+    assert_eq!(
+        doc["files"][0]["shapes"]["x"],
+        serde_json::json!(["batch", 5])
+    );
+    let human = stdout(&run(&["--shapes", "--dim", "seq=77", &path]));
+    assert!(human.contains("x: [batch, 77]"), "{human}");
+}
+
+#[test]
+fn a_partial_binding_never_yields_a_counterexample_contradicting_it() {
+    // `n = m ∨ n = 1 ∨ m = 1`: with n bound to 3 the counterexample may only choose m.
+    let path = model("w1_two_symbols.onnx");
+    let (doc, code) = json(&["--dim", "n=3", &path]);
+    assert_eq!(code, 0);
+    let finding = &doc["files"][0]["diagnostics"][0];
+    assert_eq!(finding["code"], "W1");
+    let text = format!("{} {}", finding["message"], finding["help"]);
+    assert!(text.contains("m ∈ {1, 3}"), "{text}");
+    assert!(text.contains("fails when m="), "{text}");
+    assert!(!text.contains("n="), "{text}");
+}
+
+/// A model whose input `x` has an axis declared with neither a size nor a name (`x:0`).
+fn anonymous_axis_model() -> String {
+    use onnx_bcast_lint::proto::tensor_shape_proto::{dimension, Dimension};
+    use onnx_bcast_lint::proto::{
+        type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto,
+        TypeProto, ValueInfoProto,
+    };
+    use prost::Message;
+    let info = |name: &str, dims: Vec<Option<i64>>| ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(1),
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .into_iter()
+                        .map(|d| Dimension {
+                            value: d.map(dimension::Value::DimValue),
+                            ..Default::default()
+                        })
+                        .collect(),
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let model = ModelProto {
+        ir_version: Some(10),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(18),
+        }],
+        graph: Some(GraphProto {
+            name: Some("g".into()),
+            node: vec![NodeProto {
+                op_type: Some("Add".into()),
+                name: Some("add".into()),
+                input: vec!["x".into(), "y".into()],
+                output: vec!["z".into()],
+                ..Default::default()
+            }],
+            input: vec![
+                info("x", vec![None, Some(3)]),
+                info("y", vec![Some(4), Some(3)]),
+            ],
+            output: vec![info("z", vec![None, Some(3)])],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_anonymous_axis.onnx");
+    std::fs::write(&path, model.encode_to_vec()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_dim_no_input_declares_is_exit_2_naming_the_closest_declared_ones() {
+    let path = model("w1_symbolic.onnx");
+    let out = run(&["--dim", "sq=5", &path]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("`sq`"), "{err}");
+    assert!(err.contains("did you mean `seq`?"), "{err}");
+    assert!(err.contains("declared: `batch`, `seq`"), "{err}");
+    assert!(stdout(&out).is_empty(), "no report for a usage error");
+    // Declared by one model of the batch is enough.
+    let out = run(&["--dim", "seq=77", &path, &model("e1_static_mismatch.onnx")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // `input:axis` names an axis declared without a size or a name.
+    let anonymous = anonymous_axis_model();
+    let (doc, code) = json(&[&anonymous]);
+    assert_eq!(code, 0);
+    assert_eq!(doc["files"][0]["diagnostics"][0]["code"], "W1");
+    let (doc, code) = json(&["--dim", "x:0=5", &anonymous]);
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(doc["files"][0]["diagnostics"][0]["code"], "E1");
+    let out = run(&["--dim", "x:1=5", &anonymous]);
+    assert_eq!(out.status.code(), Some(2), "x:1 is declared as 3");
+    assert!(
+        stderr(&out).contains("did you mean `x:0`?"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn allow_takes_comma_lists_as_well_as_repeats() {
+    let files = [model("w1_symbolic.onnx"), model("i1_custom_op.onnx")];
+    let codes = |args: &[&str]| -> Vec<String> {
+        let mut all = args.to_vec();
+        all.extend(files.iter().map(String::as_str));
+        let (doc, _) = json(&all);
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["diagnostics"].as_array().unwrap().clone())
+            .map(|d| d["code"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(codes(&[]), ["W1", "I1", "E1"]);
+    assert_eq!(codes(&["--allow", "W1,I1"]), ["E1"]);
+    assert_eq!(codes(&["--allow", "W1", "--allow", "I1"]), ["E1"]);
+    assert_eq!(codes(&["--allow", "w1, i1"]), ["E1"]);
+    assert_eq!(run(&["--allow", "W1,X9", &files[0]]).status.code(), Some(2));
+}
+
+#[test]
+fn quiet_with_deny_warnings_still_prints_the_failing_warnings() {
+    let path = model("w1_symbolic.onnx");
+    let out = run(&["-q", "--deny", "warnings", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("W1") && text.contains("broadcasting is valid only if"),
+        "{text}"
+    );
+    let quiet = stdout(&run(&["-q", &path]));
+    assert!(!quiet.contains("valid only if"), "{quiet}");
+}
+
+#[test]
+fn the_summary_counts_infos_too() {
+    let text = stdout(&run(&[
+        &model("i1_custom_op.onnx"),
+        &model("w1_symbolic.onnx"),
+    ]));
+    assert_eq!(
+        text.lines().last(),
+        Some("1 error, 1 warning, 1 info in 2 files"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_directory_without_models_says_so() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_no_models");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("README.txt"), "not a model").unwrap();
+    let out = run(&[dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("warning: no *.onnx model found under"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("in 0 files"), "{}", stdout(&out));
+    // Beside a model, the model is still linted.
+    let out = run(&[dir.to_str().unwrap(), &model("e1_static_mismatch.onnx")]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+// Issue 16, item 4: `--explain CODE`.
+
+#[test]
+fn explain_documents_every_code() {
+    for code in [
+        "E1",
+        "W1",
+        "E2",
+        "E3",
+        "E4",
+        "W4",
+        "I1",
+        "load/io",
+        "load/directory",
+        "load/empty",
+        "load/decode",
+        "load/limit",
+        "load/dims",
+    ] {
+        let out = run(&["--explain", code]);
+        assert_eq!(out.status.code(), Some(0), "{code}");
+        let text = stdout(&out);
+        assert!(text.starts_with(&format!("{code} (")), "{text}");
+        for section in [
+            "What it means",
+            "Why it fails at run time",
+            "Example",
+            "How to fix it",
+            "Spec",
+        ] {
+            assert!(
+                text.contains(&format!("\n{section}\n")),
+                "{code}: {section}"
+            );
+        }
+    }
+    // Any case, as `--allow` takes codes.
+    assert_eq!(run(&["--explain", "w4"]).status.code(), Some(0));
+    let example = stdout(&run(&["--explain", "E1"]));
+    assert!(example.contains("z = Add (x, y)"), "{example}");
+}
+
+#[test]
+fn explain_of_an_unknown_code_is_exit_2_naming_the_known_ones() {
+    let out = run(&["--explain", "E9"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("unknown code `E9`"), "{err}");
+    assert!(err.contains("E1, W1, E2, E3, E4, W4, I1, load/io"), "{err}");
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn sarif_rules_carry_the_explain_texts() {
+    let out = run(&["--format", "sarif", &model("e1_static_mismatch.onnx")]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert_eq!(rules.len(), 7);
+    let explained = stdout(&run(&["--explain", "E1"]));
+    let e1 = &rules[0];
+    assert_eq!(e1["id"], "E1");
+    assert_eq!(e1["help"]["text"].as_str().unwrap(), explained);
+    let meaning = e1["fullDescription"]["text"].as_str().unwrap();
+    assert!(
+        meaning.starts_with("inputs of a broadcasting node"),
+        "{meaning}"
+    );
+}

@@ -27,6 +27,12 @@ pub struct Style {
 
 /// Renders every file's findings and the summary line.
 pub fn render(files: &[FileReport], style: Style) -> String {
+    render_gate(files, style, false)
+}
+
+/// [`render`] for a run where warnings fail too (`--deny warnings`): quiet output keeps them,
+/// since it must still show every finding that failed the run.
+pub fn render_gate(files: &[FileReport], style: Style, deny_warnings: bool) -> String {
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {
@@ -44,7 +50,12 @@ pub fn render(files: &[FileReport], style: Style) -> String {
             }
             Ok(report) => {
                 for finding in &report.findings {
-                    if style.quiet && finding.severity() != Severity::Error {
+                    let fails = match finding.severity() {
+                        Severity::Error => true,
+                        Severity::Warning => deny_warnings,
+                        Severity::Info => false,
+                    };
+                    if style.quiet && !fails {
                         continue;
                     }
                     render_finding(&handler, &mut out, &file.path, report, finding);

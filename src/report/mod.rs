@@ -1,6 +1,7 @@
 //! Output formats: human (miette), JSON (schema v1) and SARIF 2.1.0. Rendering is pure: it
 //! returns strings, and only `main.rs` prints.
 
+pub mod explain;
 pub mod human;
 pub mod json;
 pub mod sarif;
@@ -68,7 +69,7 @@ impl Totals {
         totals
     }
 
-    /// `3 errors, 1 warning in 2 files`.
+    /// `3 errors, 1 warning, 0 infos in 2 files`.
     pub fn summary(&self) -> String {
         let plural = |n: usize, word: &str| {
             if n == 1 {
@@ -78,9 +79,10 @@ impl Totals {
             }
         };
         let mut line = format!(
-            "{}, {} in {}",
+            "{}, {}, {} in {}",
             plural(self.errors, "error"),
             plural(self.warnings, "warning"),
+            plural(self.infos, "info"),
             plural(self.files, "file")
         );
         if self.unreadable > 0 {

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::FileReport;
+use super::{explain, FileReport};
 use crate::diag::{Code, Finding, Severity};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -14,10 +14,16 @@ pub fn render(files: &[FileReport]) -> String {
     let rules: Vec<Value> = Code::ALL
         .iter()
         .map(|code| {
+            let explanation = explain::of(*code);
             json!({
                 "id": code.as_str(),
                 "name": rule_name(*code),
-                "shortDescription": {"text": code.summary()},
+                "shortDescription": {"text": explanation.summary},
+                "fullDescription": {"text": explanation.meaning},
+                "help": {
+                    "text": explain::render(explanation),
+                    "markdown": explain::markdown(explanation),
+                },
                 "defaultConfiguration": {"level": level(code.severity())},
             })
         })

@@ -1,0 +1,172 @@
+//! The texts of every code (what `--explain` prints). Example models are in ONNX text syntax,
+//! as `onnx.parser.parse_model` reads and `onnx.printer.to_text` prints them.
+
+use super::Explanation;
+
+/// Every entry, finding codes first in `Code::ALL` order.
+pub(super) const ALL: &[Explanation] = &[
+    Explanation {
+        code: "E1",
+        severity: "error",
+        summary: "inputs of a broadcasting node can never be broadcast together",
+        meaning: "inputs of a broadcasting node can never be broadcast together: multidirectional (element-wise binary and variadic ops, `Where`, `MatMul` batch dims), unidirectional (`Gemm` C, `PRelu` slope, `LayerNormalization` scale and bias, `Attention` mask), bidirectional (`Expand`), and the opset < 7 `broadcast`/`axis` form; also a condition made false by `--dim`",
+        why: "The sizes that conflict are fixed by the model, so every run fails: runtimes check broadcast compatibility when the node executes (onnxruntime: `Add: left operand cannot broadcast on dim 1`) or refuse the model at session creation when their own shape inference sees it.",
+        example: r#"<ir_version: 8, opset_import: ["" : 18]>
+main (float[2, 3] x, float[4] y) => (float[2, 3] z) {
+    z = Add (x, y)
+}"#,
+        fix: "Make the sizes agree: reshape, unsqueeze or transpose one input so that its axes line up with the other's (shapes align from the right), or correct the declared shape the exporter wrote. Under `--dim`, check that the bound value is right for this model.",
+        spec: "ONNX `docs/Broadcasting.md` (multidirectional and unidirectional broadcasting) and the operator's page in `docs/Operators.md` (`Expand`: bidirectional; opset < 7: the `broadcast`/`axis` attributes); SONNX `Broadcast`; MLIR `Broadcastable` (see `../shared/spec/`).",
+    },
+    Explanation {
+        code: "W1",
+        severity: "warning",
+        summary: "broadcasting is valid only under a condition on symbolic dims",
+        meaning: "valid only under a condition on symbolic dims; the message states the condition and a binding that breaks it; conditions of all nodes are combined (a `dim_param` names one value across the model)",
+        why: "The model runs for some values of its symbolic dims and fails for the others: a deployment whose sizes break the condition (the message names one) fails at run time exactly as an `E1` does.",
+        example: r#"<ir_version: 8, opset_import: ["" : 18]>
+main (float[batch, seq] x, float[batch, 77] y) => (float[batch, 77] z) {
+    z = Add (x, y)
+}"#,
+        fix: "Bind your deployment's sizes with `--dim` (`--dim seq=77`) to check it: the condition then holds (no finding) or fails (`E1`). To make the model right for every size, declare the dim as the size it must be, or broadcast explicitly (`Expand`, `Reshape`) where a 1 is meant.",
+        spec: "ONNX `docs/Broadcasting.md` (multidirectional and unidirectional broadcasting) and the operator's page in `docs/Operators.md` (`Expand`: bidirectional; opset < 7: the `broadcast`/`axis` attributes); SONNX `Broadcast`; MLIR `Broadcastable` (see `../shared/spec/`). ONNX `docs/IR.md`, \"Static tensor shapes\": a `dim_param` names one value across the model.",
+    },
+    Explanation {
+        code: "E2",
+        severity: "error",
+        summary: "a declared shape contradicts the inferred one",
+        meaning: "a declared shape (`value_info`, graph output) contradicts the inferred one",
+        why: "Runtimes trust declared shapes: onnxruntime checks a graph output's shape against its declaration and may plan memory from `value_info`; a contradiction fails the session (`[ShapeInferenceError] ... Incompatible dimensions`) or the run, and misleads every tool that reads the declaration.",
+        example: r#"<ir_version: 8, opset_import: ["" : 18]>
+main (float[2, 3] x, float[2, 3] y) => (float[2, 4] z) {
+    z = Add (x, y)
+}"#,
+        fix: "Correct or remove the declaration (`value_info`, the graph output's type), usually by fixing the exporter; `onnx.shape_inference.infer_shapes` rewrites `value_info` from the graph.",
+        spec: "ONNX `docs/IR.md`, \"Graphs\" and \"Static tensor shapes\" (`ValueInfoProto` of inputs, outputs and `value_info`); ONNX shape inference in strict mode reports the same contradiction.",
+    },
+    Explanation {
+        code: "E3",
+        severity: "error",
+        summary: "the graph is structurally broken",
+        meaning: "a structural problem: cycle, undefined input, value produced twice, node without op_type, model without graph",
+        why: "A runtime cannot order or resolve such a graph: a cycle, a name that nothing defines or one defined twice makes the session fail to load, before any input is read.",
+        example: r#"<ir_version: 8, opset_import: ["" : 18]>
+main (float[2] x) => (float[2] z) {
+    y = Add (x, w)
+    z = Relu (y)
+}"#,
+        fix: "Fix the exporter or graph surgery that produced the graph: every node input must be a graph input, an initializer or an output of an earlier node (or of an enclosing graph, in a subgraph); each value is produced once; every node has an `op_type`; a model has a graph.",
+        spec: "ONNX `docs/IR.md`, \"Graphs\" and \"Names Within a Graph\": nodes in topological order, each name assigned once (SSA), names resolved in scope; `onnx.checker.check_model` rejects the same graphs.",
+    },
+    Explanation {
+        code: "E4",
+        severity: "error",
+        summary: "an operator's own shape constraint fails for every input",
+        meaning: "an operator's own shape constraint (not broadcasting) fails for every input the model accepts: `MatMul`/`Gemm` contracted dims (K), channels, parameter lengths, element counts, ranks, axis attributes out of range, a required input or attribute missing or mistyped; the message states the constraint from the operator doc and the dims found, the labels point at the inputs, `help` gives a likely fix; also such a condition made false by `--dim`",
+        why: "The operator checks its own constraint when it runs (MatMul's K, Conv's channels, Concat's other dims, Reshape's element count...): with the sizes fixed by the model, the session fails at run time whatever the input values (onnxruntime: `MatMul dimension mismatch`).",
+        example: r#"<ir_version: 8, opset_import: ["" : 18]>
+main (float[2, 3] a, float[4, 5] b) => (float[2, 5] c) {
+    c = MatMul (a, b)
+}"#,
+        fix: "Each finding's help names the likely fix: transpose or reshape an operand, re-export a weight with the right size, correct an attribute (`axis`, `perm`, `group`) or supply the missing input.",
+        spec: "The operator's page in ONNX `docs/Operators.md` for the model's opset version (its inputs' shape requirements and attribute ranges); `MatMul` follows numpy `matmul`.",
+    },
+    Explanation {
+        code: "W4",
+        severity: "warning",
+        summary: "an operator's own shape constraint holds only under a condition on symbolic dims",
+        meaning: "an operator's own shape constraint holds only under a condition on symbolic dims (`k = 64`); stated with a binding that breaks it, and solved together with the `W1` conditions",
+        why: "The model runs only for the values of its symbolic dims that satisfy the constraint (`k = 64`); any other deployment fails at run time as an `E4` does.",
+        example: r#"<ir_version: 8, opset_import: ["" : 18]>
+main (float[batch, k] a, float[64, 8] w) => (float[batch, 8] c) {
+    c = MatMul (a, w)
+}"#,
+        fix: "Bind your deployment's sizes with `--dim` (`--dim k=64`) to check it; if the dim can only take one value, declare it as that size in the model.",
+        spec: "The operator's page in ONNX `docs/Operators.md`; ONNX `docs/IR.md`, \"Static tensor shapes\" (a `dim_param` names one value across the model).",
+    },
+    Explanation {
+        code: "I1",
+        severity: "info",
+        summary: "shape knowledge stops at an unsupported operator",
+        meaning: "shape knowledge stops: an operator the engine does not know, or an ONNX operator version it has no rule for (an opset newer than its schema table, a version not in its registry, a domain the model does not import), naming the version (once per op type and version, listing the nodes)",
+        why: "It does not fail by itself: the engine cannot compute the shapes past this node, so the nodes downstream are checked with unknown dims, and an unknown dim never produces `E1` or `E4`. A runtime without the operator or that version fails to load the model.",
+        example: r#"<ir_version: 8, opset_import: ["" : 18, "com.example" : 1]>
+main (float[2] x) => (float[2] z) {
+    z = com.example.Custom (x)
+}"#,
+        fix: "Nothing to fix when the runtime provides the operator: `--allow I1` hides the note. Otherwise import the domain, or use an opset version the operator has a schema for.",
+        spec: "ONNX `docs/Versioning.md` (operator sets, `since_version`) and `docs/IR.md`, \"Operator Sets\"; the registry of the `onnx` package (`src/ops/schemas.tsv`).",
+    },
+    Explanation {
+        code: "load/io",
+        severity: "file error",
+        summary: "the file cannot be read",
+        meaning: "the file cannot be read: missing, no permission, or an I/O error (exit code 2; the other files are still linted)",
+        why: "No runtime can load it either: the file is not a model it can read.",
+        example: r"onnx-bcast-lint missing.onnx",
+        fix: "Check the path and the file's permissions.",
+        spec: "ONNX `docs/IR.md`: a model file is one serialized `ModelProto` of `onnx/onnx.proto` (vendored as `proto/onnx.proto`).",
+    },
+    Explanation {
+        code: "load/directory",
+        severity: "file error",
+        summary: "a directory was given where a model was expected",
+        meaning: "a directory named like a model (`*.onnx`) was given: directories are searched for models, but one named `*.onnx` is taken for a model (exit code 2)",
+        why: "No runtime can load it either: the file is not a model it can read.",
+        example: r"mkdir broken.onnx && onnx-bcast-lint broken.onnx",
+        fix: "Pass the model file, or the directory without the `.onnx` name.",
+        spec: "ONNX `docs/IR.md`: a model file is one serialized `ModelProto` of `onnx/onnx.proto` (vendored as `proto/onnx.proto`).",
+    },
+    Explanation {
+        code: "load/empty",
+        severity: "file error",
+        summary: "the file is empty",
+        meaning: "the file is empty: no bytes, so no model (exit code 2), often a failed download or a Git LFS file not fetched",
+        why: "No runtime can load it either: the file is not a model it can read.",
+        example: r": > empty.onnx && onnx-bcast-lint empty.onnx",
+        fix: "Re-export or re-download the model; with Git LFS, run `git lfs pull`.",
+        spec: "ONNX `docs/IR.md`: a model file is one serialized `ModelProto` of `onnx/onnx.proto` (vendored as `proto/onnx.proto`).",
+    },
+    Explanation {
+        code: "load/decode",
+        severity: "file error",
+        summary: "the file is not a valid ONNX protobuf",
+        meaning: "the file is not a valid ONNX protobuf: truncated, another format, or a wrong wire type; the message gives the byte offset (exit code 2)",
+        why: "No runtime can load it either: the file is not a model it can read. `onnx.load` raises `DecodeError`.",
+        example: r"head -c 100 model.onnx > truncated.onnx && onnx-bcast-lint truncated.onnx",
+        fix: "Re-export the model, or check the transfer that truncated it; a Git LFS pointer file is text, not a model.",
+        spec: "ONNX `docs/IR.md`: a model file is one serialized `ModelProto` of `onnx/onnx.proto` (vendored as `proto/onnx.proto`).",
+    },
+    Explanation {
+        code: "load/limit",
+        severity: "file error",
+        summary: "the model is beyond a resource limit",
+        meaning: "the model is beyond a resource limit: nesting depth of subgraphs, rank, node count (exit code 2); the limits keep a hostile file from exhausting memory or time",
+        why: "A model this deep or large exhausts a runtime's stack or memory, or was crafted to; real models stay far below the limits.",
+        example: r"a model with 10000 nested If subgraphs (tests/models/load_nested_if_10000.onnx)",
+        fix: "Check how the model was produced; through the library, `Limits` raises the limits for a model you trust.",
+        spec: "ONNX `docs/IR.md`: a model file is one serialized `ModelProto` of `onnx/onnx.proto` (vendored as `proto/onnx.proto`). The limits are this tool's, not the spec's.",
+    },
+    Explanation {
+        code: "load/dims",
+        severity: "file error",
+        summary: "tensor dims are negative or overflow",
+        meaning: "tensor dims are negative or their product overflows (exit code 2)",
+        why: "A tensor with a negative size or more elements than fit in 64 bits cannot exist: runtimes reject the model when they load its initializers.",
+        example: r"an initializer declaring dims [-3, 4] (tests/models/load_negative_dims.onnx)",
+        fix: "Re-export the model; the exporter wrote a corrupt `TensorProto`.",
+        spec: "ONNX `docs/IR.md`: a model file is one serialized `ModelProto` of `onnx/onnx.proto` (vendored as `proto/onnx.proto`). `TensorProto.dims` are sizes, so non-negative.",
+    },
+];
+
+/// What a finding code without an entry would show (a test keeps it unused).
+pub(super) const MISSING: Explanation = Explanation {
+    code: "?",
+    severity: "?",
+    summary: "no documentation",
+    meaning: "no documentation",
+    why: "",
+    example: "",
+    fix: "",
+    spec: "",
+};
