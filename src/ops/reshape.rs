@@ -71,10 +71,14 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let Some(input_dims) = input_dims else {
         return Ok(Inferred::single(reshaped(ctx, Shape::Ranked(dims))));
     };
-    let total = product(input_dims);
     let mut pending = Pending::default();
     let dims = match inferred_at {
+        // Most reshapes keep some dims and regroup the others: when what is left after striking
+        // out the shared dims has equal counts, so do the whole shapes, without multiplying
+        // symbols (a third of a transformer's inference time otherwise).
+        None if same_count_outside_shared(input_dims, &dims) => dims,
         None => {
+            let total = product(input_dims);
             let count = product(&dims);
             pending.equal(&total, &count, || {
                 Constraint::new(
@@ -86,9 +90,27 @@ fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             })?;
             dims
         }
-        Some(at) => minus_one(dims, at, &total)?,
+        Some(at) => minus_one(dims, at, &product(input_dims))?,
     };
     Ok(Inferred::single(reshaped(ctx, Shape::Ranked(dims))).with_conditions(pending.into_checks()))
+}
+
+/// Whether `a` and `b` provably hold as many elements because, once the dims they share (as
+/// multisets, compared structurally) are struck out, the products of the rest are provably
+/// equal. `false` means "not shown", never "different".
+fn same_count_outside_shared(a: &[Dim], b: &[Dim]) -> bool {
+    let mut rest: Vec<&Dim> = b.iter().collect();
+    let mut left = Vec::new();
+    for d in a {
+        match rest.iter().position(|r| *r == d) {
+            Some(i) => {
+                rest.swap_remove(i);
+            }
+            None => left.push(d.clone()),
+        }
+    }
+    let rest: Vec<Dim> = rest.into_iter().cloned().collect();
+    product(&left).eq_dim(&product(&rest)) == crate::shape::Tri::Yes
 }
 
 /// `Flatten(x, axis)`: `[prod(dims[..axis]), prod(dims[axis..])]`. The axis is in `[0, r]`
