@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::infer::declared::{declared_dims, dim_of};
 use crate::model::{Model, Origin};
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::{type_proto, TypeProto};
@@ -20,23 +21,6 @@ fn dims_mut(declared: &mut TypeProto) -> Option<&mut Vec<Dimension>> {
         type_proto::Value::TensorType(t) => t.shape.as_mut().map(|s| &mut s.dim),
         type_proto::Value::SparseTensorType(t) => t.shape.as_mut().map(|s| &mut s.dim),
         _ => None,
-    }
-}
-
-fn dims(declared: &TypeProto) -> Option<&[Dimension]> {
-    match declared.value.as_ref()? {
-        type_proto::Value::TensorType(t) => t.shape.as_ref().map(|s| s.dim.as_slice()),
-        type_proto::Value::SparseTensorType(t) => t.shape.as_ref().map(|s| s.dim.as_slice()),
-        _ => None,
-    }
-}
-
-/// A declared dim as the engine reads it (the rules of `infer::declared`).
-fn dim_of(value: Option<&dimension::Value>) -> Dim {
-    match value {
-        Some(dimension::Value::DimValue(size)) if *size >= 0 => Dim::known(*size),
-        Some(dimension::Value::DimParam(name)) => Dim::parse_dim_param(name),
-        _ => Dim::Unknown,
     }
 }
 
@@ -52,7 +36,7 @@ pub(crate) fn declared_symbols(model: &Model) -> BTreeSet<String> {
         .iter()
         .filter_map(|id| main.values.get(id.0 as usize))
     {
-        let Some(dims) = value.declared.as_deref().and_then(dims) else {
+        let Some(dims) = value.declared.as_deref().and_then(declared_dims) else {
             continue;
         };
         for (axis, dim) in dims.iter().enumerate() {

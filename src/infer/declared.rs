@@ -4,7 +4,7 @@
 //! whole model (exporter expressions such as `2*s0` are parsed into the algebra), and a dim with
 //! neither is unknown and unrelated to every other dim.
 
-use crate::proto::tensor_shape_proto::dimension;
+use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::{type_proto, TensorProto, TypeProto};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
@@ -43,26 +43,28 @@ fn integral(v: f64) -> Option<i64> {
 /// read).
 pub(crate) const MAX_VALUE_ELEMENTS: usize = 4096;
 
+/// The dims a `TypeProto` declares, when it is a (sparse) tensor type with a shape.
+pub(crate) fn declared_dims(declared: &TypeProto) -> Option<&[Dimension]> {
+    match declared.value.as_ref()? {
+        type_proto::Value::TensorType(t) => t.shape.as_ref().map(|s| s.dim.as_slice()),
+        type_proto::Value::SparseTensorType(t) => t.shape.as_ref().map(|s| s.dim.as_slice()),
+        _ => None,
+    }
+}
+
 /// The shape a `TypeProto` declares: `Unranked` when it has no shape or is not a tensor.
 pub(crate) fn shape_of(declared: Option<&TypeProto>) -> Shape {
-    let shape = match declared.and_then(|t| t.value.as_ref()) {
-        Some(type_proto::Value::TensorType(t)) => t.shape.as_ref(),
-        Some(type_proto::Value::SparseTensorType(t)) => t.shape.as_ref(),
-        _ => None,
-    };
-    match shape {
-        Some(shape) => Shape::Ranked(shape.dim.iter().map(|d| dim_of(d.value.as_ref())).collect()),
+    match declared.and_then(declared_dims) {
+        Some(dims) => Shape::Ranked(dims.iter().map(|d| dim_of(d.value.as_ref())).collect()),
         None => Shape::Unranked,
     }
 }
 
 /// The rank a `TypeProto` declares (0 when it declares none), without building the shape.
 pub(crate) fn shape_rank(declared: Option<&TypeProto>) -> usize {
-    match declared.and_then(|t| t.value.as_ref()) {
-        Some(type_proto::Value::TensorType(t)) => t.shape.as_ref().map_or(0, |s| s.dim.len()),
-        Some(type_proto::Value::SparseTensorType(t)) => t.shape.as_ref().map_or(0, |s| s.dim.len()),
-        _ => 0,
-    }
+    declared
+        .and_then(declared_dims)
+        .map_or(0, <[Dimension]>::len)
 }
 
 /// The element type a `TypeProto` declares.
@@ -74,7 +76,9 @@ pub(crate) fn elem_of(declared: Option<&TypeProto>) -> Option<i32> {
     }
 }
 
-fn dim_of(value: Option<&dimension::Value>) -> Dim {
+/// A declared dim as the engine reads it: a size, a `dim_param` expression, or unknown (absent
+/// or negative).
+pub(crate) fn dim_of(value: Option<&dimension::Value>) -> Dim {
     match value {
         Some(dimension::Value::DimValue(size)) if *size >= 0 => Dim::known(*size),
         Some(dimension::Value::DimParam(name)) => Dim::parse_dim_param(name),

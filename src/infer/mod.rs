@@ -331,26 +331,23 @@ impl<'m> Engine<'m> {
         declared_elem: Option<i32>,
     ) -> ValueFacts {
         let stored = value.initializer.and_then(|i| graph.initializers.get(i));
-        let constant = stored.filter(|_| self.model.ir_version < 4);
+        let stored_shape =
+            stored.map(|tensor| declared::shape_of(Some(&declared::tensor_type(tensor))));
         // A declaration that contradicts its initializer is E4's root cause; nothing known
         // downstream of it, so the nodes it feeds report nothing more.
-        let contradicted = stored.is_some_and(|tensor| {
-            let dims = declared::shape_of(Some(&declared::tensor_type(tensor)));
-            crate::shape::verify::compare(&dims, &declared_shape).is_err()
-        });
-        if contradicted {
-            return ValueFacts {
-                shape: Shape::Unranked,
-                elem: declared_elem,
-                value: None,
-            };
+        if let Some(dims) = &stored_shape {
+            if crate::shape::verify::compare(dims, &declared_shape).is_err() {
+                return ValueFacts {
+                    shape: Shape::Unranked,
+                    elem: declared_elem,
+                    value: None,
+                };
+            }
         }
+        let constant = stored.filter(|_| self.model.ir_version < 4);
         ValueFacts {
-            shape: match constant {
-                Some(tensor) => control::refine(
-                    &declared_shape,
-                    &declared::shape_of(Some(&declared::tensor_type(tensor))),
-                ),
+            shape: match stored_shape.filter(|_| constant.is_some()) {
+                Some(dims) => control::refine(&declared_shape, &dims),
                 None if graph.parent.is_none() => {
                     declared::name_anonymous(&value.name, declared_shape)
                 }

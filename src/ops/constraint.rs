@@ -8,7 +8,7 @@
 use std::fmt::{self, Display, Formatter};
 
 use super::{BroadcastCheck, RuleError};
-use crate::shape::broadcast::{Outcome, Rule, Verdict};
+use crate::shape::broadcast::{verdict_of, Outcome, Rule, Verdict};
 use crate::shape::{Condition, Dim, Shape, Tri};
 
 /// One operator constraint with the dims found, as the checks report it.
@@ -89,26 +89,23 @@ impl Pending {
         self.holds_if(&Condition::eq(a, b), constraint)
     }
 
-    /// Requires `condition`: never satisfiable is an error, else a W4 check unless it is true.
+    /// Requires `condition`: never satisfiable is an error, else a W4 check unless it is true
+    /// (the verdict broadcasting gives a condition, `broadcast::verdict_of`).
     pub(crate) fn holds_if(
         &mut self,
         condition: &Condition,
         constraint: impl FnOnce() -> Constraint,
     ) -> Result<(), RuleError> {
-        if condition.is_true() {
-            return Ok(());
-        }
-        if condition.is_false() || condition.satisfiable() == Tri::No {
-            return Err(constraint().unmet());
-        }
-        let simple = condition.simplify();
-        if simple.is_true() {
-            return Ok(());
-        }
+        // Not a broadcast: the rule is unused for constraints.
+        let rule = Rule::Multidirectional;
+        let simple = match verdict_of(rule, None, condition) {
+            Verdict::Valid => return Ok(()),
+            Verdict::Invalid(_) => return Err(constraint().unmet()),
+            Verdict::Conditional(simple) => simple,
+        };
         let constraint = constraint();
         self.0.push(BroadcastCheck {
-            // Not a broadcast: the field is unused for constraints.
-            rule: Rule::Multidirectional,
+            rule,
             slots: constraint.slots.clone(),
             outcome: Outcome {
                 shape: Shape::Unranked,

@@ -146,7 +146,7 @@ mod tests {
             assert_eq!(ALL.iter().filter(|o| o.code == e.code).count(), 1);
             assert_eq!(find(&e.code.to_lowercase()), Some(e));
         }
-        assert_eq!(find("E9"), None);
+        assert_eq!(find("not-a-code"), None);
     }
 
     #[test]
