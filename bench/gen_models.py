@@ -8,11 +8,14 @@ Shape/Gather/Unsqueeze/Concat, Where, Softmax, the context MatMul back through T
 Reshape, the output projection, residual Adds and a ReLU feed-forward. 37 nodes per block.
 
     bench/.venv/bin/python bench/gen_models.py            # all models into bench/models/
-    bench/.venv/bin/python bench/gen_models.py 10k 100k   # some of them
+    bench/.venv/bin/python bench/gen_models.py 10k own_10k   # some of them
 
 Models:
 - tx_10k, tx_100k, tx_1m: 10k, 100k and 1M nodes. Like ALBERT, the blocks share one small set of
   weights, so the file is dominated by nodes (about 140 bytes a node).
+- own_10k, own_100k, own_1m: the same node counts, but every block has its own 16 weights (0.43
+  initializers a node, as in real exports), kept small (d_model 8, ff 16) so the 1M model stays
+  near 140 MB: the cost measured is the initializers' count, not their bytes.
 - big_inline: about 1,100 nodes (30 blocks, d_model 1024, ff 4096, vocab 16000) with about
   1.5 GB of real float32 weights inline; big_external: the same graph with every weight moved to
   `big_external.data` through `onnx.external_data_helper` (the linter must never open it).
@@ -175,6 +178,15 @@ def blocks_for(nodes):
 
 def small(name, nodes):
     model = transformer(blocks_for(nodes), d_model=64, d_ff=256, heads=4, vocab=1000, shared=True)
+    save_small(name, nodes, model)
+
+
+def own(name, nodes):
+    model = transformer(blocks_for(nodes), d_model=8, d_ff=16, heads=2, vocab=1000, shared=False)
+    save_small(name, nodes, model)
+
+
+def save_small(name, nodes, model):
     path = os.path.join(OUT, name + ".onnx")
     onnx.save(model, path)
     if nodes <= 10_000:
@@ -200,11 +212,16 @@ def big():
     )
 
 
+SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
+
+
 def main(argv):
     os.makedirs(OUT, exist_ok=True)
-    wanted = argv or ["10k", "100k", "1m", "big"]
+    wanted = argv or ["10k", "100k", "1m", "own_10k", "own_100k", "own_1m", "big"]
     for which in wanted:
-        if which == "10k":
+        if which.startswith("own_") and which[4:] in SIZES:
+            own(which, SIZES[which[4:]])
+        elif which == "10k":
             small("tx_10k", 10_000)
         elif which == "100k":
             small("tx_100k", 100_000)
@@ -213,7 +230,7 @@ def main(argv):
         elif which == "big":
             big()
         else:
-            sys.exit(f"unknown model {which!r}: 10k, 100k, 1m or big")
+            sys.exit(f"unknown model {which!r}: 10k, 100k, 1m, own_10k, own_100k, own_1m or big")
 
 
 if __name__ == "__main__":
