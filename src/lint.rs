@@ -137,7 +137,7 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
             let declared_dims = bind::declared_symbols(&model);
             bind::bind(&mut model, options.binding());
             let start = Instant::now();
-            let inference = infer::infer(&model);
+            let inference = infer::infer_within(&model, &options.limits);
             timings.infer = start.elapsed();
             let start = Instant::now();
             let findings = check::run(&model, &inference, &options.checks);

@@ -1,5 +1,5 @@
 //! Resource limits: each one gives a clean error or a bounded result, through `lint_bytes` (wire
-//! pre-scan) and `lint_model` (no pre-scan) alike, and no case may materialise a tensor the model
+//! pre-scan), `lint_model` (no pre-scan) and `lint_path_timed` alike, and no case may materialise a tensor the model
 //! only describes (`Range` of 10^12 elements, `ConstantOfShape` of 2^40).
 
 #![allow(
@@ -10,6 +10,7 @@
 )]
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -18,7 +19,9 @@ use onnx_bcast_lint::proto::{
     NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use onnx_bcast_lint::shape::{Dim, Shape};
-use onnx_bcast_lint::{lint_bytes, lint_model, Limits, LintReport, LoadError, Options};
+use onnx_bcast_lint::{
+    lint_bytes, lint_model, lint_path_timed, Limits, LintReport, LoadError, Options,
+};
 use prost::Message;
 
 /// A hang detector, not a speed test.
@@ -87,18 +90,33 @@ fn model(graph: GraphProto) -> ModelProto {
     }
 }
 
-/// Lints `model` both ways within the bound; returns both outcomes.
-fn both(model: &ModelProto, options: &Options) -> [Result<LintReport, LoadError>; 2] {
+/// The model through every entry point that takes limits: `lint_bytes` (wire pre-scan),
+/// `lint_model` (no pre-scan) and `lint_path_timed` (the command's, from a file).
+fn every_entry(model: &ModelProto, options: &Options) -> [Result<LintReport, LoadError>; 3] {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let encoded = model.encode_to_vec();
+    let file = std::env::temp_dir().join(format!(
+        "onnx-bcast-lint-limits-{}-{}.onnx",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&file, &encoded).unwrap();
+    let outcomes = [
+        within_bound(|| lint_bytes(Bytes::from(encoded), Path::new("limits.onnx"), options)),
+        within_bound(|| lint_model(model.clone(), options)),
+        within_bound(|| lint_path_timed(&file, options).0),
+    ];
+    std::fs::remove_file(&file).unwrap();
+    outcomes
+}
+
+/// Runs one entry point, failing when it takes longer than [`BOUND`].
+fn within_bound<T>(entry: impl FnOnce() -> T) -> T {
     let start = Instant::now();
-    let bytes = lint_bytes(
-        Bytes::from(model.encode_to_vec()),
-        Path::new("limits.onnx"),
-        options,
-    );
-    let decoded = lint_model(model.clone(), options);
+    let outcome = entry();
     let elapsed = start.elapsed();
     assert!(elapsed <= BOUND, "took {elapsed:?}");
-    [bytes, decoded]
+    outcome
 }
 
 fn limit_error(outcome: &Result<LintReport, LoadError>, what: &str) {
@@ -146,11 +164,11 @@ fn subgraph_nesting_beyond_the_limit_is_a_limit_error() {
     });
     // Two branches per level: keep the tree small.
     let deep = nested_ifs(13);
-    for outcome in both(&deep, &options) {
+    for outcome in every_entry(&deep, &options) {
         limit_error(&outcome, "depth");
     }
     let shallow = nested_ifs(2);
-    for outcome in both(&shallow, &options) {
+    for outcome in every_entry(&shallow, &options) {
         assert!(outcome.is_ok());
     }
 }
@@ -170,11 +188,11 @@ fn node_count_beyond_the_limit_is_a_limit_error() {
             .node
             .push(node("Relu", &[&format!("v{i}")], &[&format!("v{}", i + 1)]));
     }
-    for outcome in both(&model(graph.clone()), &options) {
+    for outcome in every_entry(&model(graph.clone()), &options) {
         limit_error(&outcome, "node count");
     }
     graph.node.pop();
-    for outcome in both(&model(graph), &options) {
+    for outcome in every_entry(&model(graph), &options) {
         assert!(outcome.is_ok());
     }
 }
@@ -190,7 +208,7 @@ fn declared_rank_beyond_the_limit_is_a_limit_error() {
         input: vec![static_input("x", 1, &[1; 9])],
         ..Default::default()
     };
-    for outcome in both(&model(graph), &options) {
+    for outcome in every_entry(&model(graph), &options) {
         limit_error(&outcome, "rank");
     }
 }
@@ -206,12 +224,12 @@ fn initializer_rank_beyond_the_limit_is_a_limit_error() {
         initializer: vec![int64s("w", vec![1; 9], vec![0])],
         ..Default::default()
     };
-    for outcome in both(&model(graph), &options) {
+    for outcome in every_entry(&model(graph), &options) {
         limit_error(&outcome, "rank");
     }
 }
 
-/// `Reshape` to a computed target of 4000 ones: a rank the data allows but the limit does not.
+/// `Reshape` to a computed target of 100 ones: a rank the data allows but the limit does not.
 #[test]
 fn inferred_rank_beyond_the_limit_becomes_unknown() {
     let options = Options::new().with_limits(Limits {
@@ -224,7 +242,7 @@ fn inferred_rank_beyond_the_limit_becomes_unknown() {
             node("Reshape", &["x", "ones"], &["y"]),
         ],
         input: vec![static_input("x", 1, &[1])],
-        initializer: vec![int64s("len", vec![1], vec![4000])],
+        initializer: vec![int64s("len", vec![1], vec![100])],
         ..Default::default()
     };
     let mut graph = graph;
@@ -234,7 +252,7 @@ fn inferred_rank_beyond_the_limit_becomes_unknown() {
         t: Some(Box::new(int64s("", vec![1], vec![1]))),
         ..Default::default()
     });
-    for outcome in both(&model(graph), &options) {
+    for outcome in every_entry(&model(graph), &options) {
         let report = outcome.unwrap();
         let rank = report.shape("y").and_then(Shape::rank);
         assert!(rank.is_none_or(|r| r <= 64), "rank {rank:?}");
@@ -252,7 +270,7 @@ fn range_of_ten_to_the_twelve_is_not_materialised() {
         ],
         ..Default::default()
     };
-    for outcome in both(&model(graph), &Options::new()) {
+    for outcome in every_entry(&model(graph), &Options::new()) {
         let report = outcome.unwrap();
         assert_eq!(
             report.shape("r"),
@@ -275,7 +293,7 @@ fn constant_of_shape_two_to_the_forty_is_not_materialised() {
         initializer: vec![int64s("shape", vec![2], vec![1 << 20, 1 << 20])],
         ..Default::default()
     };
-    for outcome in both(&model(graph), &Options::new()) {
+    for outcome in every_entry(&model(graph), &Options::new()) {
         let report = outcome.unwrap();
         assert_eq!(
             report.shape("c"),
@@ -296,7 +314,7 @@ fn constant_of_shape_with_a_declared_length_of_two_to_the_forty_is_bounded() {
         input: vec![static_input("shape", 7, &[1 << 40])],
         ..Default::default()
     };
-    for outcome in both(&model(graph), &Options::new()) {
+    for outcome in every_entry(&model(graph), &Options::new()) {
         let report = outcome.unwrap();
         assert_eq!(report.shape("c"), Some(&Shape::Unranked));
     }
@@ -318,7 +336,7 @@ fn tile_and_expand_of_huge_values_are_not_materialised() {
         ],
         ..Default::default()
     };
-    for outcome in both(&model(graph), &Options::new()) {
+    for outcome in every_entry(&model(graph), &Options::new()) {
         let report = outcome.unwrap();
         assert_eq!(
             report.shape("t"),
@@ -367,7 +385,7 @@ fn huge_symbolic_expressions_stay_bounded() {
         ],
         ..Default::default()
     };
-    for outcome in both(&model(graph), &Options::new()) {
+    for outcome in every_entry(&model(graph), &Options::new()) {
         outcome.unwrap();
     }
 }
@@ -396,7 +414,7 @@ fn expressions_grown_by_a_chain_of_nodes_stay_bounded() {
     graph
         .node
         .push(node("ConstantOfShape", &["s2000"], &["out"]));
-    for outcome in both(&model(graph), &Options::new()) {
+    for outcome in every_entry(&model(graph), &Options::new()) {
         outcome.unwrap();
     }
 }
@@ -419,7 +437,7 @@ fn a_node_with_many_inputs_of_a_large_value_stays_bounded() {
         initializer: vec![int64s("len", vec![1], vec![4096])],
         ..Default::default()
     };
-    for outcome in both(&model(graph), &Options::new()) {
+    for outcome in every_entry(&model(graph), &Options::new()) {
         outcome.unwrap();
     }
 }
@@ -437,7 +455,7 @@ fn reshape_to_a_declared_length_of_two_to_the_sixty_two_is_bounded() {
         ],
         ..Default::default()
     };
-    for outcome in both(&model(graph), &Options::new()) {
+    for outcome in every_entry(&model(graph), &Options::new()) {
         let report = outcome.unwrap();
         assert_eq!(report.shape("y"), Some(&Shape::Unranked));
     }
@@ -490,7 +508,7 @@ fn nested_function_calls_do_not_blow_up_exponentially() {
         domain: Some("local".into()),
         version: Some(1),
     });
-    for outcome in both(&model, &Options::new()) {
+    for outcome in every_entry(&model, &Options::new()) {
         outcome.unwrap();
     }
 }
@@ -509,7 +527,7 @@ fn recursive_functions_do_not_blow_up_exponentially() {
         ..Default::default()
     });
     model.functions = vec![caller("F", "F", 2)];
-    for outcome in both(&model, &Options::new()) {
+    for outcome in every_entry(&model, &Options::new()) {
         outcome.unwrap();
     }
 }
@@ -560,7 +578,7 @@ fn recursion_through_if_branches_with_declared_symbolic_shapes_is_bounded() {
         ..Default::default()
     });
     model.functions = vec![function];
-    for outcome in both(&model, &Options::new()) {
+    for outcome in every_entry(&model, &Options::new()) {
         outcome.unwrap();
     }
 }
@@ -633,7 +651,7 @@ fn conditions_are_combined_within_groups_of_shared_symbols() {
             .node
             .push(node("Add", &[&format!("b{i}"), "c3"], &[&format!("y{i}")]));
     }
-    for outcome in both(&model(graph), &Options::new()) {
+    for outcome in every_entry(&model(graph), &Options::new()) {
         let report = outcome.unwrap();
         let w1: Vec<&str> = report
             .findings
