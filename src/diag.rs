@@ -171,3 +171,50 @@ impl Finding {
         }
     }
 }
+
+/// `error[E1]: <message>`, then `  help: <help>` on a second line when there is one: what a
+/// caller of the library prints for a person (the command's renderers add the node listing).
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}[{}]: {}",
+            self.severity().as_str(),
+            self.code,
+            self.message
+        )?;
+        if let Some(help) = &self.help {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Code, Finding};
+
+    #[test]
+    fn a_finding_displays_as_a_person_reads_it() {
+        let finding = Finding {
+            code: Code::E1,
+            message: "Add node `add`: inputs cannot broadcast: axis 1 is 3 vs 4".into(),
+            help: Some("unsqueeze `b`".into()),
+            node: None,
+            inputs: Vec::new(),
+        };
+        assert_eq!(
+            finding.to_string(),
+            "error[E1]: Add node `add`: inputs cannot broadcast: axis 1 is 3 vs 4\n  help: unsqueeze `b`"
+        );
+        let warning = Finding {
+            code: Code::W4,
+            help: None,
+            ..finding
+        };
+        assert_eq!(
+            warning.to_string(),
+            "warning[W4]: Add node `add`: inputs cannot broadcast: axis 1 is 3 vs 4"
+        );
+    }
+}

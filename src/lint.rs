@@ -130,6 +130,18 @@ pub struct Timings {
 }
 
 /// [`lint_path`], also returning the time of each stage.
+///
+/// ```
+/// use onnx_bcast_lint::{lint_path_timed, Options};
+/// let (report, timings) = lint_path_timed(
+///     std::path::Path::new("tests/models/w1_symbolic.onnx"),
+///     &Options::new(),
+/// );
+/// let report = report?;
+/// assert_eq!(report.findings[0].code.as_str(), "W1"); // valid only if seq is 1 or 77
+/// println!("inference took {:?}", timings.infer);
+/// # Ok::<(), onnx_bcast_lint::LoadError>(())
+/// ```
 pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, LoadError>, Timings) {
     let mut timings = Timings::default();
     let report =
@@ -153,6 +165,16 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
 }
 
 /// Lints a model held in memory; `name` only labels errors.
+///
+/// ```
+/// use onnx_bcast_lint::{lint_bytes, Options};
+/// let bytes = std::fs::read("tests/models/e1_static_mismatch.onnx").expect("fixture");
+/// let report = lint_bytes(bytes.into(), std::path::Path::new("upload.onnx"), &Options::new())?;
+/// let finding = &report.findings[0];
+/// assert_eq!(finding.code.as_str(), "E1");
+/// println!("{finding}"); // error[E1]: ...
+/// # Ok::<(), onnx_bcast_lint::LoadError>(())
+/// ```
 pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintReport, LoadError> {
     let loaded = model::load_bytes(bytes, name, options.limits)?;
     Ok(lint_loaded(loaded, options))
@@ -160,6 +182,19 @@ pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintRe
 
 /// Lints an already decoded model (a converter's in-memory `ModelProto`). Findings carry no byte
 /// ranges.
+///
+/// The crate re-exports the protobuf types and prost's `Message`, so a caller needs no prost of
+/// its own:
+///
+/// ```
+/// use onnx_bcast_lint::proto::{Message, ModelProto};
+/// use onnx_bcast_lint::{lint_model, Options};
+/// let bytes = std::fs::read("tests/models/w1_symbolic.onnx").expect("fixture");
+/// let proto = ModelProto::decode(bytes.as_slice()).expect("a valid model");
+/// let report = lint_model(proto, &Options::new().with_dim("batch", 1))?;
+/// assert!(!report.has_errors());
+/// # Ok::<(), onnx_bcast_lint::LoadError>(())
+/// ```
 pub fn lint_model(proto: ModelProto, options: &Options) -> Result<LintReport, LoadError> {
     let loaded = model::load_proto(proto, options.limits)?;
     Ok(lint_loaded(loaded, options))

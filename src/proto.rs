@@ -17,6 +17,10 @@ mod onnx {
 
 pub use onnx::*;
 
+/// prost's `Message` trait, so a caller decodes or encodes a [`ModelProto`] without adding prost to
+/// its own `Cargo.toml`.
+pub use prost::Message;
+
 /// Node-as-bytes views of `ModelProto`, `GraphProto` and `FunctionProto` (`proto/lean.proto`),
 /// for loading from bytes.
 pub(crate) mod onnx_lean {
