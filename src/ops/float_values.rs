@@ -49,7 +49,7 @@ pub(super) fn unary(
         "Identity" | "Dropout" => real.clone(),
         "Cast" | "CastLike" => {
             let to = to?;
-            real.map(|r| r.cast(to))
+            real.map(|r| r.cast(width, to))
         }
         "Floor" => real.map(|r| r.floor(width)),
         "Ceil" => real.map(|r| r.ceil(width)),

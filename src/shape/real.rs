@@ -9,14 +9,24 @@
 //!   equals the f32 operation because f64 carries more than `2 * 24 + 2` bits (Figueroa, "When is
 //!   double rounding innocuous?", 1995).
 //! - `Int(d)`: exactly the integer `d`, a symbolic dim converted to float (`Cast`).
-//! - `Quot(n, k)`: the correctly rounded quotient of the exact integer `n` by the integer
-//!   constant `k > 1` (one `Div`). Its floor is `floor(n / k)` exactly: when `n / k` is not an
-//!   integer it lies at least `1/k` from one, more than the rounding error `|n / k| * 2^-24`.
+//! - `Quot(n, k, added)`: the correctly rounded quotient of the exact integer `n` by the integer
+//!   constant `k > 1` (one `Div`), then, if `added`, an exact integer `m` added with one more
+//!   rounding (`n` then stands for `n' + m * k`: fairseq's `floor((len - kernel) / stride + 1)`).
+//!   It equals `n / k` when that is an integer (every step is exact then), and is otherwise less
+//!   than `1/(2k)` from it: each rounding errs by at most `|value| * 2^-24`, and the values are
+//!   below `2^22 / k`. Since a non-integer `n / k` lies at least `1/k` from an integer, and (for
+//!   an odd `k`) at least `1/(2k)` from a half, floor, ceil, truncation and rounding of the float
+//!   are those of `n / k`.
+//! - `Offset(n, c, s)`: exactly `fl(n + c) * 2^s`, an exact integer `n` plus a known fraction
+//!   `c`, rounded once, then scaled by powers of two (exact). `ViT`'s `interpolate_pos_encoding`
+//!   computes `floor(4 * ((h // 8 + 0.1) / 4))`: the scalings cancel, and `fl(n + c)` stays in
+//!   `[n, n + 1)` when the fraction of `c` is below one half (the nearest float to `n + c` is
+//!   never `n + 1`, as `n` is nearer), so the floor is `n + floor(c)`.
 //! - `Unknown`.
 //!
 //! Assumption, the one `Resize`'s integral scales already make: the integers a float shape
-//! computation holds (dims and sums or products of them) are below 2^24 in magnitude, so FLOAT
-//! holds them exactly. Nothing else is assumed: a rounded product is `Unknown`, because its floor
+//! computation holds (dims and sums or products of them, a quotient's numerator) are below 2^22
+//! in magnitude, so FLOAT holds them exactly with room for the two roundings above. Nothing else is assumed: a rounded product is `Unknown`, because its floor
 //! can be off by one (`floor(h * (320 / h))` is 319 in f32 for `h = 133`, and in f64 for `h = 77`).
 
 use super::Dim;
@@ -51,19 +61,26 @@ pub enum Real {
     Num(f64),
     /// Exactly the integer this symbolic dim denotes.
     Int(Dim),
-    /// The correctly rounded quotient of the exact integer `n` by the constant `k > 1`.
-    Quot(Dim, i64),
+    /// The quotient of the exact integer `n` by the constant `k > 1`, rounded once, or twice when
+    /// an integer was added to it (`true`): see the module doc.
+    Quot(Dim, i64, bool),
+    /// `fl(n + c) * 2^s`: see the module doc.
+    Offset(Dim, f64, i32),
     /// Nothing known.
     Unknown,
 }
 
+#[allow(clippy::many_single_char_names, reason = "two elements, field by field")]
 impl PartialEq for Real {
     /// Bitwise on numbers (so `NaN == NaN` and `0.0 != -0.0`): structural, for tests and caches.
     fn eq(&self, other: &Real) -> bool {
         match (self, other) {
             (Real::Num(a), Real::Num(b)) => a.to_bits() == b.to_bits(),
             (Real::Int(a), Real::Int(b)) => a == b,
-            (Real::Quot(a, k), Real::Quot(b, j)) => a == b && k == j,
+            (Real::Quot(a, k, x), Real::Quot(b, j, y)) => a == b && k == j && x == y,
+            (Real::Offset(a, c, s), Real::Offset(b, d, t)) => {
+                a == b && c.to_bits() == d.to_bits() && s == t
+            }
             (Real::Unknown, Real::Unknown) => true,
             _ => false,
         }
@@ -78,7 +95,8 @@ impl std::hash::Hash for Real {
         match self {
             Real::Num(x) => x.to_bits().hash(state),
             Real::Int(d) => d.hash(state),
-            Real::Quot(n, k) => (n, k).hash(state),
+            Real::Quot(n, k, added) => (n, k, added).hash(state),
+            Real::Offset(n, c, s) => (n, c.to_bits(), s).hash(state),
             Real::Unknown => {}
         }
     }
@@ -94,6 +112,19 @@ const EXACT_F64: f64 = 9_007_199_254_740_992.0;
 )]
 fn integral(x: f64) -> Option<i64> {
     (x.is_finite() && x.fract() == 0.0 && x.abs() < EXACT_F64).then_some(x as i64)
+}
+
+/// `m` when `x` is exactly `2^m` (a scaling that no float in shape arithmetic rounds).
+fn power_of_two(x: f64) -> Option<i32> {
+    if !(x.is_finite() && x > 0.0) {
+        return None;
+    }
+    let m = x.log2().round();
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "checked to be a small integer"
+    )]
+    (m.abs() <= 60.0 && (2f64).powi(m as i32).to_bits() == x.to_bits()).then_some(m as i32)
 }
 
 /// An integer as the float of `width` that converting it gives (round to nearest even).
@@ -126,7 +157,18 @@ impl Real {
         match self {
             Real::Num(x) => integral(*x).map(Dim::known),
             Real::Int(d) => Some(d.clone()),
-            Real::Quot(..) | Real::Unknown => None,
+            Real::Quot(..) | Real::Offset(..) | Real::Unknown => None,
+        }
+    }
+
+    /// The integer part `n + floor(c)` of an unscaled offset whose fraction is below one half:
+    /// the floor of `fl(n + c)` (see the module doc).
+    fn offset_floor(&self) -> Option<Dim> {
+        match self {
+            Real::Offset(n, c, 0) if c - c.floor() < 0.5 => {
+                integral(c.floor()).map(|f| n.add(&Dim::known(f)))
+            }
+            _ => None,
         }
     }
 
@@ -138,16 +180,17 @@ impl Real {
         }
     }
 
-    /// The float `Cast` to another float width gives.
+    /// The float `Cast` from width `from` to width `to` gives.
     #[must_use]
-    pub fn cast(&self, to: Width) -> Real {
+    pub fn cast(&self, from: Width, to: Width) -> Real {
         match self {
             Real::Num(x) => Real::Num(to.round(*x)),
             Real::Int(_) => self.clone(),
+            Real::Offset(..) if from == to => self.clone(),
             // A quotient rounded twice (f64, then f32) is no longer one correctly rounded
             // quotient; f32 widened to f64 is exact.
-            Real::Quot(..) if to == Width::F64 => self.clone(),
-            Real::Quot(..) | Real::Unknown => Real::Unknown,
+            Real::Quot(..) if from == to || to == Width::F64 => self.clone(),
+            Real::Quot(..) | Real::Offset(..) | Real::Unknown => Real::Unknown,
         }
     }
 
@@ -160,8 +203,12 @@ impl Real {
                 .map_or(Dim::Unknown, Dim::known),
             Real::Int(d) => d.clone(),
             // Truncation is floor for a non-negative quotient.
-            Real::Quot(n, k) if n.is_non_negative() => n.floor_div(&Dim::known(*k)),
-            Real::Quot(..) | Real::Unknown => Dim::Unknown,
+            Real::Quot(n, k, _) if n.is_non_negative() => n.floor_div(&Dim::known(*k)),
+            // Truncation is floor for a non-negative offset.
+            Real::Offset(n, c, _) if n.is_non_negative() && *c >= 0.0 => {
+                self.offset_floor().unwrap_or(Dim::Unknown)
+            }
+            Real::Quot(..) | Real::Offset(..) | Real::Unknown => Dim::Unknown,
         }
     }
 
@@ -186,7 +233,7 @@ impl Real {
             (n, Some(1)) => Real::int(n, width),
             // Both operands converted as the runtime converts them, then one division.
             (Dim::Known(v), Some(k)) => num_of(v, width).div(&num_of(k, width), width),
-            (n, Some(k)) => Real::Quot(n, k),
+            (n, Some(k)) => Real::Quot(n, k, false),
         }
     }
 
@@ -196,7 +243,10 @@ impl Real {
         match self {
             Real::Num(x) => Real::Num(x.floor()),
             Real::Int(_) | Real::Unknown => self.clone(),
-            Real::Quot(n, k) => Real::int(n.floor_div(&Dim::known(*k)), width),
+            Real::Quot(n, k, _) => Real::int(n.floor_div(&Dim::known(*k)), width),
+            Real::Offset(..) => self
+                .offset_floor()
+                .map_or(Real::Unknown, |d| Real::int(d, width)),
         }
     }
 
@@ -207,10 +257,11 @@ impl Real {
             Real::Num(x) => Real::Num(x.ceil()),
             Real::Int(_) | Real::Unknown => self.clone(),
             // ceil(n / k) = floor((n + k - 1) / k) for every integer n and k > 0.
-            Real::Quot(n, k) => match k.checked_sub(1) {
+            Real::Quot(n, k, _) => match k.checked_sub(1) {
                 Some(k1) => Real::int(n.add(&Dim::known(k1)).floor_div(&Dim::known(*k)), width),
                 None => Real::Unknown,
             },
+            Real::Offset(..) => Real::Unknown,
         }
     }
 
@@ -221,14 +272,14 @@ impl Real {
         match self {
             Real::Num(x) => Real::Num(x.round_ties_even()),
             Real::Int(_) | Real::Unknown => self.clone(),
-            Real::Quot(n, k) if k % 2 == 1 => {
+            Real::Quot(n, k, _) if k % 2 == 1 => {
                 let twice = n.mul(&Dim::known(2)).add(&Dim::known(*k));
                 match k.checked_mul(2) {
                     Some(k2) => Real::int(twice.floor_div(&Dim::known(k2)), width),
                     None => Real::Unknown,
                 }
             }
-            Real::Quot(..) => Real::Unknown,
+            Real::Quot(..) | Real::Offset(..) => Real::Unknown,
         }
     }
 
@@ -238,8 +289,8 @@ impl Real {
         match self {
             Real::Num(x) => Real::Num(-x),
             Real::Int(d) => Real::int(d.neg(), width),
-            Real::Quot(n, k) => Real::Quot(n.neg(), *k),
-            Real::Unknown => Real::Unknown,
+            Real::Quot(n, k, added) => Real::Quot(n.neg(), *k, *added),
+            Real::Offset(..) | Real::Unknown => Real::Unknown,
         }
     }
 
@@ -248,7 +299,7 @@ impl Real {
     pub fn abs(&self) -> Real {
         match self {
             Real::Num(x) => Real::Num(x.abs()),
-            Real::Int(d) | Real::Quot(d, _) if d.is_non_negative() => self.clone(),
+            Real::Int(d) | Real::Quot(d, ..) if d.is_non_negative() => self.clone(),
             _ => Real::Unknown,
         }
     }
@@ -262,14 +313,27 @@ impl Real {
         }
     }
 
-    /// `a + b` (`Sub` is `a + (-b)`): known floats, or exact integers.
+    /// `a + b` (`Sub` is `a + (-b)`): known floats, exact integers, or one integer added to a
+    /// quotient.
     #[must_use]
     pub fn add(&self, other: &Real, width: Width) -> Real {
         if let (Real::Num(a), Real::Num(b)) = (self, other) {
             return Real::Num(width.round(a + b));
         }
-        match (self.as_int(), other.as_int()) {
-            (Some(a), Some(b)) => Real::int(a.add(&b), width),
+        match (self, other, self.as_int(), other.as_int()) {
+            (.., Some(a), Some(b)) => Real::int(a.add(&b), width),
+            (Real::Quot(n, k, false), _, _, Some(m)) | (_, Real::Quot(n, k, false), Some(m), _) => {
+                match m.mul(&Dim::known(*k)).add(n) {
+                    Dim::Unknown => Real::Unknown,
+                    sum => Real::Quot(sum, *k, true),
+                }
+            }
+            // An integer plus a fraction: one rounding, tracked exactly.
+            (Real::Int(n), Real::Num(c), ..) | (Real::Num(c), Real::Int(n), ..)
+                if c.is_finite() && c.abs() < 4_194_304.0 =>
+            {
+                Real::Offset(n.clone(), *c, 0)
+            }
             _ => Real::Unknown,
         }
     }
@@ -290,6 +354,11 @@ impl Real {
         };
         match (self, other) {
             (Real::Int(n), Real::Num(c)) | (Real::Num(c), Real::Int(n)) => scaled(n.clone(), *c),
+            (Real::Offset(n, c, s), Real::Num(f)) | (Real::Num(f), Real::Offset(n, c, s)) => {
+                power_of_two(*f)
+                    .and_then(|m| s.checked_add(m))
+                    .map_or(Real::Unknown, |s| Real::Offset(n.clone(), *c, s))
+            }
             _ => Real::Unknown,
         }
     }
@@ -300,6 +369,11 @@ impl Real {
     pub fn div(&self, other: &Real, width: Width) -> Real {
         if let (Real::Num(a), Real::Num(b)) = (self, other) {
             return Real::Num(width.round(a / b));
+        }
+        if let (Real::Offset(n, c, s), Real::Num(f)) = (self, other) {
+            return power_of_two(*f)
+                .and_then(|m| s.checked_sub(m))
+                .map_or(Real::Unknown, |s| Real::Offset(n.clone(), *c, s));
         }
         let (Some(n), Real::Num(c)) = (self.as_int(), other) else {
             return Real::Unknown;
@@ -372,7 +446,7 @@ mod tests {
     #[test]
     fn quotients_floor_ceil_and_round_exactly() {
         let q = h().div(&num(16.0), F);
-        assert_eq!(q, Real::Quot(Dim::sym("h"), 16));
+        assert_eq!(q, Real::Quot(Dim::sym("h"), 16, false));
         assert_eq!(q.floor(F).as_int().unwrap().to_string(), "h/16");
         assert_eq!(q.ceil(F).as_int().unwrap().to_string(), "(h+15)/16");
         assert_eq!(q.to_int(i64::MIN, i64::MAX).to_string(), "h/16");
@@ -381,7 +455,7 @@ mod tests {
         let third = h().div(&num(3.0), F).round(F);
         assert_eq!(third.as_int().unwrap().to_string(), "(h+1)/3");
         // Multiplying by 0.5 is dividing by 2, exactly.
-        assert_eq!(h().mul(&num(0.5), F), Real::Quot(Dim::sym("h"), 2));
+        assert_eq!(h().mul(&num(0.5), F), Real::Quot(Dim::sym("h"), 2, false));
         // Dividing by 0.25 is multiplying by 4.
         assert_eq!(h().div(&num(0.25), F).as_int().unwrap().to_string(), "4*h");
         // A quotient of a possibly negative integer truncates, not floors, under Cast.
@@ -397,12 +471,31 @@ mod tests {
             for n in -3000i64..3000 {
                 #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
                 let runtime = (n as f32 / k as f32).floor() as i64;
-                let q = Real::Quot(Dim::sym("n"), k).floor(F);
+                let q = Real::Quot(Dim::sym("n"), k, false).floor(F);
                 let expr = q.as_int().unwrap();
                 let binding = [("n".to_string(), n)].into_iter().collect();
                 assert_eq!(expr.eval(&binding), Some(runtime), "n={n} k={k}");
             }
         }
+    }
+
+    #[test]
+    fn an_integer_added_to_a_quotient_keeps_its_floor_once() {
+        // fairseq: floor((n - 400) / 320 + 1), checked against f32 arithmetic on a range.
+        let n = Real::from_dim(&Dim::sym("n").sub(&Dim::known(400)), F);
+        let plus = n.div(&num(320.0), F).add(&num(1.0), F);
+        assert!(matches!(plus, Real::Quot(_, 320, true)));
+        let floor = plus.floor(F).as_int().unwrap();
+        for len in 0i64..20_000 {
+            #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+            let runtime = (((len - 400) as f32 / 320f32) + 1f32).floor() as i64;
+            let binding = [("n".to_string(), len)].into_iter().collect();
+            assert_eq!(floor.eval(&binding), Some(runtime), "n={len}");
+        }
+        // A second addition rounds a third time: unknown.
+        assert_eq!(plus.add(&num(1.0), F), Real::Unknown);
+        // So does a fraction.
+        assert_eq!(n.div(&num(3.0), F).add(&num(0.5), F), Real::Unknown);
     }
 
     #[test]
@@ -420,8 +513,29 @@ mod tests {
             "max(h, 1)"
         );
         assert_eq!(num(2.0).extreme(&num(f64::NAN), F, true), Real::Unknown);
-        // A fraction added to an integer is rounded: unknown.
-        assert_eq!(h().add(&num(0.1), F), Real::Unknown);
+        // A fraction added to an integer is rounded once: its floor is known when the fraction
+        // is below one half, its ceiling is not.
+        let plus = h().add(&num(F.round(0.1)), F);
+        assert_eq!(plus.floor(F), h());
+        assert_eq!(plus.ceil(F), Real::Unknown);
+        assert_eq!(h().add(&num(0.7), F).floor(F), Real::Unknown);
+    }
+
+    #[test]
+    fn vit_pos_encoding_size_is_the_patch_count() {
+        // floor(4 * ((k + 0.1) / 4)), as TorchScript exports DINO's interpolate_pos_encoding;
+        // checked against f32 arithmetic on a range.
+        let tenth = num(F.round(0.1));
+        let scaled = h().add(&tenth, F).div(&num(4.0), F).mul(&num(4.0), F);
+        let floor = scaled.floor(F).as_int().unwrap();
+        assert_eq!(floor, Dim::sym("h"));
+        for k in 0u16..20_000 {
+            let runtime = (4f32 * ((f32::from(k) + 0.1f32) / 4f32)).floor();
+            assert_eq!(runtime.to_bits(), f32::from(k).to_bits());
+        }
+        // Scaled by anything but a power of two, or not scaled back, no floor.
+        assert_eq!(h().add(&tenth, F).div(&num(3.0), F), Real::Unknown);
+        assert_eq!(h().add(&tenth, F).div(&num(4.0), F).floor(F), Real::Unknown);
     }
 
     #[test]
@@ -439,9 +553,9 @@ mod tests {
             num(16_777_216.0)
         );
         // f64 -> f32 rounds a quotient again: no longer one correctly rounded quotient.
-        let q = Real::Quot(Dim::sym("h"), 3);
-        assert_eq!(q.cast(Width::F64), q);
-        assert_eq!(q.cast(Width::F32), Real::Unknown);
-        assert_eq!(num(0.1).cast(F), num(F.round(0.1)));
+        let q = Real::Quot(Dim::sym("h"), 3, false);
+        assert_eq!(q.cast(F, Width::F64), q);
+        assert_eq!(q.cast(Width::F64, F), Real::Unknown);
+        assert_eq!(num(0.1).cast(Width::F64, F), num(F.round(0.1)));
     }
 }
