@@ -107,6 +107,17 @@ def export_all(col):
         except Exception as e:
             col.skipped.append({"id": f"torch/{name}", "reason": f"export: {type(e).__name__}: {str(e)[:300]}"})
 
+    from conformance import exports_torch_float
+
+    for name, cls, mk, ins, outs, dyn, hints in exports_torch_float.specs(torch, nn):
+        try:
+            torch.manual_seed(0)
+            onx = _export(torch, cls().eval(), mk(), ins, outs, dyn)
+            col.add("torch", name, onx, f"torch {torch.__version__}, seed 0, torch.onnx.export(dynamo=False)",
+                    hints=hints)
+        except Exception as e:
+            col.skipped.append({"id": f"torch/{name}", "reason": f"export: {type(e).__name__}: {str(e)[:300]}"})
+
     try:
         import transformers
     except Exception as e:

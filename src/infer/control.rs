@@ -56,6 +56,10 @@ fn merge_facts(a: &ValueFacts, b: &ValueFacts) -> ValueFacts {
             (Some(x), Some(y)) if x == y => Some(x.clone()),
             _ => None,
         },
+        real: match (&a.real, &b.real) {
+            (Some(x), Some(y)) if x == y => Some(x.clone()),
+            _ => None,
+        },
     }
 }
 
@@ -64,6 +68,7 @@ fn scalar(elem_type: i32) -> ValueFacts {
         shape: Shape::Ranked(Vec::new()),
         elem: Some(elem_type),
         value: None,
+        real: None,
     }
 }
 
@@ -179,7 +184,10 @@ fn run_to_fixpoint(
             .zip(outputs.iter().skip(skip))
             .map(|(before, after)| {
                 let merged = merge_facts(before, after);
-                if merged.shape != before.shape || merged.value != before.value {
+                if merged.shape != before.shape
+                    || merged.value != before.value
+                    || merged.real != before.real
+                {
                     changed = true;
                 }
                 if pass == 1 && changed {
@@ -187,6 +195,7 @@ fn run_to_fixpoint(
                         shape: Shape::Unranked,
                         elem: merged.elem,
                         value: None,
+                        real: None,
                     }
                 } else {
                     merged
@@ -222,6 +231,7 @@ fn loop_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]
         .take(count)
         .map(|f| ValueFacts {
             value: None,
+            real: None,
             ..f.clone()
         })
         .collect();
@@ -243,6 +253,7 @@ fn stacked(facts: &ValueFacts, axis: usize) -> ValueFacts {
         shape,
         elem: facts.elem,
         value: None,
+        real: None,
     }
 }
 
@@ -288,6 +299,7 @@ fn scan_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]
                         shape: Shape::Ranked(dims),
                         elem: facts.elem,
                         value: None,
+                        real: None,
                     }
                 }
                 Shape::Unranked => ValueFacts {

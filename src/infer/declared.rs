@@ -6,6 +6,7 @@
 
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::{type_proto, TensorProto, TypeProto};
+use crate::shape::real::{Real, Width};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -27,16 +28,6 @@ pub(crate) mod elem {
 /// BFLOAT16): its carried elements are integral floats, which integer folding must not see.
 pub(crate) fn is_float(elem: Option<i32>) -> bool {
     matches!(elem, Some(1 | 10 | 11 | 16))
-}
-
-/// `v` as an integer when it is one exactly (and well inside the range where floats are exact).
-fn integral(v: f64) -> Option<i64> {
-    // 2^53: every integer below it is exact in f64, and the cast below cannot saturate.
-    #[allow(
-        clippy::cast_possible_truncation,
-        reason = "integral and below 2^53 in magnitude"
-    )]
-    (v.is_finite() && v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0).then_some(v as i64)
 }
 
 /// Largest tensor whose elements are carried as data (shape computations are tiny; weights are not
@@ -88,11 +79,8 @@ pub(crate) fn dim_of(value: Option<&dimension::Value>) -> Dim {
 
 pub(crate) use crate::model::tensor_type;
 
-/// The elements of a small integer tensor (initializer or `Constant`), as dims; also of a small
-/// `FLOAT` or `DOUBLE` tensor whose elements are all integers (Resize scales such as `2.0`),
-/// which rules see only through `Ctx::integral_floats`. External data is never opened: such
-/// tensors give `None`.
-pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
+/// The static shape and element count of a small tensor whose data is in the file.
+fn small_shape(tensor: &TensorProto) -> Option<(Vec<usize>, usize)> {
     let shape: Vec<usize> = tensor
         .dims
         .iter()
@@ -101,9 +89,13 @@ pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
     let count = shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))?;
-    if count > MAX_VALUE_ELEMENTS || tensor.data_location == Some(1) {
-        return None;
-    }
+    (count <= MAX_VALUE_ELEMENTS && tensor.data_location != Some(1)).then_some((shape, count))
+}
+
+/// The elements of a small integer or bool tensor (initializer or `Constant`), as dims. External
+/// data is never opened: such tensors give `None`. Floating-point tensors are [`real_values`].
+pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
+    let (shape, count) = small_shape(tensor)?;
     let data: Vec<i64> = match tensor.data_type? {
         elem::INT64 => match &tensor.raw_data {
             Some(raw) => raw
@@ -131,36 +123,6 @@ pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
                 .map(|&v| i64::from(v != 0))
                 .collect(),
         },
-        elem::FLOAT => match &tensor.raw_data {
-            Some(raw) => raw
-                .chunks_exact(4)
-                .map(|c| {
-                    <[u8; 4]>::try_from(c)
-                        .ok()
-                        .and_then(|b| integral(f64::from(f32::from_le_bytes(b))))
-                })
-                .collect::<Option<_>>()?,
-            None => tensor
-                .float_data
-                .iter()
-                .map(|&v| integral(f64::from(v)))
-                .collect::<Option<_>>()?,
-        },
-        elem::DOUBLE => match &tensor.raw_data {
-            Some(raw) => raw
-                .chunks_exact(8)
-                .map(|c| {
-                    <[u8; 8]>::try_from(c)
-                        .ok()
-                        .and_then(|b| integral(f64::from_le_bytes(b)))
-                })
-                .collect::<Option<_>>()?,
-            None => tensor
-                .double_data
-                .iter()
-                .map(|&v| integral(v))
-                .collect::<Option<_>>()?,
-        },
         _ => return None,
     };
     if data.len() != count {
@@ -170,6 +132,47 @@ pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
         shape,
         data: data.into_iter().map(Dim::known).collect(),
     })
+}
+
+/// The elements of a small `FLOAT` or `DOUBLE` tensor (Resize scales, constants of float shape
+/// arithmetic), exactly as stored. Other float widths and external data give `None`.
+pub(crate) fn real_values(tensor: &TensorProto) -> Option<ValueTensor<Real>> {
+    let (shape, count) = small_shape(tensor)?;
+    let data: Vec<f64> = match tensor.data_type? {
+        elem::FLOAT => match &tensor.raw_data {
+            Some(raw) => raw
+                .chunks_exact(4)
+                .map(|c| {
+                    <[u8; 4]>::try_from(c)
+                        .ok()
+                        .map(f32::from_le_bytes)
+                        .map(f64::from)
+                })
+                .collect::<Option<_>>()?,
+            None => tensor.float_data.iter().map(|&v| f64::from(v)).collect(),
+        },
+        elem::DOUBLE => match &tensor.raw_data {
+            Some(raw) => raw
+                .chunks_exact(8)
+                .map(|c| <[u8; 8]>::try_from(c).ok().map(f64::from_le_bytes))
+                .collect::<Option<_>>()?,
+            None => tensor.double_data.clone(),
+        },
+        _ => return None,
+    };
+    if data.len() != count {
+        return None;
+    }
+    ValueTensor::new(shape, data.into_iter().map(Real::Num).collect())
+}
+
+/// The float width of a `TensorProto.DataType`, for those whose values are carried.
+pub(crate) fn width_of(elem: Option<i32>) -> Option<Width> {
+    match elem? {
+        elem::FLOAT => Some(Width::F32),
+        elem::DOUBLE => Some(Width::F64),
+        _ => None,
+    }
 }
 
 /// A main-graph input's shape with each anonymous axis (no `dim_value`, and no `dim_param` that
@@ -197,8 +200,9 @@ pub(crate) fn name_anonymous(input: &str, shape: Shape) -> Shape {
 
 #[cfg(test)]
 mod tests {
-    use super::{elem, int_values};
+    use super::{elem, int_values, real_values};
     use crate::proto::TensorProto;
+    use crate::shape::real::Real;
     use crate::shape::Dim;
 
     fn floats(values: &[f32]) -> TensorProto {
@@ -229,16 +233,17 @@ mod tests {
     }
 
     #[test]
-    fn integral_floats_are_read_exactly_and_fractions_are_not() {
-        let got = int_values(&floats(&[1.0, 1.0, 2.0, -0.0])).unwrap();
-        assert_eq!(got.data, [1, 1, 2, 0].map(Dim::known));
-        assert_eq!(int_values(&floats(&[2.0, 0.5])), None);
-        assert_eq!(int_values(&floats(&[f32::INFINITY])), None);
+    fn float_tensors_are_read_exactly() {
+        let got = real_values(&floats(&[1.0, 0.1, 2.0, -0.0])).unwrap();
+        let want = [1.0, f64::from(0.1f32), 2.0, -0.0].map(Real::Num);
+        assert_eq!(got.data, want);
+        // Floats are not integers: integer folding never sees them.
+        assert_eq!(int_values(&floats(&[2.0])), None);
         let raw = TensorProto {
             dims: vec![2],
             data_type: Some(elem::DOUBLE),
             raw_data: Some(
-                [4.0f64, 8.0]
+                [4.0f64, 0.1]
                     .iter()
                     .flat_map(|v| v.to_le_bytes())
                     .collect::<Vec<u8>>()
@@ -246,6 +251,11 @@ mod tests {
             ),
             ..TensorProto::default()
         };
-        assert_eq!(int_values(&raw).unwrap().data, [4, 8].map(Dim::known));
+        assert_eq!(real_values(&raw).unwrap().data, [4.0, 0.1].map(Real::Num));
+        let short = TensorProto {
+            dims: vec![3],
+            ..floats(&[1.0])
+        };
+        assert_eq!(real_values(&short), None);
     }
 }

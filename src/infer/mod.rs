@@ -13,6 +13,7 @@ use crate::error::Limits;
 use crate::model::{Graph, GraphId, Model, Node, Origin};
 use crate::ops::registry::{self, Resolved};
 use crate::ops::{BroadcastCheck, Ctx, Input, RuleError, RuleFn};
+use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Shape, Verdict};
 
@@ -28,6 +29,9 @@ pub struct ValueFacts {
     /// Its elements, for small integer tensors whose values are known. Boxed: most values
     /// are not such tensors, and a million-node model has a million facts.
     pub value: Option<Box<ValueTensor>>,
+    /// Its elements, for small floating-point tensors of shape computations (see
+    /// [`crate::shape::real`]). Boxed, as `value`.
+    pub real: Option<Box<ValueTensor<Real>>>,
 }
 
 impl ValueFacts {
@@ -37,6 +41,7 @@ impl ValueFacts {
             shape: Shape::Unranked,
             elem: None,
             value: None,
+            real: None,
         }
     }
 }
@@ -193,6 +198,14 @@ fn bounded(work: &Cell<usize>, max_rank: usize, mut facts: ValueFacts) -> ValueF
             work.set(spent);
         }
     }
+    if let Some(real) = &facts.real {
+        let spent = work.get().saturating_add(real.data.len());
+        if spent > MAX_VALUE_WORK {
+            facts.real = None;
+        } else {
+            work.set(spent);
+        }
+    }
     if facts.shape.rank().is_some_and(|rank| rank > max_rank) {
         facts.shape = Shape::Unranked;
     }
@@ -249,6 +262,10 @@ impl<'m> Engine<'m> {
             .value
             .as_ref()
             .filter(|v| self.work.get().saturating_add(v.data.len()) <= MAX_VALUE_WORK);
+        let real = facts
+            .real
+            .as_ref()
+            .filter(|v| self.work.get().saturating_add(v.data.len()) <= MAX_VALUE_WORK);
         bounded(
             &self.work,
             self.max_rank,
@@ -256,6 +273,7 @@ impl<'m> Engine<'m> {
                 shape: facts.shape.clone(),
                 elem: facts.elem,
                 value: value.cloned(),
+                real: real.cloned(),
             },
         )
     }
@@ -286,16 +304,18 @@ impl<'m> Engine<'m> {
                         self.graph_input(graph, value, declared_shape, declared_elem)
                     }
                 }
-                Origin::Initializer | Origin::SparseInitializer => ValueFacts {
-                    shape: declared_shape,
-                    elem: declared_elem,
-                    value: value
+                Origin::Initializer | Origin::SparseInitializer => {
+                    let stored = value
                         .initializer
                         .and_then(|i| graph.initializers.get(i))
-                        .filter(|_| value.origin == Origin::Initializer)
-                        .and_then(declared::int_values)
-                        .map(Box::new),
-                },
+                        .filter(|_| value.origin == Origin::Initializer);
+                    ValueFacts {
+                        shape: declared_shape,
+                        elem: declared_elem,
+                        value: stored.and_then(declared::int_values).map(Box::new),
+                        real: stored.and_then(declared::real_values).map(Box::new),
+                    }
+                }
                 Origin::Outer {
                     graph: outer,
                     value,
@@ -341,6 +361,7 @@ impl<'m> Engine<'m> {
                     shape: Shape::Unranked,
                     elem: declared_elem,
                     value: None,
+                    real: None,
                 };
             }
         }
@@ -355,6 +376,7 @@ impl<'m> Engine<'m> {
             },
             elem: declared_elem,
             value: constant.and_then(declared::int_values).map(Box::new),
+            real: constant.and_then(declared::real_values).map(Box::new),
         }
     }
 
@@ -416,6 +438,7 @@ impl<'m> Engine<'m> {
                         ),
                         elem: inferred.elem.or_else(|| declared::elem_of(Some(declared))),
                         value: inferred.value,
+                        real: inferred.real,
                     },
                 ),
             };
@@ -468,6 +491,7 @@ impl<'m> Engine<'m> {
                 Some(Input {
                     shape: &facts.shape,
                     value: facts.value.as_deref().filter(|v| self.charge(v.data.len())),
+                    real: facts.real.as_deref().filter(|v| self.charge(v.data.len())),
                     elem: facts.elem,
                 })
             })
@@ -483,6 +507,7 @@ impl<'m> Engine<'m> {
                         shape: out.shape,
                         elem: out.elem,
                         value: out.value.map(Box::new),
+                        real: out.real.map(Box::new),
                     })
                     .collect();
                 (NodeStatus::Inferred, outputs, inferred.checks)

@@ -69,18 +69,27 @@ fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }
         dims.push(agreed(&mut pending, &column, i, axis)?);
     }
-    let value = if rank == 1 {
-        inputs
-            .iter()
-            .map(|(_, i)| i.value.map(|v| v.data.clone()))
-            .collect::<Option<Vec<_>>>()
-            .and_then(|parts| ValueTensor::vector(parts.concat()))
+    let (value, real) = if rank == 1 {
+        (
+            inputs
+                .iter()
+                .map(|(_, i)| i.value.map(|v| v.data.clone()))
+                .collect::<Option<Vec<_>>>()
+                .and_then(|parts| ValueTensor::vector(parts.concat())),
+            // Float vectors too: Resize scales are `Concat([1, 1], computed)`.
+            inputs
+                .iter()
+                .map(|(_, i)| i.real.map(|v| v.data.clone()))
+                .collect::<Option<Vec<_>>>()
+                .and_then(|parts| ValueTensor::vector(parts.concat())),
+        )
     } else {
-        None
+        (None, None)
     };
-    let out = match value {
-        Some(value) => Output::value(value, elem),
-        None => Output::shape(Shape::Ranked(dims)).elem(elem),
+    let out = match (value, real) {
+        (Some(value), _) => Output::value(value, elem),
+        (None, Some(real)) => Output::reals(real, elem),
+        (None, None) => Output::shape(Shape::Ranked(dims)).elem(elem),
     };
     Ok(Inferred::single(out).with_conditions(pending.into_checks()))
 }

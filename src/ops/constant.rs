@@ -1,7 +1,7 @@
 //! `Constant`: the output is whichever `value*` attribute is set (ONNX Constant-13: `value`,
 //! `sparse_value`, `value_float(s)`, `value_int(s)`, `value_string(s)`). Small integer tensors
-//! also carry their elements, which is how literal shape vectors enter data propagation (and so
-//! do float tensors whose elements are all integers, for the rules that read float operands).
+//! also carry their elements, which is how literal shape vectors enter data propagation; so do
+//! `FLOAT` and `DOUBLE` ones, as [`Real`]s, for float shape arithmetic and Resize scales.
 
 use super::axes::count;
 use super::constraint::Constraint;
@@ -9,6 +9,7 @@ use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::infer::declared::{self, MAX_VALUE_ELEMENTS};
 use crate::infer::elem;
 use crate::proto::TensorProto;
+use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -41,10 +42,12 @@ fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let attrs = ctx.attrs();
     if let Some(tensor) = attrs.tensor("value")? {
         let shape = tensor_shape(tensor);
-        return Ok(Inferred::single(match declared::int_values(tensor) {
-            Some(value) => Output::value(value, tensor.data_type),
-            None => Output::shape(shape).elem(tensor.data_type),
-        }));
+        let out = match (declared::int_values(tensor), declared::real_values(tensor)) {
+            (Some(value), _) => Output::value(value, tensor.data_type),
+            (None, Some(real)) => Output::reals(real, tensor.data_type),
+            (None, None) => Output::shape(shape).elem(tensor.data_type),
+        };
+        return Ok(Inferred::single(out));
     }
     if let Some(v) = attrs.int("value_int")? {
         let value = ValueTensor::new(Vec::new(), vec![Dim::known(v)]);
@@ -60,15 +63,19 @@ fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             _ => Output::shape(Shape::Ranked(vec![count(list.len())])).elem(Some(elem::INT64)),
         }));
     }
-    if attrs.float("value_float")?.is_some() {
-        return Ok(Inferred::single(
-            Output::shape(Shape::scalar()).elem(Some(FLOAT)),
-        ));
+    if let Some(v) = attrs.float("value_float")? {
+        let real = ValueTensor::new(Vec::new(), vec![Real::Num(f64::from(v))]);
+        return Ok(Inferred::single(real.map_or_else(
+            || Output::shape(Shape::scalar()).elem(Some(FLOAT)),
+            |r| Output::reals(r, Some(FLOAT)),
+        )));
     }
     if let Some(list) = attrs.floats("value_floats")? {
-        return Ok(Inferred::single(
-            Output::shape(Shape::Ranked(vec![count(list.len())])).elem(Some(FLOAT)),
-        ));
+        let data = list.iter().map(|&v| Real::Num(f64::from(v))).collect();
+        return Ok(Inferred::single(match ValueTensor::vector(data) {
+            Some(r) if list.len() <= MAX_VALUE_ELEMENTS => Output::reals(r, Some(FLOAT)),
+            _ => Output::shape(Shape::Ranked(vec![count(list.len())])).elem(Some(FLOAT)),
+        }));
     }
     if attrs.get("value_string").is_some() {
         return Ok(Inferred::single(
@@ -113,6 +120,7 @@ mod tests {
     use super::super::testing::{self, int_attr, ints_attr, tensor_attr};
     use crate::proto::attribute_proto::AttributeType;
     use crate::proto::{AttributeProto, SparseTensorProto, TensorProto};
+    use crate::shape::real::Real;
     use crate::shape::Shape;
 
     fn run(attr: AttributeProto) -> crate::ops::Output {
@@ -134,7 +142,7 @@ mod tests {
     }
 
     #[test]
-    fn float_tensor_carries_elements_only_when_all_integral() {
+    fn float_tensor_carries_its_elements_as_reals() {
         let tensor = |values: Vec<f32>| TensorProto {
             dims: vec![2, 3],
             data_type: Some(1),
@@ -142,13 +150,10 @@ mod tests {
             ..TensorProto::default()
         };
         let out = run(tensor_attr("value", tensor(vec![0.5; 6])));
+        // Integer folding never sees floats: they are reals, not values.
         assert!(out.value.is_none());
+        assert_eq!(out.real.unwrap().data, vec![Real::Num(0.5); 6]);
         assert_eq!(out.shape, Shape::from_known(&[2, 3]));
-        assert_eq!(out.elem, Some(1));
-        // Integral floats (Resize scales) are carried, typed float so that only rules reading
-        // float operands see them (`Ctx::integral_floats`).
-        let out = run(tensor_attr("value", tensor(vec![2.0; 6])));
-        assert_eq!(known_ints(out.value.as_ref().unwrap()), Some(vec![2; 6]));
         assert_eq!(out.elem, Some(1));
     }
 
@@ -161,6 +166,7 @@ mod tests {
         assert_eq!(known_ints(out.value.as_ref().unwrap()), Some(vec![1, 2, 3]));
         let out = run(testing::float_attr("value_float", 0.5));
         assert_eq!((out.shape, out.value), (Shape::scalar(), None));
+        assert_eq!(out.real.unwrap().data, vec![Real::Num(0.5)]);
         let floats = AttributeProto {
             name: Some("value_floats".into()),
             r#type: Some(AttributeType::Floats as i32),

@@ -6,9 +6,10 @@
 //! Small integer tensors are folded element by element (SONNX `Z[i] = Y[f(i)]`) so that shape
 //! computations (`Shape -> Gather -> Mul -> Concat`) reach Reshape and Expand as symbolic values.
 
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::elem;
+use super::{float_values, Ctx, Inferred, Output, RuleError, RuleFn};
+use crate::infer::{declared, elem};
 use crate::shape::broadcast::{self, Rule, Verdict};
+use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape, Tri};
 
@@ -147,14 +148,37 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             _ => None,
         }
     });
-    let mut outputs = vec![match folded {
-        Some(value) => Output::value(value, elem),
-        None => Output::shape(input.shape.clone()).elem(elem),
+    let mut outputs = vec![match (folded, float_unary(ctx, input, elem)) {
+        (Some(value), _) | (None, Some(Ok(value))) => Output::value(value, elem),
+        (None, Some(Err(real))) => Output::reals(real, elem),
+        (None, None) => Output::shape(input.shape.clone()).elem(elem),
     }];
     if ctx.node().op_type == "Dropout" && ctx.node().outputs.len() > 1 {
         outputs.push(Output::shape(input.shape.clone()).elem(Some(elem::BOOL)));
     }
     Ok(Inferred::many(outputs))
+}
+
+/// Float data propagation of a unary op (or `Cast`, either way): integer elements (`Ok`) when
+/// a float is cast to an integer type, float elements (`Err`) otherwise.
+fn float_unary(
+    ctx: &Ctx<'_>,
+    input: super::Input<'_>,
+    out: Option<i32>,
+) -> Option<Result<ValueTensor, ValueTensor<Real>>> {
+    let op = ctx.node().op_type.as_str();
+    let to_width = declared::width_of(out);
+    if let (Some(value), Some(width), "Cast" | "CastLike") = (input.value, to_width, op) {
+        return Some(Err(value.to_reals(width)));
+    }
+    let real = input.real?;
+    let width = declared::width_of(input.elem)?;
+    match (op, out) {
+        ("Cast" | "CastLike", Some(to)) if is_integer(to) => {
+            float_values::to_ints(real, to).map(Ok)
+        }
+        _ => float_values::unary(op, real, width, to_width).map(Err),
+    }
 }
 
 /// The `axis` attribute of `Softmax`, `LogSoftmax`, `Hardmax` and `LpNormalization` must name an
@@ -215,11 +239,25 @@ fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (Verdict::Invalid(_), _, _) | (_, None, _) | (_, _, None) => None,
         (_, Some(x), Some(y)) => fold_binary(op, x, y),
     };
-    let output = match folded {
-        Some(value) => Output::value(value, elem),
-        None => Output::shape(outcome.shape.clone()).elem(elem),
+    let output = match (folded, float_binary(op, a, b, &outcome.verdict)) {
+        (Some(value), _) => Output::value(value, elem),
+        (None, Some(real)) => Output::reals(real, elem),
+        (None, None) => Output::shape(outcome.shape.clone()).elem(elem),
     };
     Ok(Inferred::single(output).with_check(rule, vec![0, 1], outcome))
+}
+
+/// Float data propagation of a binary op (both inputs float tensors of one width).
+fn float_binary(
+    op: &str,
+    a: super::Input<'_>,
+    b: super::Input<'_>,
+    verdict: &Verdict,
+) -> Option<ValueTensor<Real>> {
+    if matches!(verdict, Verdict::Invalid(_)) || a.elem != b.elem {
+        return None;
+    }
+    float_values::binary(op, a.real?, b.real?, declared::width_of(a.elem)?)
 }
 
 /// The opset < 7 rule as models actually run. The opset-6 doc says B's 1s do not stretch, but
@@ -356,10 +394,16 @@ fn variadic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (_, "Max" | "Min" | "Sum", Some(x), _, 1) => x.value.cloned(),
         _ => None,
     };
+    let real = match (op, ctx.input(0), ctx.input(1), ctx.input_count()) {
+        ("Max" | "Min" | "Sum", Some(x), Some(y), 2) => float_binary(op, x, y, &outcome.verdict),
+        ("Max" | "Min" | "Sum", Some(x), _, 1) => x.real.cloned(),
+        _ => None,
+    };
     let elem = out_elem(ctx);
-    let output = match folded {
-        Some(value) => Output::value(value, elem),
-        None => Output::shape(outcome.shape.clone()).elem(elem),
+    let output = match (folded, real) {
+        (Some(value), _) => Output::value(value, elem),
+        (None, Some(real)) => Output::reals(real, elem),
+        (None, None) => Output::shape(outcome.shape.clone()).elem(elem),
     };
     Ok(Inferred::single(output).with_check(rule, slots, outcome))
 }

@@ -60,13 +60,18 @@ fn gather(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (Some(values), Some(index)) if values.shape.len() == 1 => gather_vector(values, index),
         _ => None,
     };
-    Ok(Inferred::single(match value {
-        Some(value) => Output::value(value, data.elem),
-        None => Output::shape(Shape::Ranked(dims)).elem(data.elem),
+    let real = match (data.real, indices.value) {
+        (Some(values), Some(index)) if values.shape.len() == 1 => gather_vector(values, index),
+        _ => None,
+    };
+    Ok(Inferred::single(match (value, real) {
+        (Some(value), _) => Output::value(value, data.elem),
+        (None, Some(real)) => Output::reals(real, data.elem),
+        (None, None) => Output::shape(Shape::Ranked(dims)).elem(data.elem),
     }))
 }
 
-fn gather_vector(values: &ValueTensor, index: &ValueTensor) -> Option<ValueTensor> {
+fn gather_vector<T: Clone>(values: &ValueTensor<T>, index: &ValueTensor) -> Option<ValueTensor<T>> {
     let len = i64::try_from(values.data.len()).ok()?;
     let data = index
         .data
@@ -76,7 +81,7 @@ fn gather_vector(values: &ValueTensor, index: &ValueTensor) -> Option<ValueTenso
             let i = if i < 0 { i.checked_add(len)? } else { i };
             values.data.get(usize::try_from(i).ok()?).cloned()
         })
-        .collect::<Option<Vec<Dim>>>()?;
+        .collect::<Option<Vec<T>>>()?;
     ValueTensor::new(index.shape.clone(), data)
 }
 

@@ -11,6 +11,7 @@ pub use constraint::Constraint;
 
 use crate::model::{AttrError, Attrs, Node};
 use crate::shape::broadcast::{Outcome, Rule};
+use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -26,6 +27,7 @@ mod data_sized;
 mod einsum;
 mod elementwise;
 mod expand;
+mod float_values;
 mod gather;
 mod group_norm;
 mod linalg;
@@ -61,9 +63,11 @@ mod window;
 pub(crate) struct Input<'a> {
     /// Its inferred shape.
     pub(crate) shape: &'a Shape,
-    /// Its elements, for small integer tensors whose values are known (never for float tensors:
-    /// see [`Ctx::integral_floats`]).
+    /// Its elements, for small integer tensors whose values are known (never for float tensors,
+    /// whose elements are in `real`: integer folding, such as floor `Div`, is wrong on floats).
     pub(crate) value: Option<&'a ValueTensor>,
+    /// Its elements, for small `FLOAT` and `DOUBLE` tensors of shape computations.
+    pub(crate) real: Option<&'a ValueTensor<Real>>,
     /// Its element type (`TensorProto.DataType`), when known.
     pub(crate) elem: Option<i32>,
 }
@@ -72,10 +76,6 @@ pub(crate) struct Input<'a> {
 pub(crate) struct Ctx<'a> {
     node: &'a Node,
     inputs: Vec<Option<Input<'a>>>,
-    /// Elements of floating-point inputs whose values are all integers (constant scales):
-    /// kept apart from `Input::value`, since integer folding (floor `Div`, `Mod`) would be
-    /// wrong on floats. Only rules that read float operands ask for them.
-    integral_floats: Vec<Option<&'a ValueTensor>>,
     opset: i64,
     #[allow(dead_code)]
     fresh: &'a Cell<u64>,
@@ -89,21 +89,15 @@ impl<'a> Ctx<'a> {
         opset: i64,
         fresh: &'a Cell<u64>,
     ) -> Self {
-        let integral_floats = inputs
-            .iter_mut()
-            .map(|input| {
-                let input = input.as_mut()?;
-                if crate::infer::declared::is_float(input.elem) {
-                    input.value.take()
-                } else {
-                    None
-                }
-            })
-            .collect();
+        // Integer folding must never see a float tensor's elements, whoever produced them.
+        for input in inputs.iter_mut().flatten() {
+            if crate::infer::declared::is_float(input.elem) {
+                input.value = None;
+            }
+        }
         Self {
             node,
             inputs,
-            integral_floats,
             opset,
             fresh,
         }
@@ -142,8 +136,14 @@ impl<'a> Ctx<'a> {
     /// The elements of floating-point input `slot`, when it is a constant whose elements are
     /// all integers (`[1.0, 1.0, 2.0, 2.0]` Resize scales). Integer inputs give `None`: their
     /// elements are in [`Input::value`].
-    pub(crate) fn integral_floats(&self, slot: usize) -> Option<&'a ValueTensor> {
-        self.integral_floats.get(slot).copied().flatten()
+    pub(crate) fn integral_floats(&self, slot: usize) -> Option<ValueTensor> {
+        let real = self.input(slot)?.real?;
+        let data = real
+            .data
+            .iter()
+            .map(|r| r.as_num().and(r.as_int()))
+            .collect::<Option<Vec<Dim>>>()?;
+        ValueTensor::new(real.shape.clone(), data)
     }
 
     /// Every present input's shape, in slot order.
@@ -200,6 +200,8 @@ pub(crate) struct Output {
     pub(crate) elem: Option<i32>,
     /// Its elements, for small integer tensors (data propagation).
     pub(crate) value: Option<ValueTensor>,
+    /// Its elements, for small float tensors (float shape arithmetic).
+    pub(crate) real: Option<ValueTensor<Real>>,
 }
 
 impl Output {
@@ -209,6 +211,7 @@ impl Output {
             shape,
             elem: None,
             value: None,
+            real: None,
         }
     }
 
@@ -229,6 +232,22 @@ impl Output {
             shape: Shape::Ranked(dims),
             elem,
             value: Some(value),
+            real: None,
+        }
+    }
+
+    /// An output whose float elements are known (in part: some may be `Real::Unknown`).
+    pub(crate) fn reals(real: ValueTensor<Real>, elem: Option<i32>) -> Self {
+        let dims = real
+            .shape
+            .iter()
+            .map(|&d| Dim::known(i64::try_from(d).unwrap_or(i64::MAX)))
+            .collect();
+        Self {
+            shape: Shape::Ranked(dims),
+            elem,
+            value: None,
+            real: Some(real),
         }
     }
 }

@@ -6,7 +6,6 @@ use super::axes::{product, unknown_dims};
 use super::constraint::{Constraint, Pending};
 use super::reshape_target::{minus_one, target_dims};
 use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
 /// The rule for `op_type`, if this family has it.
@@ -18,7 +17,7 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     })
 }
 
-/// Keeps the input's elements under a new shape (when the input carries a value).
+/// Keeps the input's elements under a new shape (when the input carries integer or float ones).
 pub(super) fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
     let elem = ctx.input(0).and_then(|i| i.elem);
     let sizes: Option<Vec<usize>> = shape.dims().and_then(|dims| {
@@ -26,14 +25,19 @@ pub(super) fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
             .map(|d| d.as_known().and_then(|n| usize::try_from(n).ok()))
             .collect()
     });
-    let value = ctx
-        .input(0)
+    let input = ctx.input(0);
+    let value = input
         .and_then(|i| i.value)
+        .zip(sizes.clone())
+        .and_then(|(v, sizes)| v.reshaped(sizes));
+    let real = input
+        .and_then(|i| i.real)
         .zip(sizes)
-        .and_then(|(v, sizes)| ValueTensor::new(sizes, v.data.clone()));
-    match value {
-        Some(value) => Output::value(value, elem),
-        None => Output::shape(shape).elem(elem),
+        .and_then(|(v, sizes)| v.reshaped(sizes));
+    match (value, real) {
+        (Some(value), _) => Output::value(value, elem),
+        (None, Some(real)) => Output::reals(real, elem),
+        (None, None) => Output::shape(shape).elem(elem),
     }
 }
 
@@ -214,6 +218,7 @@ mod tests {
         Some(testing::Fact {
             shape: out.shape.clone(),
             value: out.value.clone(),
+            real: out.real.clone(),
             elem: out.elem,
         })
     }

@@ -1,8 +1,9 @@
 //! `Resize` and `Upsample`: the rank is kept; a resized dim is `floor(dim * scale)` (ONNX Resize
 //! doc) or, from opset 11, the `sizes` input's value (on opset-18 `axes` only, and only with the
 //! default `stretch` aspect-ratio policy). Scales are read from the `Upsample-7` attribute or
-//! from a constant scales input whose elements are all integers (`[1, 1, 2, 2]`, which multiply
-//! symbolic dims exactly); other scale inputs leave the resized dims unknown, as does
+//! from a scales input whose elements are known floats (constants, or folded float shape
+//! arithmetic): integral scales (`[1, 1, 2, 2]`) multiply symbolic dims exactly, others give
+//! static dims only; unknown scales leave the resized dims unknown, as does
 //! `tf_crop_and_resize`, whose output also depends on the `roi` values.
 
 use super::axes::{self, unknown_dims};
@@ -52,18 +53,19 @@ fn scaled(dim: &Dim, scale: f32) -> Dim {
     }
 }
 
-/// The integer scales of input `slot`, as `f32` for [`scaled`] (each was read exactly from a
-/// float tensor, so the conversion back is exact for any scale a model can use).
-fn integral_scales(ctx: &Ctx<'_>, slot: usize) -> Option<Vec<f32>> {
-    ctx.integral_floats(slot)?
+/// The known scales of input `slot`, as the `f32` runtimes multiply by (a `DOUBLE` scale
+/// narrowed as onnxruntime narrows it); `None` unless every element is a known float.
+fn known_scales(ctx: &Ctx<'_>, slot: usize) -> Option<Vec<f32>> {
+    ctx.input(slot)?
+        .real?
         .data
         .iter()
-        .map(|d| {
+        .map(|r| {
             #[allow(
-                clippy::cast_precision_loss,
-                reason = "read from an f32 or f64 integral value; a larger one saturates scaled()"
+                clippy::cast_possible_truncation,
+                reason = "Resize's scales are float: a double is narrowed, as the runtime does"
             )]
-            d.as_known().map(|v| v as f32)
+            r.as_num().map(|x| x as f32)
         })
         .collect()
 }
@@ -86,7 +88,7 @@ fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             let given = spec::list_len(ctx.input(1));
             resize_lengths::require("Upsample", "scales", given, dims.len())?;
         }
-        match integral_scales(ctx, 1).filter(|_| ctx.opset() >= 9) {
+        match known_scales(ctx, 1).filter(|_| ctx.opset() >= 9) {
             Some(scales) => scales,
             None => return output(unknown_dims(dims.len())),
         }
@@ -145,7 +147,7 @@ fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         let slot = scales_slot;
         let crop = ctx.opset() >= 11
             && ctx.attrs().string("coordinate_transformation_mode")? == Some("tf_crop_and_resize");
-        let scales = integral_scales(ctx, slot).filter(|_| sizes.is_none() && !crop);
+        let scales = known_scales(ctx, slot).filter(|_| sizes.is_none() && !crop);
         match scales {
             Some(scales) => {
                 for (&axis, &scale) in resized.iter().zip(&scales) {

@@ -138,8 +138,7 @@ fn range(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     // read only when it is integral.
     let float_delta = ctx
         .integral_floats(2)
-        .and_then(|v| v.data.first())
-        .and_then(Dim::as_known);
+        .and_then(|v| v.data.first().and_then(Dim::as_known));
     if delta.as_ref().and_then(Dim::as_known).or(float_delta) == Some(0) {
         return Err(Constraint::new("Range's delta must not be 0", "delta is 0", &[2]).unmet());
     }

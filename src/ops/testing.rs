@@ -9,6 +9,7 @@ use super::{Ctx, Inferred, Input, RuleError};
 use crate::model::Node;
 use crate::proto::attribute_proto::AttributeType;
 use crate::proto::{AttributeProto, TensorProto};
+use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::Shape;
 
@@ -17,6 +18,7 @@ use crate::shape::Shape;
 pub(crate) struct Fact {
     pub(crate) shape: Shape,
     pub(crate) value: Option<ValueTensor>,
+    pub(crate) real: Option<ValueTensor<Real>>,
     pub(crate) elem: Option<i32>,
 }
 
@@ -25,6 +27,7 @@ pub(crate) fn shape(shape: Shape) -> Option<Fact> {
     Some(Fact {
         shape,
         value: None,
+        real: None,
         elem: Some(1),
     })
 }
@@ -60,16 +63,29 @@ pub(crate) fn ints(values: ValueTensor) -> Option<Fact> {
     Some(Fact {
         shape: Shape::Ranked(dims),
         value: Some(values),
+        real: None,
         elem: Some(7),
     })
 }
 
 /// A float input with known, integral elements (a constant such as Resize scales).
+#[allow(clippy::needless_pass_by_value, reason = "called like `ints`")]
 pub(crate) fn floats(values: ValueTensor) -> Option<Fact> {
-    let fact = ints(values)?;
+    reals(values.to_reals(crate::shape::real::Width::F32))
+}
+
+/// A FLOAT input with known (or partly known) elements.
+pub(crate) fn reals(values: ValueTensor<Real>) -> Option<Fact> {
+    let dims = values
+        .shape
+        .iter()
+        .map(|&d| crate::shape::Dim::known(i64::try_from(d).unwrap_or(0)))
+        .collect();
     Some(Fact {
+        shape: Shape::Ranked(dims),
+        value: None,
+        real: Some(values),
         elem: Some(1),
-        ..fact
     })
 }
 
@@ -158,6 +174,7 @@ pub(crate) fn run_in(
             fact.as_ref().map(|f| Input {
                 shape: &f.shape,
                 value: f.value.as_ref(),
+                real: f.real.as_ref(),
                 elem: f.elem,
             })
         })

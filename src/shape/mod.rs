@@ -15,6 +15,7 @@ pub mod condition;
 mod dim;
 mod expr;
 mod parse;
+pub mod real;
 mod tri;
 pub mod values;
 pub mod verify;

@@ -8,18 +8,19 @@
     reason = "arithmetic reads best with the usual names: k divisor, q quotient, r remainder"
 )]
 
+use super::real::{Real, Width};
 use super::Dim;
 
 /// Most elements a value tensor may hold.
 pub const MAX_ELEMENTS: usize = 1 << 16;
 
-/// A small tensor of dims, row-major.
+/// A small tensor of dims (or, for floating-point tensors, of [`Real`]s), row-major.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct ValueTensor {
+pub struct ValueTensor<T = Dim> {
     /// Static shape.
     pub shape: Vec<usize>,
     /// Elements, row-major; `data.len()` is the product of `shape`.
-    pub data: Vec<Dim>,
+    pub data: Vec<T>,
 }
 
 fn numel(shape: &[usize]) -> Option<usize> {
@@ -46,20 +47,20 @@ fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
         .collect()
 }
 
-impl ValueTensor {
+impl<T: Clone> ValueTensor<T> {
     /// A tensor, checking that `data` fits `shape` and the size bound.
-    pub fn new(shape: Vec<usize>, data: Vec<Dim>) -> Option<ValueTensor> {
+    pub fn new(shape: Vec<usize>, data: Vec<T>) -> Option<ValueTensor<T>> {
         (numel(&shape)? == data.len()).then_some(ValueTensor { shape, data })
     }
 
     /// A 1-D tensor.
-    pub fn vector(data: Vec<Dim>) -> Option<ValueTensor> {
+    pub fn vector(data: Vec<T>) -> Option<ValueTensor<T>> {
         ValueTensor::new(vec![data.len()], data)
     }
 
     /// Broadcasts to `target` (unidirectional: every dim of `self`, right-aligned, is 1 or
     /// equal to `target`'s); `None` when incompatible or too large.
-    pub fn broadcast_to(&self, target: &[usize]) -> Option<ValueTensor> {
+    pub fn broadcast_to(&self, target: &[usize]) -> Option<ValueTensor<T>> {
         // The fields are public: do not trust them to agree.
         if numel(&self.shape)? != self.data.len() {
             return None;
@@ -102,15 +103,35 @@ impl ValueTensor {
     }
 
     /// Applies `f` element-wise after multidirectional broadcasting of `a` and `b`.
-    pub fn zip_with(
-        a: &ValueTensor,
-        b: &ValueTensor,
-        f: impl Fn(&Dim, &Dim) -> Dim,
-    ) -> Option<ValueTensor> {
+    pub fn zip_with<U: Clone, V>(
+        a: &ValueTensor<T>,
+        b: &ValueTensor<U>,
+        f: impl Fn(&T, &U) -> V,
+    ) -> Option<ValueTensor<V>> {
         let shape = broadcast_shapes(&a.shape, &b.shape)?;
         let (x, y) = (a.broadcast_to(&shape)?, b.broadcast_to(&shape)?);
         let data = x.data.iter().zip(&y.data).map(|(p, q)| f(p, q)).collect();
         Some(ValueTensor { shape, data })
+    }
+
+    /// Applies `f` to every element, keeping the shape.
+    pub fn map<V>(&self, f: impl Fn(&T) -> V) -> ValueTensor<V> {
+        ValueTensor {
+            shape: self.shape.clone(),
+            data: self.data.iter().map(f).collect(),
+        }
+    }
+
+    /// The same elements under another shape of as many elements (Reshape, Unsqueeze, Squeeze).
+    pub fn reshaped(&self, shape: Vec<usize>) -> Option<ValueTensor<T>> {
+        ValueTensor::new(shape, self.data.clone())
+    }
+}
+
+impl ValueTensor<Dim> {
+    /// The integer elements converted to floats of `width` (`Cast` to a float type).
+    pub fn to_reals(&self, width: Width) -> ValueTensor<Real> {
+        self.map(|d| Real::from_dim(d, width))
     }
 }
 
