@@ -1,8 +1,7 @@
 //! `--format sarif`: SARIF 2.1.0 for code scanning, one run, a rule per code. Each result has its
 //! node as a logical location and, as a physical location, the model file relative to a root
 //! directory (`uriBaseId` `SRCROOT`) with a region: the node's line in its graph's text form (line
-//! 1 is the graph's `name {`, node `i` is on line `i + 2`, as the human output's listing numbers
-//! them) plus its byte range in the file. A finding without a node (a model without a graph) has a
+//! 1 is the graph's `name {`, node `i` is on line `i + 2`) plus its byte range in the file. A finding without a node (a model without a graph) has a
 //! logical location only. Each result carries its fingerprint in `partialFingerprints`. Files
 //! that could not be read become tool execution notifications. Results follow the files' order,
 //! then graph order: the same input gives the same bytes.
