@@ -10,9 +10,11 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::config::{CodeName, DimValue, Effective, Settings, Source};
+use crate::gate::{self, baseline::Baseline, Gated};
 use crate::model::resident_file_kb;
 use crate::report::{self, human, FileReport, Format, Totals};
-use crate::{lint_path_timed, Code, Options, Timings};
+use crate::{lint_path_timed, Code, Timings};
 use clap::{Parser, ValueEnum};
 use rayon::prelude::*;
 
@@ -25,14 +27,21 @@ Examples:
   onnx-bcast-lint --allow W1,I1 -q models/
   cat model.onnx | onnx-bcast-lint -
   onnx-bcast-lint --explain W1
+  onnx-bcast-lint --write-baseline .onnx-bcast-lint-baseline models/
+  onnx-bcast-lint --baseline .onnx-bcast-lint-baseline models/
+
+Configuration: the nearest onnx-bcast-lint.toml (or [tool.onnx-bcast-lint] in
+pyproject.toml) above each model; keys allow, deny-warnings, dims, exclude,
+ignore and [[per-file]] tables with a glob. Flags override it.
 
 Exit codes: 0 no errors, 1 errors found (or warnings with --deny warnings),
 2 usage error (including a --dim name no input declares) or unreadable model
-(the other files are still linted).";
+(the other files are still linted), or a bad configuration or baseline file.";
 
 /// Finds broadcasting bugs in ONNX models before they ship.
 #[derive(Debug, Parser)]
 #[command(version, about, after_help = EXAMPLES)]
+#[allow(clippy::struct_excessive_bools)] // each is an on/off flag of the command line
 struct Cli {
     /// Model files, directories (searched for *.onnx), or `-` for standard input.
     #[arg(required_unless_present = "explain")]
@@ -64,6 +73,23 @@ struct Cli {
     /// and the summary line.
     #[arg(short, long)]
     quiet: bool,
+    /// Use this configuration file for every model, instead of the nearest
+    /// `onnx-bcast-lint.toml` or `pyproject.toml` `[tool.onnx-bcast-lint]` above each one.
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Ignore every configuration file.
+    #[arg(long)]
+    isolated: bool,
+    /// Accept the findings listed in FILE (written by --write-baseline): only new ones are
+    /// reported and fail the run.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write every current finding to FILE (sorted, one per line) and accept them for this run.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Directory the SARIF artifact URIs are relative to (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    sarif_root: Option<PathBuf>,
     /// Print each stage's wall time to standard error (for `bench/run.sh`).
     #[arg(long, hide = true)]
     timings: bool,
@@ -269,14 +295,10 @@ where
     if let Some(code) = &cli.explain {
         return explain(code);
     }
-    let mut options = Options::new();
-    for (name, value) in &cli.dims {
-        options = options.with_dim(name, *value);
-    }
-    for code in &cli.allow {
-        options = options.allow(*code);
-    }
     let (files, empty) = expand(&cli.models);
+    let Some((files, effective)) = configure(&cli, files) else {
+        return 2;
+    };
     // As ruff does for a directory without Python files: a notice, not a failure, so that a
     // hook or CI step run on a folder that has no models yet passes; the notice (on standard
     // error, outside the JSON and SARIF documents) says nothing was linted there.
@@ -289,8 +311,9 @@ where
             // One file per task: batches mix large and tiny models, and halves of the list can
             // differ tenfold in work.
             .with_max_len(1)
-            .map(|path| {
-                let (outcome, timings) = lint_path_timed(path, &options);
+            .zip(&effective)
+            .map(|(path, effective)| {
+                let (outcome, timings) = lint_path_timed(path, &effective.options);
                 let report = FileReport {
                     path: path.display().to_string(),
                     outcome,
@@ -313,9 +336,60 @@ where
         },
     };
     match pool {
-        Some(pool) => pool.install(|| finish(&cli, &files, started, lint_all(), teardown)),
-        None => finish(&cli, &files, started, lint_all(), teardown),
+        Some(pool) => {
+            pool.install(|| finish(&cli, &files, &effective, started, lint_all(), teardown))
+        }
+        None => finish(&cli, &files, &effective, started, lint_all(), teardown),
     }
+}
+
+/// The flags as settings layered over the configuration files'.
+fn flag_settings(cli: &Cli) -> Settings {
+    let mut settings = Settings::default();
+    if !cli.allow.is_empty() {
+        settings.allow = Some(cli.allow.iter().map(|c| CodeName(*c)).collect());
+    }
+    if cli.deny.iter().any(|d| d == "warnings") {
+        settings.deny_warnings = Some(true);
+    }
+    if !cli.dims.is_empty() {
+        settings.dims = Some(
+            cli.dims
+                .iter()
+                .map(|(name, value)| (name.clone(), DimValue(*value)))
+                .collect(),
+        );
+    }
+    settings
+}
+
+/// Each model's settings (its configuration with the flags over it), leaving out the models
+/// a configuration excludes. `None` after printing why when a configuration is bad.
+fn configure(cli: &Cli, files: Vec<PathBuf>) -> Option<(Vec<PathBuf>, Vec<Effective>)> {
+    let flags = flag_settings(cli);
+    let mut source = match Source::new(cli.config.as_deref(), cli.isolated) {
+        Ok(source) => source,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return None;
+        }
+    };
+    let mut kept = Vec::with_capacity(files.len());
+    let mut effective = Vec::with_capacity(files.len());
+    for file in files {
+        match source.effective(&file, &flags) {
+            Ok(settings) if settings.excluded => {}
+            Ok(settings) => {
+                kept.push(file);
+                effective.push(settings);
+            }
+            Err(error) => {
+                eprintln!("error: {error}");
+                return None;
+            }
+        }
+    }
+    Some((kept, effective))
 }
 
 /// `--explain CODE`: 0 with the text on standard output, 2 for an unknown code.
@@ -339,11 +413,12 @@ fn explain(code: &str) -> u8 {
 fn finish(
     cli: &Cli,
     files: &[PathBuf],
+    effective: &[Effective],
     started: Instant,
     reports: Vec<(FileReport, Timings)>,
     teardown: Teardown,
 ) -> u8 {
-    let (reports, timings): (Vec<FileReport>, Vec<Timings>) = reports.into_iter().unzip();
+    let (mut reports, timings): (Vec<FileReport>, Vec<Timings>) = reports.into_iter().unzip();
     let unknown = unknown_dims(cli, &reports);
     if !unknown.is_empty() {
         for message in unknown {
@@ -351,7 +426,14 @@ fn finish(
         }
         return 2;
     }
-    let deny_warnings = cli.deny.iter().any(|d| d == "warnings");
+    let Some(gated) = gate_findings(cli, &mut reports, effective) else {
+        return 2;
+    };
+    let deny_warnings: Vec<bool> = effective.iter().map(|e| e.deny_warnings).collect();
+    let mut totals = Totals::of(&reports);
+    totals.ignored = gated.ignored;
+    totals.baselined =
+        (cli.baseline.is_some() || cli.write_baseline.is_some()).then_some(gated.baselined);
     let render_start = Instant::now();
 
     let format = match cli.format {
@@ -361,18 +443,22 @@ fn finish(
     };
     let output = match format {
         Format::Json => report::json::render(&reports, cli.shapes),
-        Format::Sarif => report::sarif::render(&reports),
+        Format::Sarif => match &cli.sarif_root {
+            Some(root) => report::sarif::render_relative(&reports, root),
+            None => report::sarif::render(&reports),
+        },
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let width = terminal_width();
-            let mut text = human::render_gate(
+            let mut text = human::render_run(
                 &reports,
                 human::Style {
                     color,
                     width,
                     quiet: cli.quiet,
                 },
-                deny_warnings,
+                &deny_warnings,
+                &totals,
             );
             if cli.shapes {
                 text.push_str(&human::shapes(&reports));
@@ -401,7 +487,19 @@ fn finish(
         );
     }
 
-    let totals = Totals::of(&reports);
+    for stale in &gated.stale {
+        eprintln!("warning: {stale}");
+    }
+    // Warnings fail the run in the models whose settings deny them.
+    let denied_warnings = reports.iter().zip(&deny_warnings).any(|(file, deny)| {
+        *deny
+            && file.outcome.as_ref().is_ok_and(|report| {
+                report
+                    .findings
+                    .iter()
+                    .any(|f| f.severity() == crate::diag::Severity::Warning)
+            })
+    });
     // The binary's process ends here: returning the millions of small allocations of a large model to the
     // allocator one by one costs more than linting it (a sixth of the time at 100k nodes), and
     // the kernel reclaims them (and unmaps the files) in one go.
@@ -410,13 +508,50 @@ fn finish(
     } else {
         drop(reports);
     }
-    let denied_warnings = deny_warnings && totals.warnings > 0;
     // 2: unreadable models; 1: errors (or denied warnings); 0: clean.
     if totals.unreadable > 0 {
         2
     } else {
         u8::from(totals.errors > 0 || denied_warnings)
     }
+}
+
+/// Drops the findings `ignore` entries and the baseline accept, and writes the baseline when
+/// asked. `None` after printing why when the baseline cannot be read or written.
+fn gate_findings(cli: &Cli, reports: &mut [FileReport], effective: &[Effective]) -> Option<Gated> {
+    let mut gated = gate::suppress(reports, effective);
+    let mut baseline = match &cli.baseline {
+        None => None,
+        Some(path) => match Baseline::read(path) {
+            Ok(baseline) => Some(baseline),
+            Err(error) => {
+                eprintln!("error: {error}");
+                return None;
+            }
+        },
+    };
+    if let Some(path) = &cli.write_baseline {
+        // Every current finding, including those an older baseline accepted.
+        let mut written = Baseline::empty(path);
+        written.record(reports);
+        if let Err(error) = std::fs::write(path, written.text()) {
+            eprintln!(
+                "error: cannot write the baseline {}: {error}",
+                path.display()
+            );
+            return None;
+        }
+        eprintln!(
+            "wrote {} finding(s) to the baseline {}",
+            written.len(),
+            path.display()
+        );
+        baseline = Some(written);
+    }
+    if let Some(baseline) = &baseline {
+        gated.baselined = gate::apply_baseline(reports, baseline);
+    }
+    Some(gated)
 }
 
 fn terminal_width() -> usize {

@@ -110,6 +110,11 @@ pub struct NodeSite {
     pub index: usize,
     /// The node's name (synthesized `<op>_<index>` when the file has none).
     pub name: String,
+    /// What names the node across edits of the model, for [`Finding::fingerprint`]: its name
+    /// from the file, or `<op_type>-><first output>` for an unnamed node (its synthesized
+    /// name holds its index, which moves when nodes are inserted before it).
+    #[serde(skip)]
+    pub anchor: String,
     /// Operator type.
     pub op_type: String,
     /// Operator domain (`""` for the default domain).

@@ -24,8 +24,11 @@
 mod bind;
 pub mod check;
 pub mod cli;
+mod config;
 pub mod diag;
 pub mod error;
+pub mod fingerprint;
+mod gate;
 pub mod infer;
 mod lint;
 pub mod model;
@@ -36,4 +39,5 @@ pub mod shape;
 
 pub use diag::{Code, Finding, Severity};
 pub use error::{Limits, LoadError};
+pub use fingerprint::Fingerprint;
 pub use lint::{lint_bytes, lint_model, lint_path, lint_path_timed, LintReport, Options, Timings};

@@ -11,9 +11,22 @@ pub(super) fn node_site(graph: &Graph, node: &Node) -> NodeSite {
         graph: graph.path.clone(),
         index: node.index,
         name: node.name.to_string(),
+        anchor: anchor(graph, node),
         op_type: node.op_type.to_string(),
         domain: node.domain.to_string(),
         span: node.span.clone(),
+    }
+}
+
+/// What names `node` across edits: its name from the file, else its op type and first output
+/// (values have one producer, so an output names its node wherever the node sits).
+fn anchor(graph: &Graph, node: &Node) -> String {
+    if node.named {
+        return node.name.to_string();
+    }
+    match node.outputs.iter().flatten().next() {
+        Some(output) => format!("{}->{}", node.op_type, graph.value_name(*output)),
+        None => node.name.to_string(),
     }
 }
 

@@ -33,6 +33,23 @@ pub fn render(files: &[FileReport], style: Style) -> String {
 /// [`render`] for a run where warnings fail too (`--deny warnings`): quiet output keeps them,
 /// since it must still show every finding that failed the run.
 pub fn render_gate(files: &[FileReport], style: Style, deny_warnings: bool) -> String {
+    render_run(
+        files,
+        style,
+        &vec![deny_warnings; files.len()],
+        &Totals::of(files),
+    )
+}
+
+/// [`render`] for the command: `deny_warnings[i]` says whether warnings fail the run in
+/// `files[i]` (a configuration may deny them for some models only), and `totals` gives the
+/// summary line (with the counts of suppressed and baselined findings).
+pub fn render_run(
+    files: &[FileReport],
+    style: Style,
+    deny_warnings: &[bool],
+    totals: &Totals,
+) -> String {
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {
@@ -40,7 +57,8 @@ pub fn render_gate(files: &[FileReport], style: Style, deny_warnings: bool) -> S
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width);
     let mut out = String::new();
-    for file in files {
+    for (i, file) in files.iter().enumerate() {
+        let deny_warnings = deny_warnings.get(i).copied().unwrap_or(false);
         match &file.outcome {
             Err(error) => {
                 let diagnostic = MietteDiagnostic::new(error.to_string())
@@ -63,7 +81,7 @@ pub fn render_gate(files: &[FileReport], style: Style, deny_warnings: bool) -> S
             }
         }
     }
-    let _ = writeln!(out, "{}", Totals::of(files).summary());
+    let _ = writeln!(out, "{}", totals.summary());
     out
 }
 
@@ -91,6 +109,7 @@ fn render_finding(
         .and_then(|site| report.model.graphs.iter().find(|g| g.path == site.graph));
     let (Some(site), Some(graph)) = (&finding.node, graph) else {
         let _ = handler.render_report(out, &diagnostic);
+        fingerprint_line(out, finding);
         return;
     };
     let listing = listing(graph, site.index, finding);
@@ -108,6 +127,12 @@ fn render_finding(
     let source = NamedSource::new(format!("{path} ({})", site.graph), listing.text);
     let report = miette::Report::new(diagnostic).with_source_code(source);
     let _ = handler.render_report(out, report.as_ref());
+    fingerprint_line(out, finding);
+}
+
+/// The finding's fingerprint under its report: what `ignore = [...]` takes.
+fn fingerprint_line(out: &mut String, finding: &Finding) {
+    let _ = writeln!(out, "  fingerprint: {}", finding.fingerprint());
 }
 
 /// A few lines of a graph in ONNX textual syntax, and where the node and its inputs sit in them.

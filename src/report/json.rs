@@ -119,6 +119,7 @@ fn finding_json(finding: &Finding) -> Value {
         "help": finding.help,
         "node": node,
         "inputs": inputs,
+        "fingerprint": finding.fingerprint().as_str(),
     })
 }
 

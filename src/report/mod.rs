@@ -43,6 +43,10 @@ pub struct Totals {
     pub unreadable: usize,
     /// Files given.
     pub files: usize,
+    /// Findings a configuration's `ignore` suppressed (the command's gate; 0 otherwise).
+    pub ignored: usize,
+    /// Findings a baseline accepted, when a baseline is in use (`--baseline`).
+    pub baselined: Option<usize>,
 }
 
 impl Totals {
@@ -87,6 +91,12 @@ impl Totals {
         );
         if self.unreadable > 0 {
             line = format!("{line} ({} unreadable)", self.unreadable);
+        }
+        if let Some(baselined) = self.baselined {
+            line = format!("{line}; {baselined} baselined");
+        }
+        if self.ignored > 0 {
+            line = format!("{line}; {} ignored", self.ignored);
         }
         line
     }

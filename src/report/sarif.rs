@@ -1,6 +1,13 @@
-//! `--format sarif`: SARIF 2.1.0, one run, a rule per code; each result has its node as a logical
-//! location and the node's byte range in the model file as a physical location. Files that could
-//! not be read become tool execution notifications.
+//! `--format sarif`: SARIF 2.1.0 for code scanning, one run, a rule per code. Each result has its
+//! node as a logical location and, as a physical location, the model file relative to a root
+//! directory (`uriBaseId` `SRCROOT`) with a region: the node's line in its graph's text form (line
+//! 1 is the graph's `name {`, node `i` is on line `i + 2`) plus its byte range in the file. A finding without a node (a model without a graph) has a
+//! logical location only. Each result carries its fingerprint in `partialFingerprints`. Files
+//! that could not be read become tool execution notifications. Results follow the files' order,
+//! then graph order: the same input gives the same bytes.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
@@ -9,8 +16,23 @@ use crate::diag::{Code, Finding, Severity};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// The SARIF log for a batch of files.
+/// The `uriBaseId` of artifact locations: the root the URIs are relative to.
+const ROOT_ID: &str = "SRCROOT";
+
+/// The key of the fingerprint in `partialFingerprints` (versioned: a change in what the
+/// fingerprint covers takes a new key).
+const FINGERPRINT_KEY: &str = "onnxBcastLint/v1";
+
+/// The SARIF log for a batch of files, with URIs relative to the current directory.
 pub fn render(files: &[FileReport]) -> String {
+    let root = std::env::current_dir().unwrap_or_default();
+    render_relative(files, &root)
+}
+
+/// The SARIF log for a batch of files, with artifact URIs relative to `root` (`--sarif-root`);
+/// a file outside it gets an absolute `file:` URI.
+pub fn render_relative(files: &[FileReport], root: &Path) -> String {
+    let root = crate::config::absolute(root);
     let rules: Vec<Value> = Code::ALL
         .iter()
         .map(|code| {
@@ -36,19 +58,19 @@ pub fn render(files: &[FileReport]) -> String {
                 report
                     .findings
                     .iter()
-                    .map(|finding| result(finding, &file.path, index)),
+                    .map(|finding| result(finding, &artifact(&root, &file.path, Some(index)))),
             ),
             Err(error) => notifications.push(json!({
                 "level": "error",
                 "message": {"text": error.to_string()},
                 "descriptor": {"id": error.code()},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(&file.path), "index": index}}}],
+                "locations": [{"physicalLocation": {"artifactLocation": artifact(&root, &file.path, Some(index))}}],
             })),
         }
     }
     let artifacts: Vec<Value> = files
         .iter()
-        .map(|file| json!({"location": {"uri": uri(&file.path)}}))
+        .map(|file| json!({"location": artifact(&root, &file.path, None)}))
         .collect();
     let log = json!({
         "$schema": SCHEMA,
@@ -59,6 +81,7 @@ pub fn render(files: &[FileReport]) -> String {
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
+            "originalUriBaseIds": {ROOT_ID: {"uri": file_uri(&root, true)}},
             "invocations": [{
                 "executionSuccessful": notifications.is_empty(),
                 "toolExecutionNotifications": notifications,
@@ -90,12 +113,61 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// A relative URI reference for a path (SARIF 3.10: URIs use forward slashes, spaces escaped).
-fn uri(path: &str) -> String {
-    path.replace('\\', "/").replace(' ', "%20")
+/// An `artifactLocation`: the path relative to `root` with `uriBaseId`, or an absolute `file:`
+/// URI when the file lies outside the root (SARIF 3.4.3).
+fn artifact(root: &Path, path: &str, index: Option<usize>) -> Value {
+    let absolute: PathBuf = if path == "-" || path == "<stdin>" {
+        PathBuf::from(path)
+    } else {
+        crate::config::absolute(Path::new(path))
+    };
+    let mut location = match absolute.strip_prefix(root) {
+        Ok(relative) if absolute.is_absolute() => {
+            let parts: Vec<String> = relative
+                .components()
+                .map(|c| encode(&c.as_os_str().to_string_lossy()))
+                .collect();
+            json!({"uri": parts.join("/"), "uriBaseId": ROOT_ID})
+        }
+        _ if absolute.is_absolute() => json!({"uri": file_uri(&absolute, false)}),
+        _ => json!({"uri": encode(path)}),
+    };
+    if let (Some(index), Some(object)) = (index, location.as_object_mut()) {
+        object.insert("index".into(), index.into());
+    }
+    location
 }
 
-fn result(finding: &Finding, path: &str, artifact: usize) -> Value {
+/// `file:///...` for an absolute path (a directory's ends with `/`, as `originalUriBaseIds`
+/// requires).
+fn file_uri(path: &Path, directory: bool) -> String {
+    let mut uri = String::from("file://");
+    let text = path.to_string_lossy().replace('\\', "/");
+    if !text.starts_with('/') {
+        uri.push('/');
+    }
+    uri.push_str(&encode(&text));
+    if directory && !uri.ends_with('/') {
+        uri.push('/');
+    }
+    uri
+}
+
+/// Percent-encodes what may not appear in a URI path (RFC 3986: unreserved characters, `/`
+/// and a few sub-delimiters stay).
+fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}
+
+fn result(finding: &Finding, artifact: &Value) -> Value {
     let code = finding.code;
     let rule_index = Code::ALL.iter().position(|c| *c == code).unwrap_or(0);
     let mut text = finding.message.clone();
@@ -103,20 +175,8 @@ fn result(finding: &Finding, path: &str, artifact: usize) -> Value {
         text.push_str(". ");
         text.push_str(help);
     }
-    let mut physical = json!({"artifactLocation": {"uri": uri(path), "index": artifact}});
     let mut location = serde_json::Map::new();
     if let Some(node) = &finding.node {
-        if node.span.end > node.span.start {
-            if let Some(object) = physical.as_object_mut() {
-                object.insert(
-                    "region".into(),
-                    json!({
-                        "byteOffset": node.span.start,
-                        "byteLength": node.span.end - node.span.start,
-                    }),
-                );
-            }
-        }
         location.insert(
             "logicalLocations".into(),
             json!([{
@@ -125,8 +185,33 @@ fn result(finding: &Finding, path: &str, artifact: usize) -> Value {
                 "kind": "function",
             }]),
         );
+        // Both a text and a binary region (SARIF 3.30.1 allows one region to be both): the
+        // line anchors the alert in code scanning, the bytes are where the node is in the file.
+        let mut region = json!({"startLine": node.index.saturating_add(2)});
+        if node.span.end > node.span.start {
+            if let Some(object) = region.as_object_mut() {
+                object.insert("byteOffset".into(), node.span.start.into());
+                object.insert(
+                    "byteLength".into(),
+                    (node.span.end - node.span.start).into(),
+                );
+            }
+        }
+        location.insert(
+            "physicalLocation".into(),
+            json!({"artifactLocation": artifact, "region": region}),
+        );
+    } else {
+        // No node, so no line: the model as a whole is the logical location.
+        location.insert(
+            "logicalLocations".into(),
+            json!([{"name": "model", "kind": "module"}]),
+        );
+        location.insert(
+            "physicalLocation".into(),
+            json!({"artifactLocation": artifact}),
+        );
     }
-    location.insert("physicalLocation".into(), physical);
     let location = Value::Object(location);
     json!({
         "ruleId": code.as_str(),
@@ -134,5 +219,46 @@ fn result(finding: &Finding, path: &str, artifact: usize) -> Value {
         "level": level(finding.severity()),
         "message": {"text": text},
         "locations": [location],
+        "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint().as_str()},
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Finding;
+
+    #[test]
+    fn a_finding_without_a_node_has_a_logical_location_and_no_region() {
+        let finding = Finding {
+            code: Code::E3,
+            message: "the model has no graph".into(),
+            help: None,
+            node: None,
+            inputs: Vec::new(),
+        };
+        let root = Path::new("/work/zoo");
+        let value = result(&finding, &artifact(root, "/work/zoo/a b.onnx", Some(0)));
+        let location = &value["locations"][0];
+        assert_eq!(location["logicalLocations"][0]["kind"], "module");
+        assert!(location["physicalLocation"].get("region").is_none());
+        assert_eq!(
+            location["physicalLocation"]["artifactLocation"],
+            json!({"uri": "a%20b.onnx", "uriBaseId": "SRCROOT", "index": 0})
+        );
+        assert_eq!(
+            value["partialFingerprints"][FINGERPRINT_KEY],
+            finding.fingerprint().as_str()
+        );
+    }
+
+    #[test]
+    fn uris_escape_what_a_uri_path_may_not_hold() {
+        assert_eq!(encode("a b/ü#?.onnx"), "a%20b/%C3%BC%23%3F.onnx");
+        assert_eq!(file_uri(Path::new("/r o"), true), "file:///r%20o/");
+        assert_eq!(
+            artifact(Path::new("/a/b"), "/a/c.onnx", None),
+            json!({"uri": "file:///a/c.onnx"})
+        );
+    }
 }

@@ -1,0 +1,249 @@
+//! Discovery, precedence and error placement of configuration files.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::diag::Code;
+
+/// A fresh directory tree under the system's temporary directory, removed on drop.
+struct Tree(PathBuf);
+
+impl Tree {
+    fn new(name: &str) -> Tree {
+        let dir = std::env::temp_dir().join(format!("obl-config-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Tree(dir)
+    }
+
+    fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.0.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn discover(tree: &Tree, model: &str) -> Effective {
+    Source::new(None, false)
+        .unwrap()
+        .effective(&tree.0.join(model), &Settings::default())
+        .unwrap()
+}
+
+fn error(tree: &Tree, text: &str) -> String {
+    tree.write(FILE_NAME, text);
+    Source::new(None, false)
+        .unwrap()
+        .effective(&tree.0.join("m.onnx"), &Settings::default())
+        .unwrap_err()
+        .to_string()
+}
+
+fn bound(effective: &Effective, name: &str) -> Option<i64> {
+    effective.options.binding().get(name).copied()
+}
+
+#[test]
+fn the_nearest_file_wins_and_its_own_file_beats_pyproject() {
+    let tree = Tree::new("nearest");
+    tree.write(FILE_NAME, "dims = { batch = 1 }\n");
+    tree.write(
+        "vision/pyproject.toml",
+        "[tool.onnx-bcast-lint]\ndims = { batch = 2 }\n",
+    );
+    tree.write("vision/deep/pyproject.toml", "[project]\nname = \"x\"\n");
+    tree.write(
+        "nlp/pyproject.toml",
+        "[tool.onnx-bcast-lint]\ndims = { batch = 3 }\n",
+    );
+    tree.write("nlp/onnx-bcast-lint.toml", "dims = { batch = 4 }\n");
+    assert_eq!(bound(&discover(&tree, "a.onnx"), "batch"), Some(1));
+    assert_eq!(bound(&discover(&tree, "vision/a.onnx"), "batch"), Some(2));
+    // A pyproject.toml without the table does not stop the search.
+    assert_eq!(
+        bound(&discover(&tree, "vision/deep/a.onnx"), "batch"),
+        Some(2)
+    );
+    assert_eq!(bound(&discover(&tree, "nlp/a.onnx"), "batch"), Some(4));
+}
+
+#[test]
+fn per_file_tables_then_flags_override_the_file() {
+    let tree = Tree::new("precedence");
+    tree.write(
+        FILE_NAME,
+        "allow = [\"I1\"]\ndeny-warnings = true\ndims = { batch = 8, seq = 128 }\n\
+         [[per-file]]\nglob = \"vision/**\"\ndims = { batch = 1 }\nallow = [\"W1\"]\n\
+         [[per-file]]\nglob = \"*_fp16.onnx\"\ndeny-warnings = false\n",
+    );
+    let plain = discover(&tree, "nlp/bert.onnx");
+    assert_eq!(bound(&plain, "batch"), Some(8));
+    assert!(plain.deny_warnings);
+    let vision = discover(&tree, "vision/resnet_fp16.onnx");
+    assert_eq!(bound(&vision, "batch"), Some(1));
+    assert_eq!(bound(&vision, "seq"), Some(128));
+    assert!(!vision.deny_warnings);
+    // Lists add up: the file's I1 and the table's W1.
+    let options = format!("{:?}", vision.options);
+    assert!(
+        options.contains("I1") && options.contains("W1"),
+        "{options}"
+    );
+
+    let flags = Settings {
+        dims: Some([("batch".to_owned(), DimValue(4))].into()),
+        deny_warnings: Some(true),
+        allow: Some(vec![CodeName(Code::E2)]),
+        ..Settings::default()
+    };
+    let over = Source::new(None, false)
+        .unwrap()
+        .effective(&tree.0.join("vision/resnet_fp16.onnx"), &flags)
+        .unwrap();
+    assert_eq!(bound(&over, "batch"), Some(4));
+    assert_eq!(bound(&over, "seq"), Some(128));
+    assert!(over.deny_warnings);
+    assert!(format!("{:?}", over.options).contains("E2"));
+}
+
+#[test]
+fn config_forces_one_file_and_isolated_ignores_all() {
+    let tree = Tree::new("forced");
+    tree.write(FILE_NAME, "dims = { batch = 1 }\n");
+    let other = tree.write("elsewhere/custom.toml", "dims = { batch = 9 }\n");
+    let model = tree.0.join("a.onnx");
+    let forced = Source::new(Some(&other), false)
+        .unwrap()
+        .effective(&model, &Settings::default())
+        .unwrap();
+    assert_eq!(bound(&forced, "batch"), Some(9));
+    let isolated = Source::new(Some(&other), true)
+        .unwrap()
+        .effective(&model, &Settings::default())
+        .unwrap();
+    assert_eq!(bound(&isolated, "batch"), None);
+    assert!(isolated.config.is_none());
+}
+
+#[test]
+fn exclude_globs_are_relative_to_the_file() {
+    let tree = Tree::new("exclude");
+    tree.write(FILE_NAME, "exclude = [\"legacy\", \"zoo/*_old.onnx\"]\n");
+    assert!(discover(&tree, "legacy/a.onnx").excluded);
+    assert!(discover(&tree, "zoo/legacy/a.onnx").excluded);
+    assert!(discover(&tree, "zoo/m_old.onnx").excluded);
+    assert!(!discover(&tree, "zoo/deeper/m_old.onnx").excluded);
+    assert!(!discover(&tree, "zoo/m.onnx").excluded);
+}
+
+#[test]
+fn unknown_keys_are_errors_quoting_file_line_and_column() {
+    let tree = Tree::new("unknown");
+    let message = error(&tree, "allow = [\"I1\"]\ndeny_warnings = true\n");
+    assert!(
+        message.contains("onnx-bcast-lint.toml:2:1: unknown field `deny_warnings`"),
+        "{message}"
+    );
+    assert!(message.contains("`deny-warnings`"), "{message}");
+    assert!(
+        message.contains(" 2 | deny_warnings = true\n   | ^^^^^^^^^^^^^"),
+        "{message}"
+    );
+    let message = error(&tree, "[[per-file]]\nglob = \"a\"\nexclude = [\"b\"]\n");
+    assert!(
+        message.contains(":3:1: unknown field `exclude`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn bad_values_are_errors_at_the_value() {
+    let tree = Tree::new("values");
+    let cases = [
+        ("allow = [\"E1\", \"X9\"]\n", ":1:16: unknown code `X9`"),
+        (
+            "deny-warnings = \"yes\"\n",
+            ":1:17: invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            "dims = { batch = -1 }\n",
+            ":1:18: a dim cannot be negative (-1)",
+        ),
+        (
+            "dims = { batch = 1.5 }\n",
+            ":1:18: invalid type: floating point",
+        ),
+        ("exclude = [\"a/[b\"]\n", ":1:12: bad glob `a/[b`"),
+        ("[[per-file]]\nglob = \"{a\"\n", ":2:8: bad glob `{a`"),
+        ("[[per-file]]\ndims = { a = 1 }\n", "missing field `glob`"),
+        (
+            "ignore = [\"E1:12\"]\n",
+            ":1:11: `E1:12` is not a fingerprint",
+        ),
+        (
+            "allow = \"E1\"\n",
+            ":1:9: invalid type: string \"E1\", expected a sequence",
+        ),
+        ("allow = [\n", "onnx-bcast-lint.toml:"),
+    ];
+    for (text, expected) in cases {
+        let message = error(&tree, text);
+        assert!(message.contains(expected), "{text:?}: {message}");
+        assert!(message.contains(&tree.0.display().to_string()), "{message}");
+    }
+}
+
+#[test]
+fn a_bad_pyproject_table_is_an_error_too() {
+    let tree = Tree::new("pyproject");
+    tree.write(
+        "pyproject.toml",
+        "[project]\nname = \"x\"\n\n[tool.onnx-bcast-lint]\nallw = []\n",
+    );
+    let message = Source::new(None, false)
+        .unwrap()
+        .effective(&tree.0.join("m.onnx"), &Settings::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("pyproject.toml:5:1: unknown field `allw`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn ignore_entries_keep_where_they_are_written() {
+    let tree = Tree::new("ignore");
+    tree.write(
+        FILE_NAME,
+        "ignore = [\"E1:0123456789abcdef\"]\n[[per-file]]\nglob = \"a.onnx\"\nignore = [\"W1:0123456789ABCDEF\"]\n",
+    );
+    let effective = discover(&tree, "a.onnx");
+    let texts: Vec<String> = effective
+        .ignore
+        .iter()
+        .map(|s| s.fingerprint.to_string())
+        .collect();
+    assert_eq!(texts, ["E1:0123456789abcdef", "W1:0123456789abcdef"]);
+    let config = effective.config.as_ref().unwrap();
+    let second = effective.ignore.get(1).unwrap();
+    assert!(config
+        .locate(second.span.start)
+        .ends_with("onnx-bcast-lint.toml:4:11"));
+    assert_eq!(discover(&tree, "b.onnx").ignore.len(), 1);
+}
+
+#[test]
+fn paths_are_normalised_lexically() {
+    assert_eq!(
+        absolute(Path::new("/a/b/../c/./d.onnx")),
+        PathBuf::from("/a/c/d.onnx")
+    );
+}
