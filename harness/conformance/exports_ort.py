@@ -11,7 +11,11 @@ Built with onnx.helper from fixed seeds (no torch needed, so `setup.sh --no-torc
     and 4-bit weight-only quantization (MatMulNBits, GatherBlockQuantized);
   * the torch and transformers models already collected (when torch was available) through
     `optimize_model` for their model types (family `ort-optimized-torch`).
-Every model has dynamic batch and sequence (or image) dims; the harness runs it with two bindings.
+  * one model of the forms the others do not write (`variants`: packed-QKV GroupQueryAttention,
+    DynamicQuantizeMatMul, MatMulIntegerToFloat, FusedMatMul transposes, a 3-D mask and an
+    attention_bias on Attention).
+Every model has a dynamic sequence (or image) size, and a dynamic batch where the kernels take more
+than one prompt; the harness runs it with two bindings.
 """
 from __future__ import annotations
 
@@ -184,6 +188,36 @@ def mha_fused(seed=3, hidden=32, heads=4, channels=16):
     return g.model("mha_fused", ins, [_out(y), _out(present_k), _out(present_v)])
 
 
+def variants(seed=7, hidden=32, heads=4, kv_heads=2):
+    """Forms the other models do not write: GroupQueryAttention on packed QKV without past,
+    DynamicQuantizeMatMul and MatMulIntegerToFloat with a bias, FusedMatMul with transA,
+    Attention with a 3-D mask and an attention_bias, QuickGelu."""
+    g = _G(seed)
+    head = hidden // heads
+    qkv = g.op("MatMul", ["x", g.w(hidden, (heads + 2 * kv_heads) * head)])
+    seq_len = g.op("Gather", [g.op("Shape", ["x"]), g.const(1, np.int64)])
+    batch = g.op("Gather", [g.op("Shape", ["x"]), g.const([0], np.int64)])
+    total = g.op("Cast", [seq_len], to=I32)
+    seqlens = g.op("Expand", [g.op("Sub", [total, g.const(1, np.int32)]), batch])
+    gqa = g.op("GroupQueryAttention", [qkv, "", "", "", "", seqlens, total], 1, MS,
+               num_heads=heads, kv_num_heads=kv_heads)
+    w8 = g.const(np.random.default_rng(seed).integers(0, 255, (hidden, 16)), np.uint8)
+    dq = g.op("DynamicQuantizeMatMul", [gqa, w8, g.const([0.01], np.float32), g.const([3], np.uint8),
+                                         g.w(16)], 1, MS)
+    a_q, a_scale, a_zp = g.op("DynamicQuantizeLinear", [gqa], 3)
+    mi = g.op("MatMulIntegerToFloat", [a_q, w8, a_scale, g.const([0.01], np.float32), a_zp,
+                                       g.const([3], np.uint8), g.w(16)], 1, MS)
+    both = g.op("QuickGelu", [g.op("Add", [dq, mi])], 1, MS)
+    gram = g.op("FusedMatMul", [both, both], 1, MS, transA=1)  # (b, 16, s) x (b, s, 16)
+    back = g.op("MatMul", [g.op("FusedMatMul", [both, gram], 1, MS, transB=1, alpha=0.5), g.w(16, hidden)])
+    att = g.op("Attention", [back, g.w(hidden, 3 * hidden), g.w(3 * hidden), "mask3", "", "attention_bias"], 1, MS,
+               num_heads=heads)
+    ins = [helper.make_tensor_value_info("x", F, [1, "sequence", hidden]),
+           helper.make_tensor_value_info("mask3", I32, [1, "sequence", "sequence"]),
+           helper.make_tensor_value_info("attention_bias", F, [1, heads, "sequence", "sequence"])]
+    return g.model("variants", ins, [_out(att)])
+
+
 def bert_unfused(seed=4, hidden=32, heads=4, layers=2):
     """A BERT encoder as the torch exporter writes it (embeddings, LayerNormalization decomposed,
     attention with Reshape/Transpose and an additive mask, Erf Gelu), for optimize_model."""
@@ -331,6 +365,7 @@ def export_all(col):
                         {"batch": 1, "sequence": 5, "past_sequence": 3}]}
     add("llama_fused", llama_fused, helper_src.format(2), gqa)
     add("mha_fused", mha_fused, helper_src.format(3))
+    add("variants", variants, helper_src.format(7))
     add("bert_optimized", lambda: _optimize(bert_unfused(), "bert", 4, 32),
         "onnx.helper BERT (seed 4) through optimize_model(model_type='bert')")
     add("bert_fused_qdynamic", lambda: _quantize_dynamic(built["bert_fused"]),
