@@ -5,7 +5,9 @@ Sources (all from installed PyPI packages, nothing from a model hub):
   * real models shipped in packages (onnx test data, silero-vad, rapidocr,
     onnxruntime.datasets);
   * models exported here with fixed seeds (scikit-learn via skl2onnx; torch and
-    transformers when torch is importable, see exports_torch.py).
+    transformers when torch is importable, see exports_torch.py);
+  * onnxruntime-optimized and -quantized transformer models (exports_ort.py), built with
+    onnx.helper and onnxruntime's own tools, so they need no torch.
 """
 from __future__ import annotations
 
@@ -278,6 +280,14 @@ def main(argv=None):
 
             exports_torch.export_all(col)
         steps.append(("torch", torch_step))
+
+    def ort_step():
+        # After the torch step: the torch/transformers exports are optimized here too.
+        from conformance import exports_ort
+
+        exports_ort.export_all(col)
+
+    steps.append(("ort-optimized", ort_step))
     for label, fn in steps:
         t = time.time()
         try:
@@ -287,7 +297,7 @@ def main(argv=None):
             col.skipped.append({"id": f"{label}/*", "reason": f"{type(e).__name__}: {e}"})
         print(f"collect: {label}: {time.time() - t:.1f}s", file=sys.stderr)
     manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%S"), "models": col.entries, "skipped": col.skipped,
-                "torch": not args.no_torch}
+                "torch": not args.no_torch, "steps": [label for label, _ in steps]}
     os.makedirs(os.path.join(args.root, "models"), exist_ok=True)
     with open(os.path.join(args.root, "models", "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)

@@ -18,6 +18,9 @@ onnxruntime names the edited node itself:
   matmul_k        a MatMul/Gemm weight whose contraction dim K is K+1 (transA/transB honoured)
   conv_channels   a Conv weight whose input-channel dim C/group is changed
   bn_params       a BatchNormalization scale/bias/mean/var one longer than the channels
+  contrib_bias    an onnxruntime-fused op's broadcast parameter one longer than the hidden size:
+                  SkipLayerNormalization / SkipSimplifiedLayerNormalization gamma, beta or bias,
+                  BiasGelu / FastGelu bias, (Simplified)LayerNormalization scale (E1)
   concat_dims     a Concat constant input with a wrong non-axis dim (or rank, for 1-D ones)
   reshape_count   a Reshape constant target (no -1, no 0) whose element count is not the input's
   split_sum       Split sizes that do not sum to the split axis
@@ -78,6 +81,9 @@ ORT_ERR = {
                              r"Attribute perm for Transpose has repeated value|is not in valid range|"
                              r"'axis' must be in \[-?\d+ , -?\d+\]"),
     "rnn_weights": re.compile(r"Input (W|R|B) must have shape \{"),
+    "contrib_bias": re.compile(r"Last dimension of (gamma|beta|bias|skip) and input does not match|"
+                               r"Input 1 dimension 0 should have same length as the last dimension of input 0|"
+                               r"Scale and \(optional\) bias must match X\.shape"),
 }
 CONSTRAINT_OPS = {"matmul_k": ("MatMul", "Gemm"), "symbolic_k": ("MatMul", "Gemm"), "conv_channels": ("Conv",),
                   "bn_params": ("BatchNormalization",), "concat_dims": ("Concat",), "reshape_count": ("Reshape",),
@@ -255,6 +261,18 @@ def gen_gemm_c(model, shapes, rng, ctx=None):
 
 def gen_prelu_slope(model, shapes, rng, ctx=None):
     yield from _gen_param(model, shapes, rng, "PRelu", 1, "slope")
+
+
+# onnxruntime's fused ops and their parameters added to (or scaling) the hidden axis.
+CONTRIB_PARAMS = (("SkipLayerNormalization", 2, "gamma"), ("SkipLayerNormalization", 3, "beta"),
+                  ("SkipLayerNormalization", 4, "bias"), ("SkipSimplifiedLayerNormalization", 2, "gamma"),
+                  ("SkipSimplifiedLayerNormalization", 3, "bias"), ("BiasGelu", 1, "bias"), ("FastGelu", 1, "bias"),
+                  ("SimplifiedLayerNormalization", 1, "scale"), ("LayerNormalization", 1, "scale"))
+
+
+def gen_contrib_bias(model, shapes, rng, ctx=None):
+    for op, slot, label in CONTRIB_PARAMS:
+        yield from _gen_param(model, shapes, rng, op, slot, label)
 
 
 def gen_legacy_axis(model, shapes, rng, ctx=None):
@@ -720,6 +738,7 @@ KINDS = {
     "axis_range": gen_axis_range,
     "rnn_weights": gen_rnn_weights,
     "symbolic_k": gen_symbolic_k,
+    "contrib_bias": gen_contrib_bias,
 }
 
 

@@ -20,7 +20,6 @@ from .pool import HERE, run_jobs
 from .score import accuracy, add_counts, coverage, empty_counts, pct, run_engine, score
 
 REPO = os.path.dirname(HERE)
-OPTIONAL_FAMILIES = {"torch", "transformers"}  # absent when the venv has no torch (CI default)
 
 
 def find_engine(explicit=None):

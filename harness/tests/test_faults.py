@@ -43,6 +43,8 @@ ORT_MESSAGES = {
                    "axis must be in [-rank, rank-1].", "axis must be in [-r, r-1]", "rank must be greater than axis",
                    "Invalid value(5) for attribute 'axis'", "Attribute perm for Transpose has repeated value: 1",
                    "[ShapeInferenceError] 'axis' must be in [-2 , 1]. Its actual value is: 2"],
+    "contrib_bias": ["Status Message: Last dimension of bias and input does not match",
+                     "Input 1 dimension 0 should have same length as the last dimension of input 0"],
     "rnn_weights": ["Input W must have shape {1,512,128}. Actual:{1,516,128}"],
 }
 BROADCAST_MSG = ("BroadcastIterator::Init(ptrdiff_t, ptrdiff_t) axis == 1 || axis == largest was false. "

@@ -43,7 +43,7 @@ fn qlinear_matmul(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// numpy `matmul` shapes (ONNX MatMul-13 doc): a 1-D A is promoted to `[1, K]` and a 1-D B to
 /// `[K, 1]`, the added dim removed from the result; the batch prefixes broadcast
 /// multidirectionally (recorded as a check over the batch dims only); `K` must agree.
-fn matmul_of(
+pub(super) fn matmul_of(
     a: &Shape,
     b: &Shape,
     slots: [usize; 2],

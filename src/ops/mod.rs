@@ -21,6 +21,7 @@ mod channel_norm;
 mod concat;
 mod constant;
 pub(crate) mod constraint;
+mod contrib;
 mod conv;
 mod conv_channels;
 mod data_sized;
@@ -359,6 +360,7 @@ pub(crate) fn family_lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
             .or_else(|| quant::lookup(op_type))
             .or_else(|| sequence::lookup(op_type)),
         "ai.onnx.ml" => ml::lookup(op_type),
+        "com.microsoft" => contrib::lookup(op_type),
         _ => None,
     }
 }

@@ -6,6 +6,12 @@
 //! not an ONNX operator is reported (I1, naming the version), never run with another version's
 //! semantics.
 //!
+//! onnxruntime's contrib operators are read the same way from `contrib_schemas.tsv` (generated
+//! by `tools/ort_schemas.py` from onnxruntime's schema registry): the `com.microsoft` domain,
+//! and the default-domain schemas its fusions write where ONNX has none
+//! (`SimplifiedLayerNormalization`, `LayerNormalization` before opset 17). A `com.microsoft` op
+//! without a row is not listed as unknown: it resolves like a custom op.
+//!
 //! Where the shape semantics changed between versions a row names its own rule (`PRelu` 1/6 vs
 //! 7+, `Attention` 23 vs 24, `Split` 1/2/13/18, `Squeeze`/`Unsqueeze` 1 vs 13, `TopK` 1 vs 10);
 //! other rows take the rule of their family module, some of which still read the opset for the
@@ -15,9 +21,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::{
-    attention, concat, constant, conv, data_sized, elementwise, expand, gather, linalg, ml, norm,
-    pad, quant, recurrent, reduce, reshape, resize, sequence, shape_of, slice, split, squeeze,
-    transpose, RuleFn,
+    attention, concat, constant, contrib, conv, data_sized, elementwise, expand, gather, linalg,
+    ml, norm, pad, quant, recurrent, reduce, reshape, resize, sequence, shape_of, slice, split,
+    squeeze, transpose, RuleFn,
 };
 
 /// How a row finds its rule.
@@ -59,6 +65,9 @@ const fn rule(domain: &'static str, op: &'static str, versions: &'static [u16], 
         source: Source::Rule(f),
     }
 }
+
+/// onnxruntime's contrib domain.
+const CONTRIB: &str = "com.microsoft";
 
 /// Every schema version the engine has a rule for.
 const ROWS: &[Row] = &[
@@ -179,7 +188,13 @@ const ROWS: &[Row] = &[
     family("", "IsNaN", &[9, 13, 20], elementwise::lookup),
     family("", "LRN", &[1, 13], norm::lookup),
     family("", "LSTM", &[1, 7, 14, 22], recurrent::lookup),
-    family("", "LayerNormalization", &[17], norm::lookup),
+    family("", "LayerNormalization", &[1, 17], norm::lookup),
+    family(
+        "",
+        "SimplifiedLayerNormalization",
+        &[1],
+        contrib::lookup_default,
+    ),
     family("", "LeakyRelu", &[1, 6, 16], elementwise::lookup),
     family("", "Less", &[1, 7, 9, 13], elementwise::lookup),
     family("", "LessOrEqual", &[12, 16], elementwise::lookup),
@@ -331,6 +346,41 @@ const ROWS: &[Row] = &[
         ml::lookup,
     ),
     family("ai.onnx.ml", "ZipMap", &[1], ml::lookup),
+    // onnxruntime's contrib operators (contrib_schemas.tsv).
+    family(CONTRIB, "Attention", &[1], contrib::lookup),
+    family(CONTRIB, "BiasAdd", &[1], contrib::lookup),
+    family(CONTRIB, "BiasGelu", &[1], contrib::lookup),
+    family(CONTRIB, "BiasSplitGelu", &[1], contrib::lookup),
+    family(CONTRIB, "DynamicQuantizeMatMul", &[1], contrib::lookup),
+    family(CONTRIB, "EmbedLayerNormalization", &[1], contrib::lookup),
+    family(CONTRIB, "FastGelu", &[1], contrib::lookup),
+    family(CONTRIB, "FusedMatMul", &[1], contrib::lookup),
+    family(CONTRIB, "GatherBlockQuantized", &[1], contrib::lookup),
+    family(CONTRIB, "Gelu", &[1], contrib::lookup),
+    family(CONTRIB, "GroupQueryAttention", &[1], contrib::lookup),
+    family(CONTRIB, "MatMulIntegerToFloat", &[1], contrib::lookup),
+    family(CONTRIB, "MatMulNBits", &[1], contrib::lookup),
+    family(CONTRIB, "MultiHeadAttention", &[1], contrib::lookup),
+    family(CONTRIB, "QAttention", &[1], contrib::lookup),
+    family(CONTRIB, "QEmbedLayerNormalization", &[1], contrib::lookup),
+    family(CONTRIB, "QGemm", &[1], contrib::lookup),
+    family(CONTRIB, "QLinearAdd", &[1], contrib::lookup),
+    family(CONTRIB, "QLinearAveragePool", &[1], contrib::lookup),
+    family(CONTRIB, "QLinearConcat", &[1], contrib::lookup),
+    family(CONTRIB, "QLinearGlobalAveragePool", &[1], contrib::lookup),
+    family(CONTRIB, "QLinearLeakyRelu", &[1], contrib::lookup),
+    family(CONTRIB, "QLinearMul", &[1], contrib::lookup),
+    family(CONTRIB, "QLinearSigmoid", &[1], contrib::lookup),
+    family(CONTRIB, "QLinearSoftmax", &[1], contrib::lookup),
+    family(CONTRIB, "QuickGelu", &[1], contrib::lookup),
+    family(CONTRIB, "RotaryEmbedding", &[1], contrib::lookup),
+    family(CONTRIB, "SkipLayerNormalization", &[1], contrib::lookup),
+    family(
+        CONTRIB,
+        "SkipSimplifiedLayerNormalization",
+        &[1],
+        contrib::lookup,
+    ),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared).
@@ -411,7 +461,11 @@ fn schemas() -> &'static Schemas {
     SCHEMAS.get_or_init(|| {
         let mut versions: HashMap<_, Vec<u16>> = HashMap::new();
         let mut newest = HashMap::new();
-        for line in include_str!("schemas.tsv").lines() {
+        let tables = [
+            include_str!("schemas.tsv"),
+            include_str!("contrib_schemas.tsv"),
+        ];
+        for line in tables.iter().flat_map(|t| t.lines()) {
             let fields: Vec<&str> = line.split('\t').collect();
             let domain = |d: &'static str| if d == "-" { "" } else { d };
             match fields.as_slice() {
@@ -464,6 +518,7 @@ pub(crate) fn resolve(domain: &str, op: &str, opset: Option<i64>) -> Resolved {
         return Resolved::Unknown("not defined yet at opset {}", opset);
     };
     match schemas.rows.get(&(domain, op, since)) {
+        None if domain == CONTRIB => Resolved::Foreign,
         Some(Source::Rule(f)) => Resolved::Rule(*f),
         Some(Source::Family(lookup)) => match lookup(op) {
             Some(f) => Resolved::Rule(f),
@@ -491,6 +546,10 @@ mod tests {
                     .iter()
                     .any(|(d, o, vs)| *d == domain && *o == op && vs.contains(&v));
                 let control = domain.is_empty() && CONTROL_FLOW.contains(&op);
+                // Contrib ops without a rule resolve like custom ops: not listed.
+                if domain == CONTRIB && !covered {
+                    continue;
+                }
                 if [covered, listed, control].iter().filter(|&&b| b).count() != 1 {
                     missing.push(format!("{domain}:{op}-{v}"));
                 }
@@ -556,8 +615,26 @@ mod tests {
             Resolved::Unknown(..)
         ));
         assert!(matches!(
-            resolve("com.microsoft", "Attention", Some(1)),
+            resolve("com.example", "Attention", Some(1)),
             Resolved::Foreign
+        ));
+        // A contrib op without a rule is a custom op; one with a rule resolves at version 1.
+        assert!(matches!(
+            resolve(CONTRIB, "BeamSearch", Some(1)),
+            Resolved::Foreign
+        ));
+        assert!(matches!(
+            resolve(CONTRIB, "Attention", Some(1)),
+            Resolved::Rule(_)
+        ));
+        assert!(matches!(
+            resolve(CONTRIB, "Attention", Some(2)),
+            Resolved::Unknown(_, 2)
+        ));
+        // onnxruntime's LayerNormalization-1 runs models older than ONNX's opset 17.
+        assert!(matches!(
+            resolve("", "LayerNormalization", Some(13)),
+            Resolved::Rule(_)
         ));
         assert!(matches!(
             resolve("", "STFT", Some(17)),

@@ -519,6 +519,45 @@ def e1_static_mismatch():
                        inits=[init("y", weights([4]))])
 
 
+@fixture("e1_contrib_skip_bias.onnx")
+def e1_contrib_skip_bias():
+    """com.microsoft SkipLayerNormalization(input [batch, seq, 8], skip, gamma [8], beta [8],
+    bias [4]) as onnxruntime's optimizer fuses it: the bias cannot broadcast to the hidden axis
+    (8 vs 4)."""
+    inits = [init("gamma", weights([8])), init("beta", weights([8])), init("bias", weights([4]))]
+    g = graph(
+        [node("SkipLayerNormalization", ["x", "skip", "gamma", "beta", "bias"], ["y"], name="skip_ln",
+              domain="com.microsoft", epsilon=1e-5)],
+        "e1_contrib_skip_bias",
+        [vi("x", F, ["batch", "seq", 8]), vi("skip", F, ["batch", "seq", 8])],
+        [vi("y", F, None)],
+        initializer=inits,
+    )
+    return model(g, extra_opsets=[("com.microsoft", 1)])
+
+
+@fixture("ok_contrib_attention.onnx")
+def ok_contrib_attention():
+    """A BERT layer as onnxruntime's optimizer writes it: com.microsoft Attention (raw 2-D mask),
+    SkipLayerNormalization with bias, FastGelu; every dim follows batch and seq."""
+    inits = [init("qkv_w", weights([8, 24])), init("qkv_b", weights([24])), init("up_w", weights([8, 16])),
+             init("up_b", weights([16])), init("gamma", weights([8])), init("beta", weights([8])),
+             init("ln_b", weights([8]))]
+    g = graph(
+        [node("Attention", ["x", "qkv_w", "qkv_b", "mask"], ["att"], name="attention",
+              domain="com.microsoft", num_heads=2),
+         node("SkipLayerNormalization", ["att", "x", "gamma", "beta", "ln_b"], ["ln"], name="skip_ln",
+              domain="com.microsoft"),
+         node("MatMul", ["ln", "up_w"], ["up"], name="up"),
+         node("FastGelu", ["up", "up_b"], ["y"], name="gelu", domain="com.microsoft")],
+        "ok_contrib_attention",
+        [vi("x", F, ["batch", "seq", 8]), vi("mask", TensorProto.INT32, ["batch", "seq"])],
+        [vi("y", F, ["batch", "seq", 16])],
+        initializer=inits,
+    )
+    return model(g, extra_opsets=[("com.microsoft", 1)])
+
+
 @fixture("e1_where.onnx")
 def e1_where():
     """Where(cond [2, 3], x [2, 3], y [2]): y's last axis 2 vs 3."""

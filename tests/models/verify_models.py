@@ -37,6 +37,7 @@ ort.set_default_logger_severity(4)
 NP_TYPES = {
     onnx.TensorProto.FLOAT: np.float32,
     onnx.TensorProto.INT64: np.int64,
+    onnx.TensorProto.INT32: np.int32,  # com.microsoft Attention's mask
     onnx.TensorProto.BOOL: np.bool_,
 }
 
@@ -111,6 +112,8 @@ def feeds(model: onnx.ModelProto, sizes: dict[str, int]) -> dict[str, np.ndarray
         dtype = NP_TYPES[tt.elem_type]
         if dtype is np.bool_:
             data = (np.arange(n) % 3) != 2  # mostly True, never all False
+        elif dtype is np.int32:
+            data = np.ones(n)  # a 0/1 attention mask: keep every position
         elif dtype is np.int64:
             data = np.arange(n) % 16
         else:

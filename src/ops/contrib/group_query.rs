@@ -1,0 +1,206 @@
+//! The LLaMA-style attention ops: `GroupQueryAttention` (fewer K/V heads than Q heads, a KV
+//! cache) and `RotaryEmbedding` on its inputs (ContribOperators.md; output shapes as in
+//! onnxruntime's `BaseGroupQueryAttentionTypeAndShapeInference`, `bert_defs.cc`).
+
+use super::super::constraint::{Constraint, Pending};
+use super::super::{Ctx, Inferred, Output, RuleError};
+use super::activation::{require_equal, require_rank};
+use super::heads::heads;
+use crate::shape::{Dim, Shape};
+
+fn dims<'a>(ctx: &Ctx<'a>, slot: usize) -> Option<&'a [Dim]> {
+    ctx.input(slot).and_then(|i| i.shape.dims())
+}
+
+/// `GroupQueryAttention(query, key, value, past_key, past_value, seqlens_k,
+/// total_sequence_length, cos_cache, sin_cache, position_ids, attention_bias, ...)`: output is
+/// query's shape, or `(B, S, N * h)` for packed QKV of `(N + 2 * N_kv) * h` columns. Present
+/// key/value are `(B, N_kv, max(P, total), h)` for a past `(B, N_kv, P, h)` when
+/// `total_sequence_length`'s value is known (onnxruntime's shape inference takes the same
+/// maximum); the past's head axis must be `kv_num_heads`.
+pub(super) fn group_query(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let query = ctx.required(0)?;
+    let num = heads(ctx, "num_heads")?;
+    let n_kv = heads(ctx, "kv_num_heads")?;
+    require_rank(query.shape, 3, "GroupQueryAttention's query must be 3-D", 0)?;
+    let output = match (query.shape.dims(), ctx.input(2)) {
+        (Some(_), Some(_)) => query.shape.clone(),
+        (Some([batch, seq, width]), None) => {
+            let columns = Dim::known(num.saturating_add(n_kv.saturating_mul(2)));
+            let head = width.div_exact(&columns);
+            Shape::Ranked(vec![batch.clone(), seq.clone(), head.mul(&Dim::known(num))])
+        }
+        _ => Shape::Unranked,
+    };
+    let total = ctx
+        .input(6)
+        .and_then(|t| t.value)
+        .and_then(|v| match v.data.as_slice() {
+            [t] => Some(t.clone()),
+            _ => None,
+        });
+    let mut pending = Pending::default();
+    let present = match (dims(ctx, 3), total) {
+        (Some([batch, kv, past, head]), Some(total)) => {
+            let requires = "GroupQueryAttention's past_key must have kv_num_heads heads";
+            require_equal(&mut pending, kv, &Dim::known(n_kv), requires, &[3])?;
+            Shape::Ranked(vec![
+                batch.clone(),
+                kv.clone(),
+                past.max(&total),
+                head.clone(),
+            ])
+        }
+        (Some(past), _) if past.len() != 4 => {
+            let requires =
+                "GroupQueryAttention's past_key must be 4-D (batch, kv heads, past, head size)";
+            return Err(
+                Constraint::new(requires, format!("its rank is {}", past.len()), &[3]).unmet(),
+            );
+        }
+        _ => Shape::Unranked,
+    };
+    let present_elem = ctx.input(3).map_or(query.elem, |p| p.elem);
+    let mut outputs = vec![
+        Output::shape(output).elem(query.elem),
+        Output::shape(present.clone()).elem(present_elem),
+        Output::shape(present).elem(present_elem),
+    ];
+    if ctx.node().outputs.len() > 3 {
+        outputs.push(Output::shape(Shape::Unranked));
+    }
+    Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))
+}
+
+/// `RotaryEmbedding(input, position_ids, cos_cache, sin_cache)`: output has input's shape; the
+/// two caches have one shape; 2-D position ids are `(B, S)` of a 3-D input.
+pub(super) fn rotary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let input = ctx.required(0)?;
+    let cos = ctx.required(2)?;
+    let sin = ctx.required(3)?;
+    let mut pending = Pending::default();
+    if let (Some(c), Some(s)) = (cos.shape.dims(), sin.shape.dims()) {
+        if c.len() != s.len() {
+            let found = format!("ranks {} and {}", c.len(), s.len());
+            return Err(Constraint::new(
+                "RotaryEmbedding's cos and sin caches must have one shape",
+                found,
+                &[2, 3],
+            )
+            .unmet());
+        }
+        for (a, b) in c.iter().zip(s) {
+            require_equal(
+                &mut pending,
+                a,
+                b,
+                "RotaryEmbedding's cos and sin caches must have one shape",
+                &[2, 3],
+            )?;
+        }
+    }
+    if let (Some([b, s, _]), Some([pb, ps])) = (input.shape.dims(), dims(ctx, 1)) {
+        let requires = "RotaryEmbedding's 2-D position_ids must be (batch, sequence) of the input";
+        require_equal(&mut pending, b, pb, requires, &[0, 1])?;
+        require_equal(&mut pending, s, ps, requires, &[0, 1])?;
+    }
+    Ok(
+        Inferred::single(Output::shape(input.shape.clone()).elem(input.elem))
+            .with_conditions(pending.into_checks()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ops::testing::{
+        conditions, dims as s, int_attr, ints, output_shapes, run_in, unmet, Fact,
+    };
+    use crate::ops::{Inferred, RuleError};
+    use crate::shape::values::ValueTensor;
+    use crate::shape::Dim;
+
+    fn ms(
+        op: &str,
+        inputs: &[Option<Fact>],
+        attrs: Vec<crate::proto::AttributeProto>,
+        outputs: usize,
+    ) -> Result<Inferred, RuleError> {
+        run_in("com.microsoft", op, 1, inputs, attrs, outputs)
+    }
+
+    #[test]
+    fn gqa_present_is_the_total_sequence() {
+        let total = ints(ValueTensor {
+            shape: vec![],
+            data: vec![Dim::sym("p").add(&Dim::sym("s"))],
+        });
+        let past = || s(&["b", "2", "p", "8"]);
+        let attrs = || vec![int_attr("num_heads", 4), int_attr("kv_num_heads", 2)];
+        let r = ms(
+            "GroupQueryAttention",
+            &[
+                s(&["b", "s", "32"]),
+                s(&["b", "s", "16"]),
+                s(&["b", "s", "16"]),
+                past(),
+                past(),
+                s(&["b"]),
+                total.clone(),
+            ],
+            attrs(),
+            3,
+        )
+        .unwrap();
+        assert_eq!(
+            output_shapes(&r),
+            ["[b, s, 32]", "[b, 2, p+s, 8]", "[b, 2, p+s, 8]"]
+        );
+        let packed = ms("GroupQueryAttention", &[s(&["b", "s", "64"])], attrs(), 1).unwrap();
+        assert_eq!(output_shapes(&packed)[0], "[b, s, 32]");
+        let heads = unmet(ms(
+            "GroupQueryAttention",
+            &[
+                s(&["b", "s", "32"]),
+                s(&["b", "s", "16"]),
+                s(&["b", "s", "16"]),
+                s(&["b", "4", "p", "8"]),
+                past(),
+                s(&["b"]),
+                total,
+            ],
+            attrs(),
+            3,
+        ));
+        assert_eq!(heads.found, "4 vs 2");
+    }
+
+    #[test]
+    fn rotary_keeps_the_shape_and_checks_caches() {
+        let r = ms(
+            "RotaryEmbedding",
+            &[
+                s(&["b", "s", "32"]),
+                s(&["b", "t"]),
+                s(&["64", "4"]),
+                s(&["64", "4"]),
+            ],
+            vec![],
+            1,
+        )
+        .unwrap();
+        assert_eq!(output_shapes(&r), ["[b, s, 32]"]);
+        assert_eq!(conditions(&r), ["t = s"]);
+        let caches = unmet(ms(
+            "RotaryEmbedding",
+            &[
+                s(&["b", "s", "32"]),
+                s(&["b", "s"]),
+                s(&["64", "4"]),
+                s(&["64", "8"]),
+            ],
+            vec![],
+            1,
+        ));
+        assert_eq!(caches.found, "4 vs 8");
+    }
+}
