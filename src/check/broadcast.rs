@@ -212,10 +212,11 @@ fn definite_under_binding(
     Finding {
         code: Code::E1,
         message: format!(
-            "{} node `{}`: inputs cannot broadcast when {}: it needs {condition}",
+            "{} node `{}`: inputs cannot broadcast when {}: it needs {}",
             node.op_type,
             node.name,
-            show_binding(binding)
+            show_binding(binding),
+            condition.plain()
         ),
         help: Some(format!(
             "{}: {}; this deployment's dims break that",
@@ -243,8 +244,9 @@ fn constraint_finding(
         Some((condition, binding)) => {
             let _ = write!(
                 message,
-                ", which fails when {}: it needs {condition}",
-                show_binding(binding)
+                ", which fails when {}: it needs {}",
+                show_binding(binding),
+                condition.plain()
             );
         }
         None if !constraint.found.is_empty() => {
@@ -337,33 +339,10 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
             .iter()
             .filter_map(|&i| conditionals.get(i))
             .collect();
-        let Some(first) = involved.first() else {
+        let Some(finding) = forced_finding(&symbol, value, &involved) else {
             continue;
         };
-        let nodes: Vec<String> = involved
-            .iter()
-            .map(|c| format!("{} `{}`", c.node.op_type, c.node.name))
-            .collect();
-        let conditions: Vec<String> = involved.iter().map(|c| c.condition.to_string()).collect();
-        // A W1 unless only operator constraints force the symbol.
-        let code = if involved.iter().all(|c| c.check.constraint.is_some()) {
-            Code::W4
-        } else {
-            Code::W1
-        };
-        findings.push(Finding {
-            code,
-            message: format!(
-                "{symbol} must be {value}: together, nodes {} need {}",
-                nodes.join(", "),
-                conditions.join(" and ")
-            ),
-            help: Some(format!(
-                "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
-            )),
-            node: Some(node_site(first.graph, first.node)),
-            inputs: input_sites(first.graph, Some(first.facts), first.node, &first.check.slots),
-        });
+        findings.push(finding);
         for c in involved {
             reported_jointly.insert((c.graph.id, c.node.index));
         }
@@ -376,7 +355,11 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
         if reported_jointly.contains(&(c.graph.id, c.node.index)) {
             continue;
         }
-        let key = (c.check.constraint.is_some(), c.condition.to_string());
+        // Plain forms are exact, so equal texts are equivalent conditions.
+        let key = (
+            c.check.constraint.is_some(),
+            c.condition.plain().to_string(),
+        );
         if let Some(finding) = first_with.get(&key).and_then(|&i| findings.get_mut(i)) {
             if let Some(help) = finding.help.as_mut() {
                 let _ = write!(
@@ -393,19 +376,52 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
     findings
 }
 
+/// The finding for a symbol the conditions of `involved` force together to `value`.
+fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Option<Finding> {
+    let first = involved.first()?;
+    let nodes: Vec<String> = involved
+        .iter()
+        .map(|c| format!("{} `{}`", c.node.op_type, c.node.name))
+        .collect();
+    let conditions: Vec<String> = involved
+        .iter()
+        .map(|c| c.condition.plain().to_string())
+        .collect();
+    // A W1 unless only operator constraints force the symbol.
+    let code = if involved.iter().all(|c| c.check.constraint.is_some()) {
+        Code::W4
+    } else {
+        Code::W1
+    };
+    Some(Finding {
+        code,
+        message: format!(
+            "{symbol} must be {value}: together, nodes {} need {}",
+            nodes.join(", "),
+            conditions.join(" and ")
+        ),
+        help: Some(format!(
+            "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
+        )),
+        node: Some(node_site(first.graph, first.node)),
+        inputs: input_sites(first.graph, Some(first.facts), first.node, &first.check.slots),
+    })
+}
+
 /// The W1 (broadcast) or W4 (operator constraint) of one conditional node.
 fn conditional_finding(c: &Conditional<'_>) -> Finding {
+    let plain = c.condition.plain();
     let breaks = c
         .condition
-        .counterexample()
+        .smallest_counterexample()
         .map(|b| format!("; it fails when {}", show_binding(&b)))
         .unwrap_or_default();
     let (code, message, help) = match &c.check.constraint {
         Some(constraint) => (
             Code::W4,
             format!(
-                "{} node `{}`: {}, which holds only if {}",
-                c.node.op_type, c.node.name, constraint.requires, c.condition
+                "{} node `{}`: {}, which holds only if {plain}",
+                c.node.op_type, c.node.name, constraint.requires
             ),
             format!(
                 "{}{breaks}; bind the dims with --dim to check one deployment",
@@ -418,8 +434,8 @@ fn conditional_finding(c: &Conditional<'_>) -> Finding {
         None => (
             Code::W1,
             format!(
-                "{} node `{}`: broadcasting is valid only if {}",
-                c.node.op_type, c.node.name, c.condition
+                "{} node `{}`: broadcasting is valid only if {plain}",
+                c.node.op_type, c.node.name
             ),
             format!(
                 "{}: {}{breaks}; bind the dims with --dim to check one deployment",
