@@ -101,17 +101,25 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
     findings
 }
 
-/// What the rule requires, for `help`.
-fn requirement(rule: Rule) -> &'static str {
+/// What the rule requires, for `help`. Under the unidirectional rule only one input may
+/// stretch, and the help names it (`C` for Gemm, `slope` for `PRelu`), the input to change.
+fn requirement(rule: Rule, names: &[String]) -> String {
     match rule {
         Rule::Multidirectional | Rule::Bidirectional | Rule::Pdpd => {
             "shapes align from the right and each pair of sizes must be equal or contain a 1"
+                .to_owned()
         }
         Rule::Unidirectional => {
-            "only the second input stretches: each of its sizes must equal the target's or be 1, and its rank may not exceed the target's"
+            let stretching = names
+                .get(1)
+                .map_or_else(|| "the second input".to_owned(), |n| format!("`{n}`"));
+            format!(
+                "only {stretching} stretches: each of its sizes must equal the target's or be 1, and its rank may not exceed the target's"
+            )
         }
         Rule::Legacy => {
             "B must be a single element or equal a contiguous run of A's dims starting at `axis` (suffix when absent)"
+                .to_owned()
         }
     }
 }
@@ -187,8 +195,17 @@ fn incompatible(
     if let Some(binding) = under {
         let _ = write!(message, " when {}", show_binding(binding));
     }
-    let mut help = format!("{}: {}", rule_name(check.rule), requirement(check.rule));
-    if let Some(fix) = suggest_fix(&names, &shapes, check.rule == Rule::Legacy) {
+    let mut help = format!(
+        "{}: {}",
+        rule_name(check.rule),
+        requirement(check.rule, &names)
+    );
+    let fix = suggest_fix(&names, &shapes, check.rule == Rule::Legacy).or_else(|| {
+        unidirectional
+            .then(|| stretch_fix(names.get(1)?, &check.outcome.shape))
+            .flatten()
+    });
+    if let Some(fix) = fix {
         let _ = write!(help, "; {fix}");
     }
     Finding {
@@ -221,7 +238,7 @@ fn definite_under_binding(
         help: Some(format!(
             "{}: {}; this deployment's dims break that",
             rule_name(check.rule),
-            requirement(check.rule)
+            requirement(check.rule, &slot_names(graph, node, check))
         )),
         node: Some(node_site(graph, node)),
         inputs: input_sites(graph, Some(facts), node, &offending),
@@ -440,7 +457,7 @@ fn conditional_finding(c: &Conditional<'_>) -> Finding {
             format!(
                 "{}: {}{breaks}; bind the dims with --dim to check one deployment",
                 rule_name(c.check.rule),
-                requirement(c.check.rule)
+                requirement(c.check.rule, &slot_names(c.graph, c.node, c.check))
             ),
         ),
     };
@@ -496,6 +513,20 @@ fn symbol_groups(conditionals: &[Conditional<'_>]) -> Vec<Vec<usize>> {
         groups.entry(r).or_default().push(i);
     }
     groups.into_values().collect()
+}
+
+/// The fix of a unidirectional clash: the stretching input is the one to change (the target is
+/// the node's other operands' result), to a shape that broadcasts to the target.
+fn stretch_fix(name: &str, target: &Shape) -> Option<String> {
+    let dims = target.dims()?;
+    let last = dims.last()?;
+    let whole = target.to_string();
+    let tail = format!("[{last}]");
+    Some(if dims.len() > 1 {
+        format!("reshape `{name}` to one that broadcasts to {whole}, such as {tail} or {whole}")
+    } else {
+        format!("reshape `{name}` to {whole} or [1]")
+    })
 }
 
 /// A likely fix for two clashing shapes: sizes that look transposed, or a lower-rank input that

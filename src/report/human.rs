@@ -95,7 +95,11 @@ fn render_finding(
         // One label per token: the op name for the node, each input's name for the input.
         // Labels never nest, so miette draws each under its token (its issues #135, #72).
         shown.labels.push(LabeledSpan::new_primary_with_span(
-            Some(format!("{} node `{}`", site.op_type, site.name)),
+            Some(if site.op_type.is_empty() {
+                format!("node `{}`", site.name)
+            } else {
+                format!("{} node `{}`", site.op_type, site.name)
+            }),
             listing.node,
         ));
         shown.labels.extend(
@@ -183,7 +187,14 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
                     inputs.push((
                         start + 3 + range.start..start + 3 + range.end,
                         match &input.value {
-                            Some(value) => format!("{} = {value}", input.name),
+                            // Elements, written apart from the shape so they cannot be read
+                            // as one: `target: [2] holding 2, 5`.
+                            Some(value) => format!(
+                                "{}: {} holding {}",
+                                input.name,
+                                input.shape,
+                                value.trim_start_matches('[').trim_end_matches(']')
+                            ),
                             None => format!("{}: {}", input.name, input.shape),
                         },
                     ));
