@@ -20,6 +20,7 @@ use crate::diag::{Code, Finding};
 use crate::infer::{GraphFacts, Inference};
 use crate::model::{Graph, Model, Node};
 use crate::ops::{BroadcastCheck, Constraint};
+use crate::shape::condition::Plain;
 use crate::shape::{Binding, Condition, Rule, Shape, Tri, Verdict, Violation};
 
 /// A node whose broadcast holds only under a condition.
@@ -29,6 +30,8 @@ struct Conditional<'m> {
     facts: &'m GraphFacts,
     check: &'m BroadcastCheck,
     condition: Condition,
+    /// Its plain form, computed once (messages, grouping and counterexample read it).
+    plain: Plain,
 }
 
 /// E1 and W1 findings of the whole model.
@@ -64,6 +67,7 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
                                 facts,
                                 check,
                                 condition: condition.clone(),
+                                plain: condition.plain(),
                             });
                             continue;
                         }
@@ -90,6 +94,7 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
                                 facts,
                                 check,
                                 condition: condition.clone(),
+                                plain: condition.plain(),
                             }),
                         }
                     }
@@ -373,10 +378,7 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
             continue;
         }
         // Plain forms are exact, so equal texts are equivalent conditions.
-        let key = (
-            c.check.constraint.is_some(),
-            c.condition.plain().to_string(),
-        );
+        let key = (c.check.constraint.is_some(), c.plain.to_string());
         if let Some(finding) = first_with.get(&key).and_then(|&i| findings.get_mut(i)) {
             if let Some(help) = finding.help.as_mut() {
                 let _ = write!(
@@ -400,10 +402,7 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
         .iter()
         .map(|c| format!("{} `{}`", c.node.op_type, c.node.name))
         .collect();
-    let conditions: Vec<String> = involved
-        .iter()
-        .map(|c| c.condition.plain().to_string())
-        .collect();
+    let conditions: Vec<String> = involved.iter().map(|c| c.plain.to_string()).collect();
     // A W1 unless only operator constraints force the symbol.
     let code = if involved.iter().all(|c| c.check.constraint.is_some()) {
         Code::W4
@@ -427,10 +426,10 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
 
 /// The W1 (broadcast) or W4 (operator constraint) of one conditional node.
 fn conditional_finding(c: &Conditional<'_>) -> Finding {
-    let plain = c.condition.plain();
-    let breaks = c
-        .condition
-        .smallest_counterexample()
+    let plain = &c.plain;
+    let breaks = plain
+        .breaking()
+        .or_else(|| c.condition.counterexample())
         .map(|b| format!("; it fails when {}", show_binding(&b)))
         .unwrap_or_default();
     let (code, message, help) = match &c.check.constraint {

@@ -10,8 +10,10 @@ use super::{Atom, Condition};
 use crate::shape::expr::{MAX_PERIOD, MAX_START};
 use crate::shape::{Binding, Dim, Expr, Tri};
 
-/// Most evaluations of one condition's atoms spent on a table (a budget against big models).
-const MAX_WORK: usize = 1 << 20;
+/// Most atom evaluations spent on one table: eight times the bounded search's `BUDGET`, so a
+/// model of many conditional nodes costs about what their search does. The conditions real
+/// models give need far less (a start of a few hundred, periods of 32).
+const MAX_WORK: usize = 1 << 15;
 
 /// Whether the condition holds at each `s` in `0 .. start + period`; for `s ≥ start` the value
 /// at `s` equals the value at `start + (s - start) % period`.
