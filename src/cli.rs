@@ -90,6 +90,10 @@ struct Cli {
     /// Directory the SARIF artifact URIs are relative to (default: the current directory).
     #[arg(long, value_name = "DIR")]
     sarif_root: Option<PathBuf>,
+    /// Write a copy of the (one) model whose `value_info` holds every inferred shape, symbolic
+    /// dims as `dim_param` expressions; weights are copied byte for byte, the input is only read.
+    #[arg(long, value_name = "OUT.onnx")]
+    write_shapes: Option<PathBuf>,
     /// Print each stage's wall time to standard error (for `bench/run.sh`).
     #[arg(long, hide = true)]
     timings: bool,
@@ -299,6 +303,12 @@ where
     let Some((files, effective)) = configure(&cli, files) else {
         return 2;
     };
+    if cli.write_shapes.is_some()
+        && (files.len() != 1 || files.iter().any(|f| f.as_os_str() == "-"))
+    {
+        eprintln!("error: --write-shapes takes exactly one model file (not standard input)");
+        return 2;
+    }
     // As ruff does for a directory without Python files: a notice, not a failure, so that a
     // hook or CI step run on a folder that has no models yet passes; the notice (on standard
     // error, outside the JSON and SARIF documents) says nothing was linted there.
@@ -425,6 +435,20 @@ fn finish(
             eprintln!("{message}");
         }
         return 2;
+    }
+    if let (
+        Some(out),
+        [path],
+        [FileReport {
+            outcome: Ok(report),
+            ..
+        }],
+    ) = (&cli.write_shapes, files, reports.as_slice())
+    {
+        if let Err(error) = crate::annotate::write_shapes(path, report, out) {
+            eprintln!("error: {error}");
+            return 2;
+        }
     }
     let Some(gated) = gate_findings(cli, &mut reports, effective) else {
         return 2;

@@ -36,7 +36,7 @@ impl Default for Limits {
 pub enum LoadError {
     /// The file could not be opened or read.
     #[error("cannot read {path}: {source}")]
-    #[diagnostic(code("load/io"))]
+    #[diagnostic(code("load/io"), help("check the path and that the file can be read"))]
     Io {
         /// The file.
         path: PathBuf,
@@ -45,14 +45,20 @@ pub enum LoadError {
     },
     /// The path names a directory where a model file was expected.
     #[error("{path} is a directory, not an ONNX model")]
-    #[diagnostic(code("load/directory"))]
+    #[diagnostic(
+        code("load/directory"),
+        help("a path named *.onnx is taken for a model; pass the folder it is in to search it")
+    )]
     Directory {
         /// The directory.
         path: PathBuf,
     },
     /// The file has no bytes at all.
     #[error("{path} is empty (0 bytes)")]
-    #[diagnostic(code("load/empty"))]
+    #[diagnostic(
+        code("load/empty"),
+        help("often a failed download, or a Git LFS file not fetched (`git lfs pull`)")
+    )]
     Empty {
         /// The file.
         path: PathBuf,
@@ -75,7 +81,12 @@ pub enum LoadError {
     },
     /// The file goes beyond one of the [`Limits`].
     #[error("{path}: {what} at byte {offset} exceeds the limit of {limit}")]
-    #[diagnostic(code("load/limit"))]
+    #[diagnostic(
+        code("load/limit"),
+        help(
+            "real models stay far below this; the file is corrupt or built to exhaust the linter"
+        )
+    )]
     Limit {
         /// The file.
         path: PathBuf,
@@ -88,7 +99,10 @@ pub enum LoadError {
     },
     /// A tensor whose dims are negative, or whose element count overflows.
     #[error("{path}: tensor `{tensor}` has invalid dims {dims:?}: {problem}")]
-    #[diagnostic(code("load/dims"))]
+    #[diagnostic(
+        code("load/dims"),
+        help("every dim must be >= 0 and their product must fit in 64 bits: the file is corrupt or its exporter is faulty")
+    )]
     InvalidDims {
         /// The file.
         path: PathBuf,

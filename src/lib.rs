@@ -21,6 +21,7 @@
 //! # Ok::<(), onnx_bcast_lint::LoadError>(())
 //! ```
 
+pub mod annotate;
 mod bind;
 pub mod check;
 pub mod cli;

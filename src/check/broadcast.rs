@@ -20,6 +20,7 @@ use crate::diag::{Code, Finding};
 use crate::infer::{GraphFacts, Inference};
 use crate::model::{Graph, Model, Node};
 use crate::ops::{BroadcastCheck, Constraint};
+use crate::shape::condition::Plain;
 use crate::shape::{Binding, Condition, Rule, Shape, Tri, Verdict, Violation};
 
 /// A node whose broadcast holds only under a condition.
@@ -29,6 +30,8 @@ struct Conditional<'m> {
     facts: &'m GraphFacts,
     check: &'m BroadcastCheck,
     condition: Condition,
+    /// Its plain form, computed once (messages, grouping and counterexample read it).
+    plain: Plain,
 }
 
 /// E1 and W1 findings of the whole model.
@@ -64,6 +67,7 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
                                 facts,
                                 check,
                                 condition: condition.clone(),
+                                plain: condition.plain(),
                             });
                             continue;
                         }
@@ -90,6 +94,7 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
                                 facts,
                                 check,
                                 condition: condition.clone(),
+                                plain: condition.plain(),
                             }),
                         }
                     }
@@ -101,17 +106,25 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
     findings
 }
 
-/// What the rule requires, for `help`.
-fn requirement(rule: Rule) -> &'static str {
+/// What the rule requires, for `help`. Under the unidirectional rule only one input may
+/// stretch, and the help names it (`C` for Gemm, `slope` for `PRelu`), the input to change.
+fn requirement(rule: Rule, names: &[String]) -> String {
     match rule {
         Rule::Multidirectional | Rule::Bidirectional | Rule::Pdpd => {
             "shapes align from the right and each pair of sizes must be equal or contain a 1"
+                .to_owned()
         }
         Rule::Unidirectional => {
-            "only the second input stretches: each of its sizes must equal the target's or be 1, and its rank may not exceed the target's"
+            let stretching = names
+                .get(1)
+                .map_or_else(|| "the second input".to_owned(), |n| format!("`{n}`"));
+            format!(
+                "only {stretching} stretches: each of its sizes must equal the target's or be 1, and its rank may not exceed the target's"
+            )
         }
         Rule::Legacy => {
             "B must be a single element or equal a contiguous run of A's dims starting at `axis` (suffix when absent)"
+                .to_owned()
         }
     }
 }
@@ -187,8 +200,17 @@ fn incompatible(
     if let Some(binding) = under {
         let _ = write!(message, " when {}", show_binding(binding));
     }
-    let mut help = format!("{}: {}", rule_name(check.rule), requirement(check.rule));
-    if let Some(fix) = suggest_fix(&names, &shapes, check.rule == Rule::Legacy) {
+    let mut help = format!(
+        "{}: {}",
+        rule_name(check.rule),
+        requirement(check.rule, &names)
+    );
+    let fix = suggest_fix(&names, &shapes, check.rule == Rule::Legacy).or_else(|| {
+        unidirectional
+            .then(|| stretch_fix(names.get(1)?, &check.outcome.shape))
+            .flatten()
+    });
+    if let Some(fix) = fix {
         let _ = write!(help, "; {fix}");
     }
     Finding {
@@ -212,15 +234,16 @@ fn definite_under_binding(
     Finding {
         code: Code::E1,
         message: format!(
-            "{} node `{}`: inputs cannot broadcast when {}: it needs {condition}",
+            "{} node `{}`: inputs cannot broadcast when {}: it needs {}",
             node.op_type,
             node.name,
-            show_binding(binding)
+            show_binding(binding),
+            condition.plain()
         ),
         help: Some(format!(
             "{}: {}; this deployment's dims break that",
             rule_name(check.rule),
-            requirement(check.rule)
+            requirement(check.rule, &slot_names(graph, node, check))
         )),
         node: Some(node_site(graph, node)),
         inputs: input_sites(graph, Some(facts), node, &offending),
@@ -243,8 +266,9 @@ fn constraint_finding(
         Some((condition, binding)) => {
             let _ = write!(
                 message,
-                ", which fails when {}: it needs {condition}",
-                show_binding(binding)
+                ", which fails when {}: it needs {}",
+                show_binding(binding),
+                condition.plain()
             );
         }
         None if !constraint.found.is_empty() => {
@@ -337,33 +361,10 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
             .iter()
             .filter_map(|&i| conditionals.get(i))
             .collect();
-        let Some(first) = involved.first() else {
+        let Some(finding) = forced_finding(&symbol, value, &involved) else {
             continue;
         };
-        let nodes: Vec<String> = involved
-            .iter()
-            .map(|c| format!("{} `{}`", c.node.op_type, c.node.name))
-            .collect();
-        let conditions: Vec<String> = involved.iter().map(|c| c.condition.to_string()).collect();
-        // A W1 unless only operator constraints force the symbol.
-        let code = if involved.iter().all(|c| c.check.constraint.is_some()) {
-            Code::W4
-        } else {
-            Code::W1
-        };
-        findings.push(Finding {
-            code,
-            message: format!(
-                "{symbol} must be {value}: together, nodes {} need {}",
-                nodes.join(", "),
-                conditions.join(" and ")
-            ),
-            help: Some(format!(
-                "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
-            )),
-            node: Some(node_site(first.graph, first.node)),
-            inputs: input_sites(first.graph, Some(first.facts), first.node, &first.check.slots),
-        });
+        findings.push(finding);
         for c in involved {
             reported_jointly.insert((c.graph.id, c.node.index));
         }
@@ -376,7 +377,8 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
         if reported_jointly.contains(&(c.graph.id, c.node.index)) {
             continue;
         }
-        let key = (c.check.constraint.is_some(), c.condition.to_string());
+        // Plain forms are exact, so equal texts are equivalent conditions.
+        let key = (c.check.constraint.is_some(), c.plain.to_string());
         if let Some(finding) = first_with.get(&key).and_then(|&i| findings.get_mut(i)) {
             if let Some(help) = finding.help.as_mut() {
                 let _ = write!(
@@ -393,19 +395,49 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
     findings
 }
 
+/// The finding for a symbol the conditions of `involved` force together to `value`.
+fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Option<Finding> {
+    let first = involved.first()?;
+    let nodes: Vec<String> = involved
+        .iter()
+        .map(|c| format!("{} `{}`", c.node.op_type, c.node.name))
+        .collect();
+    let conditions: Vec<String> = involved.iter().map(|c| c.plain.to_string()).collect();
+    // A W1 unless only operator constraints force the symbol.
+    let code = if involved.iter().all(|c| c.check.constraint.is_some()) {
+        Code::W4
+    } else {
+        Code::W1
+    };
+    Some(Finding {
+        code,
+        message: format!(
+            "{symbol} must be {value}: together, nodes {} need {}",
+            nodes.join(", "),
+            conditions.join(" and ")
+        ),
+        help: Some(format!(
+            "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
+        )),
+        node: Some(node_site(first.graph, first.node)),
+        inputs: input_sites(first.graph, Some(first.facts), first.node, &first.check.slots),
+    })
+}
+
 /// The W1 (broadcast) or W4 (operator constraint) of one conditional node.
 fn conditional_finding(c: &Conditional<'_>) -> Finding {
-    let breaks = c
-        .condition
-        .counterexample()
+    let plain = &c.plain;
+    let breaks = plain
+        .breaking()
+        .or_else(|| c.condition.counterexample())
         .map(|b| format!("; it fails when {}", show_binding(&b)))
         .unwrap_or_default();
     let (code, message, help) = match &c.check.constraint {
         Some(constraint) => (
             Code::W4,
             format!(
-                "{} node `{}`: {}, which holds only if {}",
-                c.node.op_type, c.node.name, constraint.requires, c.condition
+                "{} node `{}`: {}, which holds only if {plain}",
+                c.node.op_type, c.node.name, constraint.requires
             ),
             format!(
                 "{}{breaks}; bind the dims with --dim to check one deployment",
@@ -418,13 +450,13 @@ fn conditional_finding(c: &Conditional<'_>) -> Finding {
         None => (
             Code::W1,
             format!(
-                "{} node `{}`: broadcasting is valid only if {}",
-                c.node.op_type, c.node.name, c.condition
+                "{} node `{}`: broadcasting is valid only if {plain}",
+                c.node.op_type, c.node.name
             ),
             format!(
                 "{}: {}{breaks}; bind the dims with --dim to check one deployment",
                 rule_name(c.check.rule),
-                requirement(c.check.rule)
+                requirement(c.check.rule, &slot_names(c.graph, c.node, c.check))
             ),
         ),
     };
@@ -480,6 +512,20 @@ fn symbol_groups(conditionals: &[Conditional<'_>]) -> Vec<Vec<usize>> {
         groups.entry(r).or_default().push(i);
     }
     groups.into_values().collect()
+}
+
+/// The fix of a unidirectional clash: the stretching input is the one to change (the target is
+/// the node's other operands' result), to a shape that broadcasts to the target.
+fn stretch_fix(name: &str, target: &Shape) -> Option<String> {
+    let dims = target.dims()?;
+    let last = dims.last()?;
+    let whole = target.to_string();
+    let tail = format!("[{last}]");
+    Some(if dims.len() > 1 {
+        format!("reshape `{name}` to one that broadcasts to {whole}, such as {tail} or {whole}")
+    } else {
+        format!("reshape `{name}` to {whole} or [1]")
+    })
 }
 
 /// A likely fix for two clashing shapes: sizes that look transposed, or a lower-rank input that

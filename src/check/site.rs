@@ -1,6 +1,7 @@
 //! Building the node and input identities that findings carry.
 
 use crate::diag::{InputSite, NodeSite};
+use crate::infer::declared::elem;
 use crate::infer::GraphFacts;
 use crate::model::{Graph, Node};
 use crate::shape::Shape;
@@ -45,9 +46,10 @@ pub(super) fn input_sites(
             let known = facts.and_then(|f| f.values.get(value.0 as usize));
             let shape = known.map_or(Shape::Unranked, |f| f.shape.clone());
             // Small 1-D integer values (an Expand or Reshape target) are shown: they decide the
-            // shape. Float constants (a LayerNorm scale) are shown by their shape.
+            // shape. Float constants (a LayerNorm scale) and booleans (a Where condition) are
+            // shown by their shape, which is what broadcasting reads of them.
             let elements = known
-                .filter(|f| !crate::infer::declared::is_float(f.elem))
+                .filter(|f| matches!(f.elem, Some(elem::INT64 | elem::INT32)))
                 .and_then(|f| f.value.as_ref())
                 .filter(|v| v.shape.len() == 1 && v.data.len() <= 8)
                 .map(|v| {

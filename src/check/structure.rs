@@ -16,7 +16,11 @@ pub(super) fn check(model: &Model) -> Vec<Finding> {
             let graph = model.graph(problem.graph);
             let node = graph.and_then(|g| problem.node.and_then(|n| g.node(n)));
             let what = node.map_or_else(String::new, |n| {
-                format!("{} node `{}`: ", n.op_type, n.name)
+                if n.op_type.is_empty() {
+                    format!("node `{}`: ", n.name)
+                } else {
+                    format!("{} node `{}`: ", n.op_type, n.name)
+                }
             });
             let (message, help) = match &problem.kind {
                 ProblemKind::NoGraph => (

@@ -30,6 +30,7 @@ pub use load::{
     LoadTimes, Source,
 };
 pub use opset::Opsets;
+pub(crate) use wire::read_varint;
 
 /// Index of a graph in [`Model::graphs`]; the main graph is `GraphId(0)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -154,7 +154,14 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (None, None) => Output::shape(input.shape.clone()).elem(elem),
     }];
     if ctx.node().op_type == "Dropout" && ctx.node().outputs.len() > 1 {
-        outputs.push(Output::shape(input.shape.clone()).elem(Some(elem::BOOL)));
+        // The mask is `T1` (bool) from Dropout-10; Dropout-7 declares it `T`, the input's type
+        // (Dropout doc, opsets 7 and 10).
+        let mask = if ctx.opset() >= 10 {
+            Some(elem::BOOL)
+        } else {
+            elem
+        };
+        outputs.push(Output::shape(input.shape.clone()).elem(mask));
     }
     Ok(Inferred::many(outputs))
 }

@@ -1,10 +1,11 @@
 //! Human output: one miette report per finding, showing the node in a listing of its graph in
 //! ONNX's textual syntax (as `onnx.printer.to_text` prints nodes), with a label under each
-//! offending input giving its inferred shape, then one summary line.
+//! offending input giving its inferred shape (each label under the token it names), then one
+//! summary line.
 
 use std::fmt::Write as _;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
 
 use super::{FileReport, Totals};
 use crate::diag::{Finding, Severity};
@@ -60,11 +61,9 @@ pub fn render_run(
     for (i, file) in files.iter().enumerate() {
         let deny_warnings = deny_warnings.get(i).copied().unwrap_or(false);
         match &file.outcome {
+            // The error's own `Diagnostic`, so its help is shown with it.
             Err(error) => {
-                let diagnostic = MietteDiagnostic::new(error.to_string())
-                    .with_code(error.code())
-                    .with_severity(miette::Severity::Error);
-                let _ = handler.render_report(&mut out, &diagnostic);
+                let _ = handler.render_report(&mut out, error);
             }
             Ok(report) => {
                 for finding in &report.findings {
@@ -97,42 +96,93 @@ fn render_finding(
         Severity::Warning => miette::Severity::Warning,
         Severity::Info => miette::Severity::Advice,
     };
-    let mut diagnostic = MietteDiagnostic::new(format!("{path}: {}", finding.message))
-        .with_code(finding.code.as_str())
-        .with_severity(severity);
-    if let Some(help) = &finding.help {
-        diagnostic = diagnostic.with_help(help.clone());
-    }
+    let mut shown = Shown {
+        message: format!("{path}: {}", finding.message),
+        code: finding.code.as_str(),
+        severity,
+        help: finding.help.clone(),
+        source: None,
+        labels: Vec::new(),
+    };
     let graph = finding
         .node
         .as_ref()
         .and_then(|site| report.model.graphs.iter().find(|g| g.path == site.graph));
-    let (Some(site), Some(graph)) = (&finding.node, graph) else {
-        let _ = handler.render_report(out, &diagnostic);
-        fingerprint_line(out, finding);
-        return;
-    };
-    let listing = listing(graph, site.index, finding);
-    let mut labels = vec![LabeledSpan::new_primary_with_span(
-        Some(format!("{} node `{}`", site.op_type, site.name)),
-        listing.node.clone(),
-    )];
-    labels.extend(
-        listing
-            .inputs
-            .iter()
-            .map(|(range, text)| LabeledSpan::new_with_span(Some(text.clone()), range.clone())),
-    );
-    let diagnostic = diagnostic.with_labels(labels);
-    let source = NamedSource::new(format!("{path} ({})", site.graph), listing.text);
-    let report = miette::Report::new(diagnostic).with_source_code(source);
-    let _ = handler.render_report(out, report.as_ref());
+    if let (Some(site), Some(graph)) = (&finding.node, graph) {
+        let listing = listing(graph, site.index, finding);
+        // One label per token: the op name for the node, each input's name for the input.
+        // Labels never nest, so miette draws each under its token (its issues #135, #72).
+        shown.labels.push(LabeledSpan::new_primary_with_span(
+            Some(if site.op_type.is_empty() {
+                format!("node `{}`", site.name)
+            } else {
+                format!("{} node `{}`", site.op_type, site.name)
+            }),
+            listing.node,
+        ));
+        shown.labels.extend(
+            listing
+                .inputs
+                .into_iter()
+                .map(|(range, text)| LabeledSpan::new_with_span(Some(text), range)),
+        );
+        shown.source = Some(NamedSource::new(
+            format!("{path} ({})", site.graph),
+            listing.text,
+        ));
+    }
+    let _ = handler.render_report(out, &shown);
     fingerprint_line(out, finding);
 }
 
 /// The finding's fingerprint under its report: what `ignore = [...]` takes.
 fn fingerprint_line(out: &mut String, finding: &Finding) {
     let _ = writeln!(out, "  fingerprint: {}", finding.fingerprint());
+}
+
+/// A finding as miette draws it: message, code, severity, help, and the listing of its graph
+/// with one label for the node and one per offending input.
+#[derive(Debug)]
+struct Shown {
+    message: String,
+    code: &'static str,
+    severity: miette::Severity,
+    help: Option<String>,
+    source: Option<NamedSource<String>>,
+    labels: Vec<LabeledSpan>,
+}
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Shown {}
+
+impl Diagnostic for Shown {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(self.code))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(self.severity)
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn std::fmt::Display + 'a>)
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        (!self.labels.is_empty())
+            .then(|| Box::new(self.labels.iter().cloned()) as Box<dyn Iterator<Item = LabeledSpan>>)
+    }
 }
 
 /// A few lines of a graph in ONNX textual syntax, and where the node and its inputs sit in them.
@@ -154,20 +204,27 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
     {
         let start = text.len();
         text.push_str("   ");
-        let (line, input_spans) = node_line(graph, node);
+        let (line, op_span, input_spans) = node_line(graph, node);
         if node.index == index {
             for input in finding.inputs.iter().filter(|i| i.offending) {
                 if let Some(range) = input_spans.get(input.slot) {
                     inputs.push((
                         start + 3 + range.start..start + 3 + range.end,
                         match &input.value {
-                            Some(value) => format!("{} = {value}", input.name),
+                            // Elements, written apart from the shape so they cannot be read
+                            // as one: `target: [2] holding 2, 5`.
+                            Some(value) => format!(
+                                "{}: {} holding {}",
+                                input.name,
+                                input.shape,
+                                value.trim_start_matches('[').trim_end_matches(']')
+                            ),
                             None => format!("{}: {}", input.name, input.shape),
                         },
                     ));
                 }
             }
-            node_span = start + 3..start + 3 + line.len();
+            node_span = start + 3 + op_span.start..start + 3 + op_span.end;
         }
         text.push_str(&line);
         text.push('\n');
@@ -184,8 +241,12 @@ fn graph_name(graph: &Graph) -> &str {
     graph.path.rsplit('/').next().unwrap_or("main")
 }
 
-/// `y = Add (a, b)`, with the byte range of each input name (by slot) within the line.
-fn node_line(graph: &Graph, node: &Node) -> (String, Vec<std::ops::Range<usize>>) {
+/// `y = Add (a, b)`, with the byte range of the op name and of each input name (by slot)
+/// within the line.
+fn node_line(
+    graph: &Graph,
+    node: &Node,
+) -> (String, std::ops::Range<usize>, Vec<std::ops::Range<usize>>) {
     let outputs: Vec<&str> = node
         .outputs
         .iter()
@@ -193,11 +254,13 @@ fn node_line(graph: &Graph, node: &Node) -> (String, Vec<std::ops::Range<usize>>
         .collect();
     let mut line = outputs.join(", ");
     line.push_str(" = ");
+    let op_start = line.len();
     if !node.domain.is_empty() {
         line.push_str(&node.domain);
         line.push('.');
     }
     line.push_str(&node.op_type);
+    let op_span = op_start..line.len();
     line.push_str(" (");
     let mut spans = Vec::with_capacity(node.inputs.len());
     for (slot, input) in node.inputs.iter().enumerate() {
@@ -210,7 +273,7 @@ fn node_line(graph: &Graph, node: &Node) -> (String, Vec<std::ops::Range<usize>>
         spans.push(start..line.len());
     }
     line.push(')');
-    (line, spans)
+    (line, op_span, spans)
 }
 
 /// `--shapes`: every main-graph value's inferred shape, per file.

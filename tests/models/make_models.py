@@ -787,6 +787,96 @@ def w1_forced_one():
     return model(g)
 
 
+@fixture("w1_position_table.onnx")
+def w1_position_table():
+    """BERT-like embeddings: token rows [batch, seq, 8] plus the first seq rows of a 64-row
+    position table (Slice ends = seq): [min(seq, 64), 8]. Valid only if seq <= 64."""
+    g = graph(
+        [
+            node("Shape", ["input_ids"], ["ids_shape"], name="/embeddings/Shape"),
+            node("Gather", ["ids_shape", "one"], ["seq_len"], name="/embeddings/Gather", axis=0),
+            node("Slice", ["position_embeddings.weight", "zero", "seq_len", "zero"],
+                 ["positions"], name="/embeddings/Slice"),
+            node("Gather", ["word_embeddings.weight", "input_ids"], ["words"],
+                 name="/embeddings/word_embeddings/Gather", axis=0),
+            node("Add", ["words", "positions"], ["embeddings"], name="/embeddings/Add"),
+        ],
+        "w1_position_table",
+        [vi("input_ids", I64, ["batch", "seq"])],
+        [vi("embeddings", F, None)],
+        initializer=[
+            init("position_embeddings.weight", weights([64, 8])),
+            init("word_embeddings.weight", weights([100, 8])),
+            i64s("zero", [0]),
+            i64s("one", [1]),
+        ],
+    )
+    return model(g)
+
+
+@fixture("w1_stride_divisibility.onnx")
+def w1_stride_divisibility():
+    """PaddleOCR-det-like feature pyramid: five 3x3 stride-2 convolutions (padding 1) halve the
+    height H, rounding up, five times; the deepest map, upsampled 8x, is added to the second
+    (height ceil(H/4)). Valid only if H <= 4 or ceil(H/4) is a multiple of 8 (H a multiple of 32
+    is what such models document)."""
+    nodes = []
+    prev = "x"
+    for i in range(1, 6):
+        nodes.append(node("Conv", [prev, "w", "b"], [f"c{i}"], name=f"/backbone/conv{i}",
+                          kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+        prev = f"c{i}"
+    nodes.append(node("Resize", ["c5", "", "scales"], ["up"], name="/neck/Resize",
+                      mode="nearest"))
+    nodes.append(node("Add", ["up", "c2"], ["fused"], name="/neck/Add"))
+    g = graph(
+        nodes,
+        "w1_stride_divisibility",
+        [vi("x", F, [1, 4, "H", 32])],
+        [vi("fused", F, None)],
+        initializer=[
+            init("w", weights([4, 4, 3, 3])),
+            init("b", weights([4])),
+            init("scales", np.asarray([1, 1, 8, 8], dtype=np.float32)),
+        ],
+    )
+    return model(g)
+
+
+@fixture("w1_conv_frames.onnx")
+def w1_conv_frames():
+    """wav2vec2-like feature encoder: convolutions of stride 5, 2 and 2 (kernels equal to the
+    strides) turn `samples` into frames = samples/5/2/2; the frames after the first (Slice 1:,
+    max(frames-1, 0)) are added to the frames but the last (a Pad of -1, frames-1). Valid only if
+    samples >= 20 (at least one frame)."""
+    g = graph(
+        [
+            node("Unsqueeze", ["input_values", "one"], ["wave"], name="/feature_extractor/Unsqueeze"),
+            node("Conv", ["wave", "k5"], ["f1"], name="/feature_extractor/conv0",
+                 kernel_shape=[5], strides=[5]),
+            node("Conv", ["f1", "k2"], ["f2"], name="/feature_extractor/conv1",
+                 kernel_shape=[2], strides=[2]),
+            node("Conv", ["f2", "k2"], ["frames"], name="/feature_extractor/conv2",
+                 kernel_shape=[2], strides=[2]),
+            node("Slice", ["frames", "one", "big", "two"], ["later"], name="/encoder/Slice"),
+            node("Pad", ["frames", "crop_last"], ["pairs"], name="/encoder/pos_conv/Pad"),
+            node("Add", ["later", "pairs"], ["hidden"], name="/encoder/Add"),
+        ],
+        "w1_conv_frames",
+        [vi("input_values", F, ["batch", "samples"])],
+        [vi("hidden", F, None)],
+        initializer=[
+            init("k5", weights([1, 1, 5])),
+            init("k2", weights([1, 1, 2])),
+            i64s("one", [1]),
+            i64s("two", [2]),
+            i64s("big", [2**62]),
+            i64s("crop_last", [0, 0, 0, 0, 0, -1]),
+        ],
+    )
+    return model(g)
+
+
 # =========================================================================== E2: declared shape
 
 

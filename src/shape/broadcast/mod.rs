@@ -75,8 +75,9 @@ impl Outcome {
 }
 
 /// Finishes a verdict: the violation if any; else a provably unsatisfiable condition is a
-/// `NeverEqual` violation of `rule` (rules that can name the axis do so earlier); else the
-/// simplified condition, or `Valid` when nothing is left.
+/// `NeverEqual` violation of `rule` (rules that can name the axis do so earlier), as is one
+/// whose plain form is false; else the simplified condition, or `Valid` when nothing is left
+/// or its plain form always holds.
 pub(crate) fn verdict_of(
     rule: Rule,
     violation: Option<Violation>,
@@ -92,8 +93,13 @@ pub(crate) fn verdict_of(
         return Verdict::Invalid(Violation::whole(rule, ViolationKind::NeverEqual));
     }
     let simple = condition.simplify();
-    if simple.is_true() {
+    // The plain form is exact (`condition/plain.rs`): it can prove what the bounded search
+    // cannot, that a condition in one symbol always or never holds (`n % 2 = 0 ∨ n % 2 = 1`).
+    let plain = simple.plain();
+    if simple.is_true() || plain.is_true() {
         Verdict::Valid
+    } else if plain.is_false() {
+        Verdict::Invalid(Violation::whole(rule, ViolationKind::NeverEqual))
     } else {
         Verdict::Conditional(simple)
     }

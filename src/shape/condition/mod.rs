@@ -3,13 +3,19 @@
 //! provably true atom makes its clause true (dropped), a provably false one is dropped from its
 //! clause, and an equation is written `positive terms = the rest` after dividing by the gcd of
 //! its coefficients (`n+1 = 1` becomes `n = 0`). Satisfiability and counterexamples are found
-//! by the bounded search in `search.rs`.
+//! by the bounded search in `search.rs`; `plain.rs` rewrites them as people read them.
 
 mod candidates;
 #[cfg(test)]
 mod laws;
+mod periodic;
+mod plain;
+#[cfg(test)]
+mod plain_laws;
 mod search;
+mod value_set;
 
+pub use plain::Plain;
 pub use search::BUDGET;
 
 use std::collections::BTreeSet;

@@ -13,7 +13,10 @@ mod exact;
 mod facts;
 #[cfg(test)]
 mod laws;
+mod period;
 mod term;
+
+pub(crate) use period::{MAX_PERIOD, MAX_START};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

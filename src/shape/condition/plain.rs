@@ -1,0 +1,405 @@
+//! `Plain`: a condition as people read it. The clauses that mention one symbol only are
+//! gathered per symbol and replaced by the exact set of values that satisfies them
+//! (`min(seq, 64) = seq ∨ seq = 1 ∨ min(seq, 64) = 1` reads `seq ≤ 64`); the set comes from
+//! the exact truth table of `periodic.rs`, so the plain form is equivalent to the condition
+//! for every non-negative value, not only the ones tested. An equation whose terms share
+//! factors is split first (`n*a*b = n*a` is `n = 0 ∨ a = 0 ∨ b = 1`). In a clause over several
+//! symbols the atoms in one symbol become a set each (`n = 0 ∨ h ≤ 4 ∨ 33 ≤ w ≤ 80`). Atoms
+//! over several symbols, and a symbol whose atoms fall outside that class or whose set has no
+//! plain description, are shown as written.
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Display, Formatter};
+
+use super::value_set::ValueSet;
+use super::{Atom, Clause, Condition};
+use crate::shape::{Binding, Dim, Tri};
+
+/// A condition in plain form; evaluates exactly as the condition it came from.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Plain {
+    parts: Vec<Part>,
+}
+
+/// One conjunct.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Part {
+    /// The symbol takes a value of the set (all the clauses in that symbol alone).
+    Set { symbol: String, set: ValueSet },
+    /// A clause over several symbols: at least one piece holds.
+    Any(Vec<Piece>),
+}
+
+/// One disjunct of a clause over several symbols.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Piece {
+    /// The clause's atoms in this symbol alone, as a set.
+    Set { symbol: String, set: ValueSet },
+    /// An atom as written.
+    Atom(Atom),
+}
+
+fn member(binding: &Binding, symbol: &str, set: &ValueSet) -> Tri {
+    binding
+        .get(symbol)
+        .map_or(Tri::Unknown, |v| Tri::from_bool(set.contains(*v)))
+}
+
+impl Part {
+    fn eval(&self, binding: &Binding) -> Tri {
+        match self {
+            Part::Set { symbol, set } => member(binding, symbol, set),
+            Part::Any(pieces) => pieces.iter().fold(Tri::No, |acc, p| {
+                acc.or(match p {
+                    Piece::Set { symbol, set } => member(binding, symbol, set),
+                    Piece::Atom(a) => a.eval(binding),
+                })
+            }),
+        }
+    }
+}
+
+impl Display for Part {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Part::Set { symbol, set } => f.write_str(&set.describe(symbol)),
+            Part::Any(pieces) if pieces.is_empty() => f.write_str("false"),
+            Part::Any(pieces) => {
+                let texts: Vec<String> = pieces
+                    .iter()
+                    .map(|p| match p {
+                        Piece::Set { symbol, set } => {
+                            let text = set.describe(symbol);
+                            if text.contains(" ∧ ") && !text.contains(" ∨ ") {
+                                format!("({text})")
+                            } else {
+                                text
+                            }
+                        }
+                        Piece::Atom(a) => a.to_string(),
+                    })
+                    .collect();
+                f.write_str(&texts.join(" ∨ "))
+            }
+        }
+    }
+}
+
+/// The clause with each equation split at the atoms all its terms share (`n*a*b = n*a` holds
+/// exactly when `n = 0 ∨ a = 0 ∨ b = 1`: a product of integers is 0 when a factor is), then
+/// renormalised; `None` when that makes it always true.
+fn factored(clause: &Clause) -> Option<Condition> {
+    let mut atoms = Vec::new();
+    for atom in clause.atoms() {
+        let (lhs, rhs) = match atom {
+            Atom::Eq(lhs, rhs) => (lhs, rhs),
+            Atom::IsOne(lhs) => (lhs, &Dim::Known(1)),
+        };
+        let split = lhs
+            .to_expr()
+            .zip(rhs.to_expr())
+            .and_then(|(l, r)| l.sub(&r))
+            .and_then(|h| h.common_factors());
+        match split {
+            Some((factors, rest)) => atoms.extend(
+                factors
+                    .into_iter()
+                    .chain([rest])
+                    .map(|e| Atom::Eq(Dim::from_expr(e), Dim::Known(0))),
+            ),
+            None => atoms.push(atom.clone()),
+        }
+    }
+    let c = Condition::any_of(atoms);
+    (!c.is_true()).then_some(c)
+}
+
+/// The set of `symbol`'s values satisfying `c`, when it is decided and plain.
+fn set_of(c: &Condition, symbol: &str) -> Option<ValueSet> {
+    c.table(symbol).and_then(|t| ValueSet::from_table(&t))
+}
+
+/// A clause over several symbols as pieces: its atoms in one symbol gathered into a set per
+/// symbol, the others as written; `None` when a piece always holds (so does the clause).
+fn pieces(clause: &Condition) -> Option<Vec<Piece>> {
+    let mut out: Vec<Piece> = Vec::new();
+    let mut by_symbol: BTreeMap<String, Vec<Atom>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for atom in clause.atoms() {
+        let symbols: Vec<&Dim> = atom.dims();
+        let names: std::collections::BTreeSet<String> =
+            symbols.iter().flat_map(|d| d.symbols()).collect();
+        match names.iter().collect::<Vec<_>>().as_slice() {
+            [one] => {
+                if !by_symbol.contains_key(*one) {
+                    order.push((*one).clone());
+                }
+                by_symbol
+                    .entry((*one).clone())
+                    .or_default()
+                    .push(atom.clone());
+            }
+            _ => out.push(Piece::Atom(atom.clone())),
+        }
+    }
+    for symbol in order {
+        let atoms = by_symbol.remove(&symbol).unwrap_or_default();
+        let c = Condition {
+            clauses: vec![Clause(atoms.clone())],
+        };
+        match set_of(&c, &symbol) {
+            Some(set) if set.is_everything() => return None,
+            Some(set) if set.is_empty() => {}
+            Some(set) => out.push(Piece::Set { symbol, set }),
+            None => out.extend(atoms.into_iter().map(Piece::Atom)),
+        }
+    }
+    Some(out)
+}
+
+impl Condition {
+    /// The plain form of the condition (see the module docs).
+    pub fn plain(&self) -> Plain {
+        // Slots in order of first appearance: a symbol's clauses, or one multi-symbol clause.
+        let mut slots: Vec<Result<String, Condition>> = Vec::new();
+        let mut by_symbol: BTreeMap<String, Condition> = BTreeMap::new();
+        for clause in &self.clauses {
+            let Some(one) = factored(clause) else {
+                continue;
+            };
+            let symbols = one.symbols();
+            match symbols.iter().collect::<Vec<_>>().as_slice() {
+                [symbol] => {
+                    let group = by_symbol.entry((*symbol).clone()).or_insert_with(|| {
+                        slots.push(Ok((*symbol).clone()));
+                        Condition::truth()
+                    });
+                    group.clauses.extend(one.clauses);
+                }
+                _ => slots.push(Err(one)),
+            }
+        }
+        let mut parts = Vec::new();
+        for slot in slots {
+            match slot {
+                Err(clause) => {
+                    if let Some(p) = pieces(&clause) {
+                        parts.push(Part::Any(p));
+                    }
+                }
+                Ok(symbol) => {
+                    let Some(group) = by_symbol.get(&symbol) else {
+                        continue;
+                    };
+                    match set_of(group, &symbol) {
+                        Some(set) if set.is_everything() => {}
+                        Some(set) => parts.push(Part::Set { symbol, set }),
+                        None => parts.extend(
+                            group
+                                .clauses
+                                .iter()
+                                .map(|c| Part::Any(c.0.iter().cloned().map(Piece::Atom).collect())),
+                        ),
+                    }
+                }
+            }
+        }
+        Plain { parts }
+    }
+
+    /// A binding that breaks the condition: one symbol at its smallest breaking positive value
+    /// when the plain form has one (it breaks the condition whatever the other symbols are),
+    /// else the bounded search's [`Condition::counterexample`].
+    pub fn smallest_counterexample(&self) -> Option<Binding> {
+        self.plain().breaking().or_else(|| self.counterexample())
+    }
+}
+
+impl Plain {
+    /// The truth value under `binding`, equal to the original condition's.
+    pub fn eval(&self, binding: &Binding) -> Tri {
+        self.parts
+            .iter()
+            .fold(Tri::Yes, |acc, p| acc.and(p.eval(binding)))
+    }
+
+    /// Holds for every value of the symbols.
+    pub fn is_true(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    /// Holds for no value of the symbols.
+    pub fn is_false(&self) -> bool {
+        self.parts.iter().any(|p| match p {
+            Part::Set { set, .. } => set.is_empty(),
+            Part::Any(pieces) => pieces.is_empty(),
+        })
+    }
+
+    /// One symbol at its smallest positive breaking value (see
+    /// [`Condition::smallest_counterexample`]).
+    ///
+    /// Failing that, a clause over several symbols whose pieces are all sets breaks when every
+    /// symbol is at its smallest breaking value.
+    pub fn breaking(&self) -> Option<Binding> {
+        let single = self.parts.iter().find_map(|p| match p {
+            Part::Set { symbol, set } => {
+                let v = set.smallest_missing()?;
+                Some([(symbol.clone(), v)].into_iter().collect())
+            }
+            Part::Any(_) => None,
+        });
+        single.or_else(|| {
+            self.parts.iter().find_map(|p| match p {
+                Part::Any(pieces) if !pieces.is_empty() => pieces
+                    .iter()
+                    .map(|piece| match piece {
+                        Piece::Set { symbol, set } => {
+                            Some((symbol.clone(), set.smallest_missing()?))
+                        }
+                        Piece::Atom(_) => None,
+                    })
+                    .collect(),
+                _ => None,
+            })
+        })
+    }
+}
+
+impl Display for Plain {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.parts.as_slice() {
+            [] => f.write_str("true"),
+            [one] => write!(f, "{one}"),
+            many => {
+                let texts: Vec<String> = many
+                    .iter()
+                    .map(|p| {
+                        let text = p.to_string();
+                        if text.contains(" ∨ ") {
+                            format!("({text})")
+                        } else {
+                            text
+                        }
+                    })
+                    .collect();
+                f.write_str(&texts.join(" ∧ "))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shape::condition::{Atom, Condition};
+    use crate::shape::Dim;
+
+    fn plain(c: &Condition) -> String {
+        c.plain().to_string()
+    }
+
+    fn breaks(c: &Condition) -> String {
+        let b = c.smallest_counterexample().unwrap();
+        let parts: Vec<String> = b.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        parts.join(", ")
+    }
+
+    /// `a = b ∨ a = 1 ∨ b = 1`, as multidirectional broadcasting states it.
+    fn broadcast(a: &Dim, b: &Dim) -> Condition {
+        Condition::any_of([
+            Atom::Eq(a.clone(), b.clone()),
+            Atom::IsOne(a.clone()),
+            Atom::IsOne(b.clone()),
+        ])
+    }
+
+    /// `⌈e/2⌉` as a stride-2 convolution with padding 1 and kernel 3 gives it.
+    fn half(e: &Dim) -> Dim {
+        e.add(&Dim::known(1)).floor_div(&Dim::known(2))
+    }
+
+    #[test]
+    fn bert_position_table_is_a_bound() {
+        let seq = Dim::sym("seq");
+        let c = broadcast(&seq.min(&Dim::known(64)), &seq);
+        assert_eq!(plain(&c), "seq ≤ 64");
+        assert_eq!(breaks(&c), "seq=65");
+    }
+
+    #[test]
+    fn paddle_det_halvings_are_divisibility() {
+        let h = Dim::sym("H");
+        let h2 = half(&half(&h));
+        let h5 = half(&half(&half(&h2)));
+        let c = broadcast(&h5.mul(&Dim::known(8)), &h2);
+        assert_eq!(plain(&c), "H ≤ 4 ∨ ⌈H/4⌉ % 8 = 0");
+        assert_eq!(breaks(&c), "H=5");
+        let h4 = half(&half(&h2));
+        let c = broadcast(&h5.mul(&Dim::known(2)), &h4);
+        assert_eq!(plain(&c), "H ≤ 16 ∨ ⌈H/16⌉ % 2 = 0");
+    }
+
+    #[test]
+    fn wav2vec_frames_are_a_lower_bound() {
+        let samples = Dim::sym("samples");
+        let frames = samples
+            .floor_div(&Dim::known(5))
+            .floor_div(&Dim::known(2))
+            .floor_div(&Dim::known(2));
+        let trimmed = frames.sub(&Dim::known(1)).max(&Dim::known(0));
+        let c = broadcast(&trimmed, &frames.sub(&Dim::known(1)));
+        assert_eq!(plain(&c), "samples ≥ 20");
+        assert_eq!(breaks(&c), "samples=1");
+    }
+
+    #[test]
+    fn independent_symbols_read_apart() {
+        let (n, m) = (Dim::sym("n"), Dim::sym("m"));
+        let c = broadcast(&n, &Dim::known(77))
+            .and(&broadcast(&m.floor_div(&Dim::known(2)), &Dim::known(3)))
+            .and(&broadcast(&n, &m));
+        assert_eq!(
+            plain(&c),
+            "n ∈ {1, 77} ∧ m ∈ {2, 3, 6, 7} ∧ (n = m ∨ n = 1 ∨ m = 1)"
+        );
+        assert_eq!(breaks(&c), "n=2");
+    }
+
+    #[test]
+    fn quoted_names_and_ranges() {
+        let x = Dim::sym("x:2");
+        let w = half(&half(&half(&half(&x)))).floor_div(&Dim::known(3));
+        let c = Condition::any_of([Atom::IsOne(w)]);
+        // ⌈x/16⌉ ∈ {3, 4, 5}.
+        assert_eq!(plain(&c), "33 ≤ `x:2` ≤ 80");
+        assert_eq!(breaks(&c), "x:2=1");
+    }
+
+    #[test]
+    fn shared_factors_split_into_sets() {
+        // The rapidocr rec Reshape: batch*⌈h/4⌉/2*w' = batch*⌈h/4⌉/2.
+        let (n, h, w) = (Dim::sym("n"), Dim::sym("h"), Dim::sym("w"));
+        let rows = half(&half(&h)).floor_div(&Dim::known(2));
+        let cols = half(&half(&half(&half(&w)))).floor_div(&Dim::known(3));
+        let c = Condition::eq(&n.mul(&rows).mul(&cols), &n.mul(&rows));
+        assert_eq!(plain(&c), "n = 0 ∨ h ≤ 4 ∨ 33 ≤ w ≤ 80");
+        assert_eq!(breaks(&c), "h=5, n=1, w=1");
+    }
+
+    #[test]
+    fn always_true_and_never_true() {
+        let n = Dim::sym("n");
+        let c = Condition::any_of([
+            Atom::Eq(n.modulo(&Dim::known(2)), Dim::known(0)),
+            Atom::IsOne(n.modulo(&Dim::known(2))),
+        ]);
+        assert!(c.plain().is_true());
+        let c = Condition::eq(
+            &n.mul(&Dim::known(2))
+                .add(&Dim::known(1))
+                .modulo(&Dim::known(4)),
+            &Dim::known(2),
+        );
+        assert!(c.plain().is_false());
+    }
+}
