@@ -419,6 +419,29 @@ fn explain(code: &str) -> u8 {
     0
 }
 
+/// `--write-shapes`: the annotated copy of the one model, if asked; false when it cannot be
+/// written (exit 2).
+fn write_shapes(cli: &Cli, files: &[PathBuf], reports: &[FileReport]) -> bool {
+    let (
+        Some(out),
+        [path],
+        [FileReport {
+            outcome: Ok(report),
+            ..
+        }],
+    ) = (&cli.write_shapes, files, reports)
+    else {
+        return true;
+    };
+    match crate::annotate::write_shapes(path, report, out) {
+        Ok(()) => true,
+        Err(error) => {
+            eprintln!("error: {error}");
+            false
+        }
+    }
+}
+
 /// Renders, prints and picks the exit code.
 fn finish(
     cli: &Cli,
@@ -436,19 +459,8 @@ fn finish(
         }
         return 2;
     }
-    if let (
-        Some(out),
-        [path],
-        [FileReport {
-            outcome: Ok(report),
-            ..
-        }],
-    ) = (&cli.write_shapes, files, reports.as_slice())
-    {
-        if let Err(error) = crate::annotate::write_shapes(path, report, out) {
-            eprintln!("error: {error}");
-            return 2;
-        }
+    if !write_shapes(cli, files, &reports) {
+        return 2;
     }
     let Some(gated) = gate_findings(cli, &mut reports, effective) else {
         return 2;
