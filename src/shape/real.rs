@@ -70,7 +70,10 @@ pub enum Real {
     Unknown,
 }
 
-#[allow(clippy::many_single_char_names, reason = "two elements, field by field")]
+#[allow(
+    clippy::many_single_char_names,
+    reason = "two elements, field by field"
+)]
 impl PartialEq for Real {
     /// Bitwise on numbers (so `NaN == NaN` and `0.0 != -0.0`): structural, for tests and caches.
     fn eq(&self, other: &Real) -> bool {
