@@ -32,7 +32,8 @@ Examples:
 
 Configuration: the nearest onnx-bcast-lint.toml (or [tool.onnx-bcast-lint] in
 pyproject.toml) above each model; keys allow, deny-warnings, dims, exclude,
-ignore and [[per-file]] tables with a glob. Flags override it.
+ignore, initializers-as-constants and [[per-file]] tables with a glob. Flags
+override it.
 
 Exit codes: 0 no errors, 1 errors found (or warnings with --deny warnings),
 2 usage error (including a --dim name no input declares) or unreadable model
@@ -66,6 +67,11 @@ struct Cli {
     /// Do not report findings with these codes (repeatable, or comma-separated: `--allow W1,I1`).
     #[arg(long, value_name = "CODE", value_parser = parse_code, value_delimiter = ',')]
     allow: Vec<Code>,
+    /// Treat initializers that are also graph inputs as constants (from IR 4 on they are
+    /// defaults a caller may override, so by default only their types are used). Findings that
+    /// depend on their values say so.
+    #[arg(long)]
+    initializers_as_constants: bool,
     /// Threads for linting files in parallel (default: all cores).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
@@ -361,6 +367,9 @@ fn flag_settings(cli: &Cli) -> Settings {
     }
     if cli.deny.iter().any(|d| d == "warnings") {
         settings.deny_warnings = Some(true);
+    }
+    if cli.initializers_as_constants {
+        settings.initializers_as_constants = Some(true);
     }
     if !cli.dims.is_empty() {
         settings.dims = Some(

@@ -21,6 +21,7 @@ use crate::shape::{Binding, Shape};
 pub struct Options {
     checks: CheckOptions,
     limits: Limits,
+    assumptions: infer::Assumptions,
 }
 
 impl Options {
@@ -51,9 +52,28 @@ impl Options {
         self
     }
 
+    /// Treats initializers that are also graph inputs as constants (`--initializers-as-constants`).
+    ///
+    /// From IR version 4 on, an initializer listed among the graph inputs is a default the caller
+    /// may override, so by default the engine knows only its type (before IR 4 it is a constant
+    /// in any case). Models exported with their weights and shape constants as inputs lose
+    /// every dim after their first computed `Reshape` that way; with this option their stored
+    /// values are used, and findings that depend on them say so in their help.
+    #[must_use]
+    pub fn with_initializers_as_constants(mut self, yes: bool) -> Self {
+        self.assumptions.initializers_as_constants = yes;
+        self.checks.initializers_as_constants = yes;
+        self
+    }
+
     /// The symbol binding.
     pub fn binding(&self) -> &Binding {
         &self.checks.binding
+    }
+
+    /// Whether initializers that are also graph inputs are taken as constants.
+    pub fn initializers_as_constants(&self) -> bool {
+        self.assumptions.initializers_as_constants
     }
 }
 
@@ -149,7 +169,7 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
             let declared_dims = bind::declared_symbols(&model);
             bind::bind(&mut model, options.binding());
             let start = Instant::now();
-            let inference = infer::infer_within(&model, &options.limits);
+            let inference = infer::infer_assuming(&model, &options.limits, options.assumptions);
             timings.infer = start.elapsed();
             let start = Instant::now();
             let findings = check::run(&model, &inference, &options.checks);
@@ -204,7 +224,7 @@ fn lint_loaded(mut model: Model, options: &Options) -> LintReport {
     // Bound before inference: one deployment's sizes are what every stage sees.
     let declared_dims = bind::declared_symbols(&model);
     bind::bind(&mut model, options.binding());
-    let inference = infer::infer_within(&model, &options.limits);
+    let inference = infer::infer_assuming(&model, &options.limits, options.assumptions);
     let findings = check::run(&model, &inference, &options.checks);
     LintReport {
         model,

@@ -193,6 +193,60 @@ fn json_shapes_are_symbolic_where_the_model_is() {
 }
 
 #[test]
+fn declared_counts_are_adopted_and_narrowing_casts_keep_only_what_fits() {
+    let (doc, code) = json(&[
+        "--shapes",
+        &model("ok_declared_counts.onnx"),
+        &model("ok_narrowing_cast.onnx"),
+    ]);
+    assert_eq!(code, 0, "{doc}");
+    let counts = &doc["files"][0]["shapes"];
+    // NonZero's declared [2, 3] is adopted and flows on; Unique's `k` names the shared count.
+    assert_eq!(counts["nz_t"], serde_json::json!([3, 2]));
+    assert_eq!(counts["u_counts"], serde_json::json!(["k"]));
+    // A 3-long condition keeps at most 3 slices: the declared 5 is not adopted.
+    let kept = counts["kept"][0].as_str().unwrap();
+    assert!(kept.contains("Compress#"), "{kept}");
+    let casts = &doc["files"][1]["shapes"];
+    assert_eq!(casts["e32"], serde_json::json!(["batch", "seq"]));
+    assert_eq!(casts["e16"], serde_json::json!([null, null]));
+    assert_eq!(casts["zeros"], serde_json::json!([44]));
+}
+
+#[test]
+fn initializers_as_constants_recovers_dims_and_says_findings_depend_on_it() {
+    let path = model("ok_initializer_inputs.onnx");
+    let (plain, code) = json(&["--shapes", &path]);
+    assert_eq!(code, 0, "{plain}");
+    assert_eq!(
+        plain["files"][0]["shapes"]["y"],
+        serde_json::json!([null, null])
+    );
+    assert_eq!(plain["files"][0]["diagnostics"], serde_json::json!([]));
+    let (assumed, code) = json(&["--shapes", "--initializers-as-constants", &path]);
+    assert_eq!(code, 0, "{assumed}");
+    let file = &assumed["files"][0];
+    assert_eq!(file["shapes"]["y"], serde_json::json!(["2*batch", 3]));
+    let diagnostics = file["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], "W1");
+    let help = diagnostics[0]["help"].as_str().unwrap();
+    assert!(
+        help.ends_with(
+            "assuming initializers that are also graph inputs keep their values \
+             (--initializers-as-constants)"
+        ),
+        "{help}"
+    );
+    // A finding no such input reaches (here: a model without any) gets no note.
+    let (other, _) = json(&["--initializers-as-constants", &model("w1_symbolic.onnx")]);
+    let help = other["files"][0]["diagnostics"][0]["help"]
+        .as_str()
+        .unwrap();
+    assert!(!help.contains("initializers-as-constants"), "{help}");
+}
+
+#[test]
 fn reads_standard_input() {
     let bytes = std::fs::read(model("e1_static_mismatch.onnx")).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_onnx-bcast-lint"))

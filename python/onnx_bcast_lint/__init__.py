@@ -314,8 +314,15 @@ def _source(model: Any, caller: str) -> Tuple[bool, Any, str]:
 
 
 def _options(
-    caller: str, dims: Optional[Mapping[str, int]], allow: Iterable[str], limits: Any
-) -> Tuple[List[Tuple[str, int]], List[str], Optional[Tuple[int, int, int]]]:
+    caller: str,
+    dims: Optional[Mapping[str, int]],
+    allow: Iterable[str],
+    limits: Any,
+    initializers_as_constants: bool,
+) -> Tuple[List[Tuple[str, int]], List[str], Optional[Tuple[int, int, int]], bool]:
+    if not isinstance(initializers_as_constants, bool):
+        raise TypeError(f"{caller}(): initializers_as_constants must be a bool, got "
+                        f"{type(initializers_as_constants).__name__}")
     bound: List[Tuple[str, int]] = []
     if dims is not None:
         if not isinstance(dims, Mapping):
@@ -355,7 +362,7 @@ def _options(
         for value in triple:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{caller}(): limits must be non-negative ints: {limits}")
-    return bound, codes, triple
+    return bound, codes, triple, initializers_as_constants
 
 
 def _report(native: Any) -> Report:
@@ -372,6 +379,7 @@ def lint(
     dims: Optional[Mapping[str, int]] = None,
     allow: Iterable[str] = (),
     limits: Optional[Union[Limits, Mapping[str, int]]] = None,
+    initializers_as_constants: bool = False,
 ) -> Report:
     """Lint one model and return its :class:`Report`.
 
@@ -379,7 +387,9 @@ def lint(
     2 GB+ model is fine and external data files are never opened) or a binary file object.
     ``dims`` binds symbolic dims for one deployment (``{"batch": 8}``): conditions on them
     become definite. ``allow`` lists codes not to report (``("I1",)``). ``limits``: see
-    :class:`Limits`.
+    :class:`Limits`. ``initializers_as_constants=True`` is ``--initializers-as-constants``:
+    initializers that are also graph inputs (from IR 4 on, defaults a caller may override)
+    keep their stored values, and findings that depend on them say so in their help.
 
     Raises :class:`LoadError` when the model cannot be read, ``TypeError`` for a model of
     another type.
@@ -389,9 +399,9 @@ def lint(
     >>> for finding in report.findings:  # doctest: +SKIP
     ...     print(finding.code, finding.node.name, finding.message)
     """
-    options = _options("lint", dims, allow, limits)
+    options = _options("lint", dims, allow, limits, initializers_as_constants)
     is_path, data, label = _source(model, "lint")
-    return _report(_native.lint(is_path, data, label, *options))
+    return _report(_native.lint(is_path, data, label, options))
 
 
 def check(
@@ -401,6 +411,7 @@ def check(
     dims: Optional[Mapping[str, int]] = None,
     allow: Iterable[str] = (),
     limits: Optional[Union[Limits, Mapping[str, int]]] = None,
+    initializers_as_constants: bool = False,
 ) -> Report:
     """Like ``onnx.checker.check_model``: lint ``model`` and raise :class:`LintError` (a
     ``ValueError`` carrying the report) when it has errors, or warnings too with
@@ -409,7 +420,13 @@ def check(
     >>> onnx.save(model, "model.onnx")  # doctest: +SKIP
     >>> onnx_bcast_lint.check("model.onnx", dims={"batch": 8}, deny_warnings=True)  # doctest: +SKIP
     """
-    report = lint(model, dims=dims, allow=allow, limits=limits)
+    report = lint(
+        model,
+        dims=dims,
+        allow=allow,
+        limits=limits,
+        initializers_as_constants=initializers_as_constants,
+    )
     _raise_denied(report, deny_warnings)
     return report
 
@@ -432,6 +449,7 @@ def lint_many(
     allow: Iterable[str] = (),
     limits: Optional[Union[Limits, Mapping[str, int]]] = None,
     return_exceptions: bool = False,
+    initializers_as_constants: bool = False,
 ) -> List[Report]:
     """Lint several models in parallel on the engine's threads (``jobs`` of them, default all
     cores) and return their reports in the order given.
@@ -448,11 +466,11 @@ def lint_many(
         )
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ValueError("lint_many(): jobs must be a positive int or None")
-    options = _options("lint_many", dims, allow, limits)
+    options = _options("lint_many", dims, allow, limits, initializers_as_constants)
     sources = [_source(model, "lint_many") for model in models]
     results: List[Any] = []
     first_error: Optional[LoadError] = None
-    for native in _native.lint_many(sources, jobs, *options):
+    for native in _native.lint_many(sources, jobs, options):
         try:
             results.append(_report(native))
         except LoadError as error:

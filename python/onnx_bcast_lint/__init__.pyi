@@ -124,6 +124,7 @@ def lint(
     dims: Optional[Mapping[str, int]] = None,
     allow: Iterable[str] = (),
     limits: _Limits = None,
+    initializers_as_constants: bool = False,
 ) -> Report: ...
 def check(
     model: Model,
@@ -132,6 +133,7 @@ def check(
     dims: Optional[Mapping[str, int]] = None,
     allow: Iterable[str] = (),
     limits: _Limits = None,
+    initializers_as_constants: bool = False,
 ) -> Report: ...
 @overload
 def lint_many(
@@ -142,6 +144,7 @@ def lint_many(
     allow: Iterable[str] = (),
     limits: _Limits = None,
     return_exceptions: Literal[False] = False,
+    initializers_as_constants: bool = False,
 ) -> List[Report]: ...
 @overload
 def lint_many(
@@ -152,5 +155,6 @@ def lint_many(
     allow: Iterable[str] = (),
     limits: _Limits = None,
     return_exceptions: bool,
+    initializers_as_constants: bool = False,
 ) -> List[Union[Report, LoadError]]: ...
 def main(argv: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None) -> int: ...

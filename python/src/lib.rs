@@ -41,17 +41,22 @@ fn guarded<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult
         })
 }
 
+/// The options as the Python layer passes them, already validated: dim bindings, allowed
+/// codes, limits `(max_depth, max_rank, max_nodes)`, initializers taken as constants.
+type PyOptions = (
+    Vec<(String, i64)>,
+    Vec<String>,
+    Option<(usize, usize, usize)>,
+    bool,
+);
+
 /// Builds the engine's options from what the Python layer has already validated.
-fn options(
-    dims: Vec<(String, i64)>,
-    allow: &[String],
-    limits: Option<(usize, usize, usize)>,
-) -> PyResult<Options> {
-    let mut options = Options::new();
+fn options((dims, allow, limits, initializers_as_constants): PyOptions) -> PyResult<Options> {
+    let mut options = Options::new().with_initializers_as_constants(initializers_as_constants);
     for (name, value) in dims {
         options = options.with_dim(&name, value);
     }
-    for text in allow {
+    for text in &allow {
         let code = Code::parse(text)
             .ok_or_else(|| PyValueError::new_err(format!("unknown code `{text}`")))?;
         options = options.allow(code);
@@ -272,18 +277,16 @@ fn printed(document: &str) -> String {
 
 /// Lints one model: `is_path` says whether `model` is a path (memory-mapped) or `bytes`.
 #[pyfunction]
-#[pyo3(signature = (is_path, model, label, dims, allow, limits))]
+#[pyo3(signature = (is_path, model, label, options))]
 #[allow(clippy::needless_pass_by_value)] // pyo3 extracts arguments as owned values
 fn lint(
     py: Python<'_>,
     is_path: bool,
     model: &Bound<'_, PyAny>,
     label: String,
-    dims: Vec<(String, i64)>,
-    allow: Vec<String>,
-    limits: Option<(usize, usize, usize)>,
+    options: PyOptions,
 ) -> PyResult<NativeReport> {
-    let options = options(dims, &allow, limits)?;
+    let options = self::options(options)?;
     let source = source(is_path, model)?;
     let file = guarded(py, move || FileReport {
         outcome: source.lint(&label, &options),
@@ -295,17 +298,15 @@ fn lint(
 /// Lints models in parallel on the engine's threads (`jobs` of them, or all cores); the
 /// reports come back in the order given. Each model is `(is_path, model, label)`.
 #[pyfunction]
-#[pyo3(signature = (models, jobs, dims, allow, limits))]
+#[pyo3(signature = (models, jobs, options))]
 #[allow(clippy::needless_pass_by_value)] // pyo3 extracts arguments as owned values
 fn lint_many(
     py: Python<'_>,
     models: Vec<(bool, Bound<'_, PyAny>, String)>,
     jobs: Option<usize>,
-    dims: Vec<(String, i64)>,
-    allow: Vec<String>,
-    limits: Option<(usize, usize, usize)>,
+    options: PyOptions,
 ) -> PyResult<Vec<NativeReport>> {
-    let options = options(dims, &allow, limits)?;
+    let options = self::options(options)?;
     let sources = models
         .iter()
         .map(|(is_path, model, label)| Ok((source(*is_path, model)?, label.clone())))

@@ -109,3 +109,32 @@ def test_check_load_error_is_not_a_lint_error():
 
 def test_check_allow():
     assert obl.check(E1, allow=["E1"]).ok
+
+
+INIT_INPUTS = MODELS / "ok_initializer_inputs.onnx"
+NOTE = ("assuming initializers that are also graph inputs keep their values "
+        "(--initializers-as-constants)")
+
+
+def test_initializers_as_constants_recovers_dims_and_notes_dependent_findings():
+    # IR 8: the Reshape target is an overridable default, unknown unless assumed constant.
+    plain = obl.lint(INIT_INPUTS)
+    assert plain.shape("y") == [None, None] and codes(plain) == []
+    assumed = obl.lint(INIT_INPUTS, initializers_as_constants=True)
+    assert assumed.shape("y") == ["2*batch", 3]
+    assert codes(assumed) == ["W1"]
+    assert assumed.findings[0].help.endswith(NOTE)
+    checked = obl.check(INIT_INPUTS, initializers_as_constants=True)
+    assert checked.shape("w") == ["2*batch", 3]
+    with pytest.raises(obl.LintError):
+        obl.check(INIT_INPUTS, initializers_as_constants=True, deny_warnings=True)
+    many = obl.lint_many([INIT_INPUTS, W1], initializers_as_constants=True)
+    assert [codes(r) for r in many] == [["W1"], ["W1"]]
+    assert many[0].findings[0].help.endswith(NOTE)
+    assert NOTE not in many[1].findings[0].help
+    assert obl.lint_many([INIT_INPUTS])[0].shape("y") == [None, None]
+
+
+def test_initializers_as_constants_must_be_a_bool():
+    with pytest.raises(TypeError, match="initializers_as_constants"):
+        obl.lint(INIT_INPUTS, initializers_as_constants="yes")

@@ -1,6 +1,7 @@
 //! Checks: turn the model's structure and the propagation results into findings, one module per
 //! code, then sort them into graph order and drop the codes the user allowed.
 
+mod assumed;
 mod broadcast;
 mod constraint;
 mod declared;
@@ -22,6 +23,9 @@ pub struct CheckOptions {
     pub binding: Binding,
     /// Codes not to report (`--allow W1`).
     pub allowed: BTreeSet<Code>,
+    /// Inference assumed initializers listed as graph inputs keep their values: findings that
+    /// may depend on them say so.
+    pub initializers_as_constants: bool,
 }
 
 /// Runs every check and returns the findings in graph order.
@@ -32,6 +36,9 @@ pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<
     findings.extend(declared::check(model, inference));
     findings.extend(unsupported::check(model, inference));
     findings.retain(|finding| !options.allowed.contains(&finding.code));
+    if options.initializers_as_constants {
+        assumed::note(model, &mut findings);
+    }
     findings.sort_by_cached_key(Finding::sort_key);
     findings
 }

@@ -144,6 +144,11 @@ keys! {
             effective.options = std::mem::take(&mut effective.options).with_dim(&name, size.0);
         }
     }
+    /// Initializers that are also graph inputs keep their values (`--initializers-as-constants`).
+    "initializers-as-constants" initializers_as_constants: bool => |effective, value| {
+        effective.options =
+            std::mem::take(&mut effective.options).with_initializers_as_constants(value);
+    }
     /// Fingerprints of accepted findings, not reported.
     "ignore" ignore: Vec<Suppression> => |effective, value| {
         effective.ignore.extend(value);

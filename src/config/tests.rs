@@ -144,6 +144,32 @@ fn exclude_globs_are_relative_to_the_file() {
 }
 
 #[test]
+fn initializers_as_constants_is_a_key_per_file_tables_and_flags_replace() {
+    let tree = Tree::new("initializers");
+    tree.write(
+        FILE_NAME,
+        "initializers-as-constants = true\n[[per-file]]\nglob = \"legacy/**\"\ninitializers-as-constants = false\n",
+    );
+    assert!(discover(&tree, "m.onnx")
+        .options
+        .initializers_as_constants());
+    assert!(!discover(&tree, "legacy/m.onnx")
+        .options
+        .initializers_as_constants());
+    let flags = Settings {
+        initializers_as_constants: Some(true),
+        ..Settings::default()
+    };
+    let forced = Source::new(None, false)
+        .unwrap()
+        .effective(&tree.0.join("legacy/m.onnx"), &flags)
+        .unwrap();
+    assert!(forced.options.initializers_as_constants());
+    let message = error(&tree, "initializers-as-constants = \"yes\"\n");
+    assert!(message.contains(":1:29:"), "{message}");
+}
+
+#[test]
 fn unknown_keys_are_errors_quoting_file_line_and_column() {
     let tree = Tree::new("unknown");
     let message = error(&tree, "allow = [\"I1\"]\ndeny_warnings = true\n");

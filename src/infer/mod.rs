@@ -3,6 +3,7 @@
 //! the broadcast outcomes the checks read. Subgraphs (`If`, `Loop`, `Scan`) and model-local
 //! functions are inferred from their call sites.
 
+mod adopt;
 mod control;
 pub(crate) mod declared;
 
@@ -12,7 +13,7 @@ use std::collections::HashMap;
 use crate::error::Limits;
 use crate::model::{Graph, GraphId, Model, Node, Origin};
 use crate::ops::registry::{self, Resolved};
-use crate::ops::{BroadcastCheck, Ctx, Input, RuleError, RuleFn};
+use crate::ops::{BroadcastCheck, Ctx, Fresh, Input, RuleError, RuleFn};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Shape, Verdict};
@@ -103,11 +104,27 @@ pub fn infer(model: &Model) -> Inference {
     infer_within(model, &Limits::default())
 }
 
+/// What the caller assumes of a model beyond what the ONNX IR guarantees.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Assumptions {
+    /// Initializers that are also main-graph inputs keep their stored values. From IR 4 on an
+    /// initializer need not be a graph input, and one that is listed as an input gives that
+    /// input a default the caller may override (ONNX IR.md, "Graphs"), so without this
+    /// assumption only its type is certain; before IR 4 it is a constant in any case.
+    pub initializers_as_constants: bool,
+}
+
 /// Runs propagation within `limits`: an inferred shape of a rank above `max_rank` becomes an
 /// unknown rank, and values stop being carried once [`MAX_VALUE_WORK`] elements were copied.
 pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
+    infer_assuming(model, limits, Assumptions::default())
+}
+
+/// [`infer_within`] under `assumptions`.
+pub fn infer_assuming(model: &Model, limits: &Limits, assumptions: Assumptions) -> Inference {
     let mut engine = Engine {
         model,
+        assumptions,
         functions: model
             .functions
             .iter()
@@ -124,7 +141,7 @@ pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
                 nodes: vec![NodeFacts::default(); graph.nodes.len()],
             })
             .collect(),
-        fresh: Cell::new(0),
+        fresh: Fresh::default(),
         depth: 0,
         work: Cell::new(0),
         max_rank: limits.max_rank,
@@ -217,10 +234,11 @@ type RuleCache = HashMap<(usize, usize, Option<i64>), Resolved, foldhash::fast::
 
 pub(crate) struct Engine<'m> {
     model: &'m Model,
+    assumptions: Assumptions,
     /// Model-local functions by `(domain, name)`, looked up at every node.
     functions: HashMap<(&'m str, &'m str), GraphId>,
     facts: Vec<GraphFacts>,
-    fresh: Cell<u64>,
+    fresh: Fresh,
     depth: usize,
     /// Value elements copied so far, against [`MAX_VALUE_WORK`].
     work: Cell<usize>,
@@ -341,8 +359,9 @@ impl<'m> Engine<'m> {
     }
 
     /// A graph input's facts from its declaration. Before IR 4 every initializer is also listed
-    /// as a graph input and is a constant in practice; from IR 4 on such an input is an
-    /// overridable default, so only its declared type is certain.
+    /// as a graph input and is a constant in practice (onnxruntime treats it so); from IR 4 on
+    /// such an input is an overridable default, so only its declared type is certain, unless
+    /// the caller assumes otherwise ([`Assumptions::initializers_as_constants`]).
     fn graph_input(
         &self,
         graph: &Graph,
@@ -365,7 +384,8 @@ impl<'m> Engine<'m> {
                 };
             }
         }
-        let constant = stored.filter(|_| self.model.ir_version < 4);
+        let constant = stored
+            .filter(|_| self.model.ir_version < 4 || self.assumptions.initializers_as_constants);
         ValueFacts {
             shape: match stored_shape.filter(|_| constant.is_some()) {
                 Some(dims) => control::refine(&declared_shape, &dims),
@@ -412,7 +432,20 @@ impl<'m> Engine<'m> {
             let inputs = owned_inputs();
             control::call(self, function, &inputs)
         } else {
-            self.apply_rule(graph, node)
+            let (status, mut outputs, checks) = self.apply_rule(graph, node);
+            let minted = self.fresh.take_minted();
+            if !minted.is_empty() {
+                let declared: Vec<Shape> = node
+                    .outputs
+                    .iter()
+                    .map(|value| {
+                        let value = value.and_then(|v| graph.value(v));
+                        declared::shape_of(value.and_then(|v| v.declared.as_deref()))
+                    })
+                    .collect();
+                adopt::declared_sizes(&minted, &mut outputs, &declared);
+            }
+            (status, outputs, checks)
         };
         // Written in place: the fields are borrowed apart (the budget is a `Cell`), so no
         // vector of results is built per node.

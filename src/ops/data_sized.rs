@@ -20,16 +20,22 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
     })
 }
 
-/// `Compress(input, condition, axis)`: the kept count depends on the data: a fresh symbol.
+/// `Compress(input, condition, axis)`: the kept count depends on the data: a fresh symbol, at
+/// most the condition's length (one true entry per kept slice) and the size of what is
+/// selected from (the axis, or every element when the input is flattened).
 fn compress(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let condition = ctx.required(1)?;
+    let axis = ctx.attrs().int("axis")?;
     // A fully known condition fixes the count; otherwise it depends on the data.
     let kept = match condition.value.and_then(axes::known_ints) {
         Some(flags) => count(flags.iter().filter(|&&f| f != 0).count()),
-        None => ctx.fresh_dim("Compress"),
+        None => ctx.fresh_dim(
+            "Compress",
+            compress_bounds(input.shape, condition.shape, axis),
+        ),
     };
-    let shape = match (ctx.attrs().int("axis")?, input.shape.dims()) {
+    let shape = match (axis, input.shape.dims()) {
         (None, _) => Shape::Ranked(vec![kept]),
         (Some(axis), Some(dims)) => {
             let axis = axes::require(axis, dims.len(), "Compress axis")?;
@@ -44,21 +50,50 @@ fn compress(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
 }
 
-/// `NonZero(x)`: `[rank(x), n]` with `n` the data-dependent count.
+/// What `Compress` keeps is at most the condition's length and the size selected from.
+fn compress_bounds(input: &Shape, condition: &Shape, axis: Option<i64>) -> Vec<Dim> {
+    let mut at_most = Vec::new();
+    if let Some([length]) = condition.dims() {
+        at_most.push(length.clone());
+    }
+    if let Some(dims) = input.dims() {
+        at_most.push(match axis {
+            None => axes::product(dims),
+            Some(axis) => axes::normalise(axis, dims.len())
+                .and_then(|a| dims.get(a).cloned())
+                .unwrap_or(Dim::Unknown),
+        });
+    }
+    at_most
+}
+
+/// `NonZero(x)`: `[rank(x), n]` with `n` the data-dependent count, at most the number of
+/// elements of `x`.
 fn non_zero(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let rank = input.shape.rank().map_or(Dim::Unknown, count);
-    let n = ctx.fresh_dim("NonZero");
+    let at_most = input.shape.dims().map(axes::product).into_iter().collect();
+    let n = ctx.fresh_dim("NonZero", at_most);
     Ok(Inferred::single(
         Output::shape(Shape::Ranked(vec![rank, n])).elem(Some(elem::INT64)),
     ))
 }
 
-/// `Unique(x, axis)`: outputs sized by the data-dependent number of unique entries.
+/// `Unique(x, axis)`: outputs sized by the data-dependent number of unique entries (at most the
+/// number of elements, or of slices along `axis`).
 fn unique(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
-    let n = ctx.fresh_dim("Unique");
-    let values = match (ctx.attrs().int("axis")?, input.shape.dims()) {
+    let axis = ctx.attrs().int("axis")?;
+    let at_most = match (axis, input.shape.dims()) {
+        (None, Some(dims)) => vec![axes::product(dims)],
+        (Some(axis), Some(dims)) => axes::normalise(axis, dims.len())
+            .and_then(|a| dims.get(a).cloned())
+            .into_iter()
+            .collect(),
+        (_, None) => Vec::new(),
+    };
+    let n = ctx.fresh_dim("Unique", at_most);
+    let values = match (axis, input.shape.dims()) {
         (None, _) => Shape::Ranked(vec![n.clone()]),
         (Some(axis), Some(dims)) => {
             let axis = axes::require(axis, dims.len(), "Unique axis")?;

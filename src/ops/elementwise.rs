@@ -6,7 +6,7 @@
 //! Small integer tensors are folded element by element (SONNX `Z[i] = Y[f(i)]`) so that shape
 //! computations (`Shape -> Gather -> Mul -> Concat`) reach Reshape and Expand as symbolic values.
 
-use super::{float_values, Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{float_values, int_cast, Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::infer::{declared, elem};
 use crate::shape::broadcast::{self, Rule, Verdict};
 use crate::shape::real::Real;
@@ -115,7 +115,8 @@ fn out_elem(ctx: &Ctx<'_>) -> Option<i32> {
 }
 
 /// Unary ops (and the shape-preserving ops listed with them): the output has the input's shape.
-/// `Neg`, `Not`, `Abs`, `Identity`, `Cast` and `CastLike` also carry small integer values on.
+/// `Neg`, `Not`, `Abs`, `Identity`, `Cast` and `CastLike` also carry small integer values on
+/// (an integer `Cast` as [`int_cast`] proves it).
 fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     axis_in_range(ctx, input.shape)?;
@@ -127,14 +128,15 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         };
         match op {
             "Identity" | "Dropout" => Some(value.clone()),
-            "Cast" | "CastLike" if elem.is_some_and(is_integer) => Some(value.clone()),
-            "Cast" | "CastLike" if elem == Some(elem::BOOL) => {
-                map(|d| match d.eq_dim(&Dim::known(0)) {
+            "Cast" | "CastLike" => match elem {
+                Some(to) if int_cast::is_integer(to) => Some(value.map(|d| int_cast::cast(d, to))),
+                Some(elem::BOOL) => map(|d| match d.eq_dim(&Dim::known(0)) {
                     Tri::Yes => Dim::known(0),
                     Tri::No => Dim::known(1),
                     Tri::Unknown => Dim::Unknown,
-                })
-            }
+                }),
+                _ => None,
+            },
             "Neg" => map(Dim::neg),
             "Abs" => map(|d| match d.as_known() {
                 Some(v) => v.checked_abs().map_or(Dim::Unknown, Dim::known),
@@ -181,7 +183,7 @@ fn float_unary(
     let real = input.real?;
     let width = declared::width_of(input.elem)?;
     match (op, out) {
-        ("Cast" | "CastLike", Some(to)) if is_integer(to) => {
+        ("Cast" | "CastLike", Some(to)) if int_cast::is_integer(to) => {
             float_values::to_ints(real, to).map(Ok)
         }
         _ => float_values::unary(op, real, width, to_width).map(Err),
@@ -211,11 +213,6 @@ fn axis_in_range(ctx: &Ctx<'_>, shape: &Shape) -> Result<(), RuleError> {
     };
     let what = format!("{op} axis");
     super::axes::require(axis, rank, &what).map(|_| ())
-}
-
-fn is_integer(elem: i32) -> bool {
-    // INT8..INT64 and UINT8..UINT64 in TensorProto.DataType
-    matches!(elem, 2..=7 | 12 | 13)
 }
 
 /// Binary element-wise ops: multidirectional broadcasting from opset 7; before it the legacy

@@ -17,8 +17,9 @@ fn int_range(to: i32) -> Option<(i64, i64)> {
         4 => (0, 65_535),       // UINT16
         5 => (-32_768, 32_767), // INT16
         elem::INT32 => (-(1 << 31), (1 << 31) - 1),
-        12 => (0, (1 << 32) - 1),                 // UINT32
-        elem::INT64 | 13 => (i64::MIN, i64::MAX), // UINT64 above i64::MAX is not carried
+        12 => (0, (1 << 32) - 1), // UINT32
+        elem::INT64 => (i64::MIN, i64::MAX),
+        13 => (0, i64::MAX), // UINT64 above i64::MAX is not carried
         _ => return None,
     })
 }

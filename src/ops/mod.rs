@@ -5,7 +5,7 @@
 //! [`registry::resolve`] maps `(domain, op_type, opset)` to a rule; an op version missing there
 //! gets unknown outputs and an I1 note.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 pub use constraint::Constraint;
 
@@ -31,6 +31,7 @@ mod expand;
 mod float_values;
 mod gather;
 mod group_norm;
+mod int_cast;
 mod linalg;
 mod ml;
 mod norm;
@@ -78,8 +79,32 @@ pub(crate) struct Ctx<'a> {
     node: &'a Node,
     inputs: Vec<Option<Input<'a>>>,
     opset: i64,
-    #[allow(dead_code)]
-    fresh: &'a Cell<u64>,
+    fresh: &'a Fresh,
+}
+
+/// The fresh symbols of a model's data-dependent sizes: a serial shared by the whole model, and
+/// the symbols the node being inferred minted, with what its rule proved about them (the engine
+/// reads them back to adopt a size the model declares, see `crate::infer`).
+#[derive(Debug, Default)]
+pub(crate) struct Fresh {
+    serial: Cell<u64>,
+    minted: RefCell<Vec<Minted>>,
+}
+
+/// One fresh symbol and the sizes it can never exceed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Minted {
+    /// The symbol, as the rule put it in its outputs.
+    pub(crate) dim: Dim,
+    /// Upper bounds proven by the operator's semantics (`NonZero`: the input's element count).
+    pub(crate) at_most: Vec<Dim>,
+}
+
+impl Fresh {
+    /// The symbols minted since the last call, oldest first.
+    pub(crate) fn take_minted(&self) -> Vec<Minted> {
+        std::mem::take(&mut *self.minted.borrow_mut())
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -88,7 +113,7 @@ impl<'a> Ctx<'a> {
         node: &'a Node,
         mut inputs: Vec<Option<Input<'a>>>,
         opset: i64,
-        fresh: &'a Cell<u64>,
+        fresh: &'a Fresh,
     ) -> Self {
         // Integer folding must never see a float tensor's elements, whoever produced them.
         for input in inputs.iter_mut().flatten() {
@@ -168,12 +193,18 @@ impl<'a> Ctx<'a> {
 
     /// A fresh symbol for a data-dependent size (`NonZero`, `Unique`...): it names one unknown
     /// value, so later uses of the same tensor still compare equal. The name is not an
-    /// identifier, so it can never collide with a model's `dim_param`.
-    #[allow(dead_code)] // used by the data-dependent ops (NonZero, Compress, Unique) as they land
-    pub(crate) fn fresh_dim(&self, what: &str) -> Dim {
-        let serial = self.fresh.get();
-        self.fresh.set(serial.wrapping_add(1));
-        Dim::sym(&format!("{what}#{serial}"))
+    /// identifier, so it can never collide with a model's `dim_param`. The size is at most each
+    /// of `at_most` (what the operator's semantics bound it by; a size the model declares beyond
+    /// a bound is not adopted).
+    pub(crate) fn fresh_dim(&self, what: &str, at_most: Vec<Dim>) -> Dim {
+        let serial = self.fresh.serial.get();
+        self.fresh.serial.set(serial.wrapping_add(1));
+        let dim = Dim::sym(&format!("{what}#{serial}"));
+        self.fresh.minted.borrow_mut().push(Minted {
+            dim: dim.clone(),
+            at_most,
+        });
+        dim
     }
 }
 

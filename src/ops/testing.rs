@@ -3,8 +3,6 @@
 
 #![allow(dead_code, clippy::unnecessary_wraps)]
 
-use std::cell::Cell;
-
 use super::{Ctx, Inferred, Input, RuleError};
 use crate::model::Node;
 use crate::proto::attribute_proto::AttributeType;
@@ -167,7 +165,7 @@ pub(crate) fn run_in(
         _ => super::family_lookup(domain, op_type),
     }
     .ok_or_else(|| RuleError::Invalid("no rule".into()))?;
-    let fresh = Cell::new(0);
+    let fresh = super::Fresh::default();
     let ctx_inputs = inputs
         .iter()
         .map(|fact| {

@@ -735,6 +735,74 @@ def ok_prelu_per_channel_opset6():
     return model(g, opset=6, ir_version=3)
 
 
+@fixture("ok_declared_counts.onnx")
+def ok_declared_counts():
+    """Data-dependent counts the model declares: NonZero's [2, 3] (adopted: a [2, 2] input has
+    at most 4 non-zero entries), Unique's values `k` (a dim_param, adopted by every output that
+    shares the count), Compress's [5, 2] (not adopted: a 3-long condition keeps at most 3)."""
+    g = graph(
+        [
+            node("NonZero", ["x"], ["nz"], name="nonzero"),
+            node("Transpose", ["nz"], ["nz_t"], name="transpose"),
+            node("Unique", ["x"], ["u", "u_idx", "u_inv", "u_counts"], name="unique"),
+            node("Compress", ["data", "keep"], ["kept"], name="compress", axis=0),
+        ],
+        "ok_declared_counts",
+        [vi("x", F, [2, 2]), vi("data", F, [3, 2]), vi("keep", BOOL, [3])],
+        [vi("nz_t", I64, None), vi("u", F, ["k"]), vi("u_counts", I64, None),
+         vi("kept", F, [5, 2])],
+        value_info=[vi("nz", I64, [2, 3])],
+    )
+    return model(g)
+
+
+@fixture("ok_narrowing_cast.onnx")
+def ok_narrowing_cast():
+    """Shape values through integer Casts: to int32 and back a symbolic shape is kept, to int16
+    it is unknown (a size of 40000 wraps), and a known 300 cast to uint8 is 44 (the Cast doc's
+    two's complement rule)."""
+    g = graph(
+        [
+            node("Shape", ["s"], ["sh"], name="shape"),
+            node("Cast", ["sh"], ["sh32"], name="to_int32", to=TensorProto.INT32),
+            node("Cast", ["sh32"], ["back32"], name="from_int32", to=I64),
+            node("Expand", ["one", "back32"], ["e32"], name="expand32"),
+            node("Cast", ["sh"], ["sh16"], name="to_int16", to=TensorProto.INT16),
+            node("Cast", ["sh16"], ["back16"], name="from_int16", to=I64),
+            node("Expand", ["one", "back16"], ["e16"], name="expand16"),
+            node("Cast", ["n300"], ["n8"], name="to_uint8", to=TensorProto.UINT8),
+            node("Cast", ["n8"], ["n44"], name="from_uint8", to=I64),
+            node("ConstantOfShape", ["n44"], ["zeros"], name="zeros"),
+        ],
+        "ok_narrowing_cast",
+        [vi("s", F, ["batch", "seq"])],
+        [vi("e32", F, None), vi("e16", F, None), vi("zeros", F, None)],
+        initializer=[init("one", np.ones([1], dtype=np.float32)), i64s("n300", [300])],
+    )
+    return model(g)
+
+
+@fixture("ok_initializer_inputs.onnx")
+def ok_initializer_inputs():
+    """IR 8 model whose Reshape target [-1, 3] and bias are initializers also listed as graph
+    inputs (overridable defaults): their values are unknown by default, so nothing is reported;
+    with --initializers-as-constants y is [2*batch, 3] and the Add with `other` [batch, 3] is a
+    W1 (valid only if batch is 0 or 1) whose help notes the assumption."""
+    g = graph(
+        [
+            node("Reshape", ["x", "target"], ["y"], name="reshape"),
+            node("Add", ["y", "bias"], ["z"], name="add_bias"),
+            node("Add", ["z", "other"], ["w"], name="add_other"),
+        ],
+        "ok_initializer_inputs",
+        [vi("x", F, ["batch", 6]), vi("target", I64, [2]), vi("bias", F, [3]),
+         vi("other", F, ["batch", 3])],
+        [vi("w", F, None)],
+        initializer=[i64s("target", [-1, 3]), init("bias", weights([3]))],
+    )
+    return model(g, ir_version=8)
+
+
 @fixture("i1_future_opset.onnx")
 def i1_future_opset():
     """Add at an opset newer than the engine's schema table (99): its version is unknown."""

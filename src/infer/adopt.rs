@@ -1,0 +1,164 @@
+//! Sizes a model declares for data-dependent outputs (`NonZero`'s count, `Unique`'s,
+//! `Compress`'s kept slices): the declared dim replaces the fresh symbol the rule minted.
+//!
+//! Why adopting is sound: a `dim_value` or `dim_param` in `value_info` or a graph output is the
+//! model author's promise about the value (ONNX IR, "Static tensor shapes"), and onnx's
+//! `infer_shapes` and onnxruntime's graph resolution both merge it into the inferred type and go
+//! on from it. A run whose data gives another count is outside the model's declared contract,
+//! as an input of the wrong shape is. The promise is checked, not trusted blindly: a declared
+//! size the operator can never produce (above a bound the rule proved, such as `NonZero`'s
+//! element count) is not adopted, and the output keeps its fresh symbol; so do declarations
+//! that disagree with each other (two outputs sharing one count declare different sizes).
+//! Anonymous declarations (`?`, `unk__3`, nothing) promise nothing and are never adopted.
+
+use crate::infer::ValueFacts;
+use crate::ops::Minted;
+use crate::shape::{Dim, Shape, Tri};
+
+/// Replaces each minted symbol in `outputs` by the size the outputs' `declared` shapes (by
+/// output slot; `Unranked` when nothing is declared) give it, when they give one, agree on it,
+/// and it is within the rule's bounds.
+pub(super) fn declared_sizes(minted: &[Minted], outputs: &mut [ValueFacts], declared: &[Shape]) {
+    for symbol in minted {
+        let Some(size) = promised(symbol, outputs, declared) else {
+            continue;
+        };
+        for facts in outputs.iter_mut() {
+            if let Shape::Ranked(dims) = &mut facts.shape {
+                replace(dims, &symbol.dim, &size);
+            }
+            if let Some(value) = facts.value.as_deref_mut() {
+                replace(&mut value.data, &symbol.dim, &size);
+            }
+        }
+    }
+}
+
+/// The one size the declarations give `symbol`, if they give one that can hold.
+fn promised(symbol: &Minted, outputs: &[ValueFacts], declared: &[Shape]) -> Option<Dim> {
+    let mut found: Option<Dim> = None;
+    for (facts, declared) in outputs.iter().zip(declared) {
+        let (Some(ours), Some(theirs)) = (facts.shape.dims(), declared.dims()) else {
+            continue;
+        };
+        if ours.len() != theirs.len() {
+            continue;
+        }
+        for (ours, theirs) in ours.iter().zip(theirs) {
+            if *ours != symbol.dim || *theirs == Dim::Unknown {
+                continue;
+            }
+            match &found {
+                None => found = Some(theirs.clone()),
+                Some(seen) if seen.eq_dim(theirs) == Tri::Yes => {}
+                Some(_) => return None,
+            }
+        }
+    }
+    let size = found?;
+    let impossible = symbol.at_most.iter().any(|bound| exceeds(&size, bound));
+    (!impossible).then_some(size)
+}
+
+/// Whether `size > bound` for every binding.
+fn exceeds(size: &Dim, bound: &Dim) -> bool {
+    match size.sub(bound) {
+        Dim::Known(d) => d > 0,
+        Dim::Sym(e) => e.lower_bound().is_some_and(|low| low > 0),
+        Dim::Unknown => false,
+    }
+}
+
+fn replace(dims: &mut [Dim], symbol: &Dim, size: &Dim) {
+    for dim in dims.iter_mut().filter(|d| **d == *symbol) {
+        *dim = size.clone();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declared_sizes;
+    use crate::infer::ValueFacts;
+    use crate::ops::Minted;
+    use crate::shape::{Dim, Shape};
+
+    fn facts(shape: Shape) -> ValueFacts {
+        ValueFacts {
+            shape,
+            ..ValueFacts::unknown()
+        }
+    }
+
+    fn nonzero(at_most: i64) -> (Minted, Vec<ValueFacts>) {
+        let n = Dim::sym("NonZero#0");
+        let minted = Minted {
+            dim: n.clone(),
+            at_most: vec![Dim::known(at_most)],
+        };
+        (minted, vec![facts(Shape::Ranked(vec![Dim::known(2), n]))])
+    }
+
+    #[test]
+    fn a_declared_static_count_replaces_the_fresh_symbol() {
+        let (minted, mut outputs) = nonzero(4);
+        declared_sizes(&[minted], &mut outputs, &[Shape::from_known(&[2, 3])]);
+        assert_eq!(outputs[0].shape, Shape::from_known(&[2, 3]));
+    }
+
+    #[test]
+    fn a_declared_dim_param_names_the_count() {
+        let (minted, mut outputs) = nonzero(4);
+        let declared = Shape::Ranked(vec![Dim::known(2), Dim::sym("hits")]);
+        declared_sizes(&[minted], &mut outputs, std::slice::from_ref(&declared));
+        assert_eq!(outputs[0].shape, declared);
+    }
+
+    #[test]
+    fn a_count_beyond_the_bound_is_not_adopted() {
+        // NonZero of a [2, 2] input has at most 4 non-zero entries: a declared 5 cannot hold.
+        let (minted, mut outputs) = nonzero(4);
+        declared_sizes(&[minted], &mut outputs, &[Shape::from_known(&[2, 5])]);
+        assert_eq!(outputs[0].shape.to_string(), "[2, `NonZero#0`]");
+        // The bound itself is possible (every entry non-zero).
+        let (minted, mut outputs) = nonzero(4);
+        declared_sizes(&[minted], &mut outputs, &[Shape::from_known(&[2, 4])]);
+        assert_eq!(outputs[0].shape, Shape::from_known(&[2, 4]));
+    }
+
+    #[test]
+    fn a_shared_count_is_replaced_in_every_output() {
+        // Unique: the values and the counts share one count; only the counts declare it.
+        let n = Dim::sym("Unique#3");
+        let minted = Minted {
+            dim: n.clone(),
+            at_most: vec![Dim::sym("len")],
+        };
+        let mut outputs = vec![
+            facts(Shape::Ranked(vec![n.clone()])),
+            facts(Shape::Ranked(vec![n.clone()])),
+        ];
+        let declared = [Shape::Unranked, Shape::from_known(&[3])];
+        declared_sizes(&[minted], &mut outputs, &declared);
+        assert_eq!(outputs[0].shape, Shape::from_known(&[3]));
+        assert_eq!(outputs[1].shape, Shape::from_known(&[3]));
+    }
+
+    #[test]
+    fn disagreeing_or_anonymous_declarations_keep_the_symbol() {
+        let n = Dim::sym("Unique#0");
+        let minted = Minted {
+            dim: n.clone(),
+            at_most: Vec::new(),
+        };
+        let mut outputs = vec![
+            facts(Shape::Ranked(vec![n.clone()])),
+            facts(Shape::Ranked(vec![n.clone()])),
+        ];
+        let declared = [Shape::from_known(&[3]), Shape::from_known(&[4])];
+        declared_sizes(std::slice::from_ref(&minted), &mut outputs, &declared);
+        assert_eq!(outputs[0].shape, Shape::Ranked(vec![n.clone()]));
+        let anonymous = [Shape::Ranked(vec![Dim::Unknown]), Shape::Unranked];
+        declared_sizes(&[minted], &mut outputs, &anonymous);
+        assert_eq!(outputs[1].shape, Shape::Ranked(vec![n]));
+    }
+}
