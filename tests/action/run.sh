@@ -3,14 +3,19 @@
 # sample inputs: key -> install (cargo install from this checkout) -> lint -> gate, once on a
 # failing set of models and once on a clean one. The two `uses:` steps (actions/cache and
 # upload-sarif) cannot run here; the SARIF log they would upload is checked to be a SARIF 2.1.0
-# document with relative URIs instead. CARGO_TARGET_DIR (default: target/precommit, shared with
-# tests/precommit/run.sh) keeps compiled dependencies between runs.
+# document with relative URIs instead. install.sh really runs (`cargo install --locked --path` of
+# this checkout): as on a runner without a cached build, except that cargo finds this checkout's
+# target directory (CARGO_TARGET_DIR, or target/ by default as for any `cargo install --path`),
+# so after `cargo build --release` it compiles nothing and only copies the binary (a stale
+# Cargo.lock, a failing build or a missing binary still fail it). Cargo runs offline
+# (CARGO_NET_OFFLINE): the locked crates must be downloaded already, as they are after `cargo
+# build`. Writes only to a temporary directory (removed on exit) and that target directory.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target/precommit}"
+export CARGO_NET_OFFLINE=true
 export GITHUB_ACTION_PATH="$repo" RUNNER_TEMP="$work/runner" RUNNER_OS=Linux RUNNER_ARCH=X64
 export GITHUB_WORKSPACE="$work/workspace"
 mkdir -p "$RUNNER_TEMP" "$GITHUB_WORKSPACE/models/clean"
@@ -31,7 +36,7 @@ GITHUB_OUTPUT="$work/key2.out" "$repo/.ci/action/key.sh"
 
 INSTALL_ROOT="$root" "$repo/.ci/action/install.sh"
 [[ -x $root/bin/onnx-bcast-lint ]] || fail "install.sh installed nothing"
-echo "action: installed after $(( $(date +%s) - start ))s"
+echo "action: install.sh done after $(( $(date +%s) - start ))s"
 
 # lint: paths on two lines plus args, as a workflow would pass them.
 lint() {
