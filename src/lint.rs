@@ -188,12 +188,12 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
 ///
 /// ```
 /// use onnx_bcast_lint::{lint_bytes, Options};
-/// let bytes = std::fs::read("tests/models/e1_static_mismatch.onnx").expect("fixture");
+/// let bytes = std::fs::read("tests/models/e1_static_mismatch.onnx")?;
 /// let report = lint_bytes(bytes.into(), std::path::Path::new("upload.onnx"), &Options::new())?;
 /// let finding = &report.findings[0];
 /// assert_eq!(finding.code.as_str(), "E1");
 /// println!("{finding}"); // error[E1]: ...
-/// # Ok::<(), onnx_bcast_lint::LoadError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintReport, LoadError> {
     let loaded = model::load_bytes(bytes, name, options.limits)?;
@@ -209,11 +209,11 @@ pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintRe
 /// ```
 /// use onnx_bcast_lint::proto::{Message, ModelProto};
 /// use onnx_bcast_lint::{lint_model, Options};
-/// let bytes = std::fs::read("tests/models/w1_symbolic.onnx").expect("fixture");
-/// let proto = ModelProto::decode(bytes.as_slice()).expect("a valid model");
+/// let bytes = std::fs::read("tests/models/w1_symbolic.onnx")?;
+/// let proto = ModelProto::decode(bytes.as_slice())?;
 /// let report = lint_model(proto, &Options::new().with_dim("batch", 1))?;
 /// assert!(!report.has_errors());
-/// # Ok::<(), onnx_bcast_lint::LoadError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn lint_model(proto: ModelProto, options: &Options) -> Result<LintReport, LoadError> {
     let loaded = model::load_proto(proto, options.limits)?;

@@ -255,13 +255,8 @@ impl Output {
 
     /// An output whose elements are known.
     pub(crate) fn value(value: ValueTensor, elem: Option<i32>) -> Self {
-        let dims = value
-            .shape
-            .iter()
-            .map(|&d| Dim::known(i64::try_from(d).unwrap_or(i64::MAX)))
-            .collect();
         Self {
-            shape: Shape::Ranked(dims),
+            shape: shape_of_elements(&value.shape),
             elem,
             value: Some(value),
             real: None,
@@ -270,18 +265,22 @@ impl Output {
 
     /// An output whose float elements are known (in part: some may be `Real::Unknown`).
     pub(crate) fn reals(real: ValueTensor<Real>, elem: Option<i32>) -> Self {
-        let dims = real
-            .shape
-            .iter()
-            .map(|&d| Dim::known(i64::try_from(d).unwrap_or(i64::MAX)))
-            .collect();
         Self {
-            shape: Shape::Ranked(dims),
+            shape: shape_of_elements(&real.shape),
             elem,
             value: None,
             real: Some(real),
         }
     }
+}
+
+/// The static shape of a tensor whose elements are carried (dims beyond `i64` saturate).
+fn shape_of_elements(dims: &[usize]) -> Shape {
+    Shape::Ranked(
+        dims.iter()
+            .map(|&d| Dim::known(i64::try_from(d).unwrap_or(i64::MAX)))
+            .collect(),
+    )
 }
 
 /// What a rule infers.

@@ -137,6 +137,16 @@ pub(crate) fn tensor_attr(name: &str, tensor: TensorProto) -> AttributeProto {
     }
 }
 
+/// Runs the `com.microsoft` rule of `op_type` (version 1, the only one those operators have).
+pub(crate) fn run_microsoft(
+    op_type: &str,
+    inputs: &[Option<Fact>],
+    attributes: Vec<AttributeProto>,
+    outputs: usize,
+) -> Result<Inferred, RuleError> {
+    run_in("com.microsoft", op_type, 1, inputs, attributes, outputs)
+}
+
 /// Runs the registered rule of `op_type` (default domain unless `domain` given) at `opset`.
 pub(crate) fn run_in(
     domain: &str,

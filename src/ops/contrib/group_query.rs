@@ -113,20 +113,10 @@ pub(super) fn rotary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 #[cfg(test)]
 mod tests {
     use crate::ops::testing::{
-        conditions, dims as s, int_attr, ints, output_shapes, run_in, unmet, Fact,
+        conditions, dims as s, int_attr, ints, output_shapes, run_microsoft as ms, unmet,
     };
-    use crate::ops::{Inferred, RuleError};
     use crate::shape::values::ValueTensor;
     use crate::shape::Dim;
-
-    fn ms(
-        op: &str,
-        inputs: &[Option<Fact>],
-        attrs: Vec<crate::proto::AttributeProto>,
-        outputs: usize,
-    ) -> Result<Inferred, RuleError> {
-        run_in("com.microsoft", op, 1, inputs, attrs, outputs)
-    }
 
     #[test]
     fn gqa_present_is_the_total_sequence() {

@@ -155,17 +155,7 @@ pub(super) fn multi_head(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ops::testing::{dims as s, int_attr, output_shapes, run_in, unmet, Fact};
-    use crate::ops::{Inferred, RuleError};
-
-    fn ms(
-        op: &str,
-        inputs: &[Option<Fact>],
-        attrs: Vec<crate::proto::AttributeProto>,
-        outputs: usize,
-    ) -> Result<Inferred, RuleError> {
-        run_in("com.microsoft", op, 1, inputs, attrs, outputs)
-    }
+    use crate::ops::testing::{dims as s, int_attr, output_shapes, run_microsoft as ms, unmet};
 
     #[test]
     fn mha_cross_attention_with_past_and_mask() {
