@@ -32,7 +32,7 @@ pub fn render(files: &[FileReport]) -> String {
 /// The SARIF log for a batch of files, with artifact URIs relative to `root` (`--sarif-root`);
 /// a file outside it gets an absolute `file:` URI.
 pub fn render_relative(files: &[FileReport], root: &Path) -> String {
-    let root = crate::config::absolute(root);
+    let root = crate::paths::absolute(root);
     let rules: Vec<Value> = Code::ALL
         .iter()
         .map(|code| {
@@ -119,7 +119,7 @@ fn artifact(root: &Path, path: &str, index: Option<usize>) -> Value {
     let absolute: PathBuf = if path == "-" || path == "<stdin>" {
         PathBuf::from(path)
     } else {
-        crate::config::absolute(Path::new(path))
+        crate::paths::absolute(Path::new(path))
     };
     let mut location = match absolute.strip_prefix(root) {
         Ok(relative) if absolute.is_absolute() => {

@@ -11,7 +11,7 @@
 //! ```
 //! use onnx_bcast_lint::{lint_path, Options};
 //! let report = lint_path(
-//!     std::path::Path::new("tests/models/e1_static_mismatch.onnx"),
+//!     std::path::Path::new("../tests/models/e1_static_mismatch.onnx"),
 //!     &Options::new(),
 //! )?;
 //! assert!(report.has_errors());
@@ -24,16 +24,20 @@
 pub mod annotate;
 mod bind;
 pub mod check;
+#[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
 mod config;
 pub mod diag;
 pub mod error;
 pub mod fingerprint;
+#[cfg(feature = "cli")]
 mod gate;
 pub mod infer;
 mod lint;
 pub mod model;
 pub mod ops;
+mod paths;
 pub mod proto;
 pub mod report;
 pub mod shape;

@@ -154,7 +154,7 @@ pub struct Timings {
 /// ```
 /// use onnx_bcast_lint::{lint_path_timed, Options};
 /// let (report, timings) = lint_path_timed(
-///     std::path::Path::new("tests/models/w1_symbolic.onnx"),
+///     std::path::Path::new("../tests/models/w1_symbolic.onnx"),
 ///     &Options::new(),
 /// );
 /// let report = report?;
@@ -188,7 +188,7 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
 ///
 /// ```
 /// use onnx_bcast_lint::{lint_bytes, Options};
-/// let bytes = std::fs::read("tests/models/e1_static_mismatch.onnx")?;
+/// let bytes = std::fs::read("../tests/models/e1_static_mismatch.onnx")?;
 /// let report = lint_bytes(bytes.into(), std::path::Path::new("upload.onnx"), &Options::new())?;
 /// let finding = &report.findings[0];
 /// assert_eq!(finding.code.as_str(), "E1");
@@ -209,7 +209,7 @@ pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintRe
 /// ```
 /// use onnx_bcast_lint::proto::{Message, ModelProto};
 /// use onnx_bcast_lint::{lint_model, Options};
-/// let bytes = std::fs::read("tests/models/w1_symbolic.onnx")?;
+/// let bytes = std::fs::read("../tests/models/w1_symbolic.onnx")?;
 /// let proto = ModelProto::decode(bytes.as_slice())?;
 /// let report = lint_model(proto, &Options::new().with_dim("batch", 1))?;
 /// assert!(!report.has_errors());

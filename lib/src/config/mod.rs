@@ -9,7 +9,7 @@ mod values;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -142,22 +142,7 @@ fn read(path: &Path, forced: bool) -> Result<Option<ConfigFile>, ConfigError> {
     }))
 }
 
-/// An absolute, lexically normalised path (`.` and `..` resolved without following links), so
-/// that `models/../zoo/a.onnx` and `zoo/a.onnx` match the same globs.
-pub(crate) fn absolute(path: &Path) -> PathBuf {
-    let joined = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut out = PathBuf::new();
-    for component in joined.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
+pub(crate) use crate::paths::absolute;
 
 /// Where settings come from.
 #[derive(Debug)]
