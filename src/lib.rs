@@ -35,6 +35,7 @@ mod lint;
 pub mod model;
 pub mod ops;
 pub mod proto;
+pub mod provenance;
 pub mod report;
 pub mod shape;
 

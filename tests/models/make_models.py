@@ -656,6 +656,30 @@ def e1_reshape_upstream():
     return model(g)
 
 
+@fixture("e1_transposed_table.onnx")
+def e1_transposed_table():
+    """Add(x [2, 3], Transpose(w [3, 4])) and Add(x, Reshape(flat [12], [4, 3])): both clash on
+    axis 0 (2 vs 4). The first 4 is axis 1 of initializer w (provenance through the Transpose's
+    perm); the second comes from the Reshape target's elements, which dim chains do not follow."""
+    g = graph(
+        [
+            node("Transpose", ["w"], ["wt"], name="transpose", perm=[1, 0]),
+            node("Add", ["x", "wt"], ["y"], name="add_transposed"),
+            node("Reshape", ["flat", "shape"], ["r"], name="reshape"),
+            node("Add", ["x", "r"], ["z"], name="add_reshaped"),
+        ],
+        "e1_transposed_table",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, None), vi("z", F, None)],
+        initializer=[
+            init("w", weights([3, 4])),
+            init("flat", weights([12])),
+            i64s("shape", [4, 3]),
+        ],
+    )
+    return model(g)
+
+
 @fixture("e1_legacy_axis.onnx")
 def e1_legacy_axis():
     """Opset 6 Add(A [2, 3, 4, 5], B [3, 4], broadcast=1, axis=2): B would need [4, 5]."""
