@@ -26,7 +26,7 @@ use crate::shape::Dim;
 /// Most states (value, axis) one dim's walk visits before giving up.
 const MAX_VISITS_PER_DIM: usize = 4_096;
 /// Most states all walks of one model visit together: past it, later findings get none.
-const MAX_VISITS_PER_MODEL: usize = 1 << 18;
+const MAX_VISITS_PER_MODEL: usize = 1 << 16;
 
 /// Where one dim of a finding's input comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
