@@ -140,6 +140,9 @@ pub struct InputSite {
     /// Whether this input is one of the offending ones (labelled in human output).
     #[serde(skip)]
     pub offending: bool,
+    /// Where its offending dims come from (issue 17): one entry per dim a chain was found for.
+    #[serde(skip)]
+    pub provenance: Vec<crate::provenance::DimProvenance>,
 }
 
 /// One finding.

@@ -131,6 +131,7 @@ mod tests {
                     value: None,
                     slot,
                     offending: *offending,
+                    provenance: Vec::new(),
                 })
                 .collect(),
         }

@@ -39,6 +39,7 @@ pub mod model;
 pub mod ops;
 mod paths;
 pub mod proto;
+pub mod provenance;
 pub mod report;
 pub mod shape;
 

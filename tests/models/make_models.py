@@ -656,6 +656,23 @@ def e1_reshape_upstream():
     return model(g)
 
 
+@fixture("e1_transposed_table.onnx")
+def e1_transposed_table():
+    """Add(x [2, 3], Transpose(w [3, 4])): axis 0 clashes (2 vs 4). The 4 is axis 1 of
+    initializer w: its provenance goes through the Transpose's perm."""
+    g = graph(
+        [
+            node("Transpose", ["w"], ["wt"], name="transpose", perm=[1, 0]),
+            node("Add", ["x", "wt"], ["y"], name="add_transposed"),
+        ],
+        "e1_transposed_table",
+        [vi("x", F, [2, 3])],
+        [vi("y", F, None)],
+        initializer=[init("w", weights([3, 4]))],
+    )
+    return model(g)
+
+
 @fixture("e1_legacy_axis.onnx")
 def e1_legacy_axis():
     """Opset 6 Add(A [2, 3, 4, 5], B [3, 4], broadcast=1, axis=2): B would need [4, 5]."""

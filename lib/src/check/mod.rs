@@ -40,5 +40,6 @@ pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<
         assumed::note(model, &mut findings);
     }
     findings.sort_by_cached_key(Finding::sort_key);
+    crate::provenance::attach(model, inference, &mut findings);
     findings
 }

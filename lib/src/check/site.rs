@@ -62,6 +62,7 @@ pub(super) fn input_sites(
                 value: elements,
                 slot,
                 offending: offending.contains(&slot),
+                provenance: Vec::new(),
             })
         })
         .collect()

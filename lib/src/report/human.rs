@@ -132,7 +132,21 @@ fn render_finding(
         ));
     }
     let _ = handler.render_report(out, &shown);
+    provenance_notes(out, finding);
     fingerprint_line(out, finding);
+}
+
+/// Where the offending dims come from (issue 17), one note per traced dim.
+fn provenance_notes(out: &mut String, finding: &Finding) {
+    for input in &finding.inputs {
+        for dim in input
+            .provenance
+            .iter()
+            .filter(|d| !d.is_trivial(&input.name))
+        {
+            let _ = writeln!(out, "  note: {}", dim.note(&input.name));
+        }
+    }
 }
 
 /// The finding's fingerprint under its report: what `ignore = [...]` takes.
@@ -196,15 +210,38 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
     let mut text = format!("{} {{\n", graph_name(graph));
     let mut node_span = 0..0;
     let mut inputs = Vec::new();
-    for node in graph
-        .nodes
-        .iter()
-        .skip(index.saturating_sub(CONTEXT_BEFORE))
-        .take(CONTEXT_BEFORE + 2)
-    {
+    let chain = chain_nodes(graph, index, finding);
+    let shown: Vec<&Node> = if chain.is_empty() {
+        graph
+            .nodes
+            .iter()
+            .skip(index.saturating_sub(CONTEXT_BEFORE))
+            .take(CONTEXT_BEFORE + 2)
+            .collect()
+    } else {
+        chain
+            .iter()
+            .chain(std::iter::once(&index))
+            .filter_map(|&i| graph.node(i))
+            .collect()
+    };
+    let mut previous: Option<usize> = None;
+    for node in shown {
+        // Chain nodes are not neighbours in the file: a gap is marked.
+        if previous.is_some_and(|p| p + 1 < node.index) {
+            text.push_str("   ...\n");
+        }
+        previous = Some(node.index);
         let start = text.len();
         text.push_str("   ");
-        let (line, op_span, input_spans) = node_line(graph, node);
+        let (mut line, op_span, input_spans) = node_line(graph, node);
+        if chain.contains(&node.index) {
+            line = with_attributes(line, finding, node.index);
+            // A label under the op of each chain node: miette shows the lines that carry one.
+            if let Some(text) = chain_label(finding, node.index) {
+                inputs.push((start + 3 + op_span.start..start + 3 + op_span.end, text));
+            }
+        }
         if node.index == index {
             for input in finding.inputs.iter().filter(|i| i.offending) {
                 if let Some(range) = input_spans.get(input.slot) {
@@ -235,6 +272,61 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
         node: node_span,
         inputs,
     }
+}
+
+/// Most chain nodes the listing shows (the ones nearest the finding's node).
+const MAX_CHAIN_LINES: usize = 6;
+
+/// The nodes of the finding's provenance chains that change a dim, in this graph, before the
+/// finding's node, in file order: what made the clashing shapes.
+fn chain_nodes(graph: &Graph, index: usize, finding: &Finding) -> Vec<usize> {
+    let mut nodes: Vec<usize> = finding
+        .inputs
+        .iter()
+        .flat_map(|input| &input.provenance)
+        .flat_map(|dim| &dim.steps)
+        .filter(|step| step.graph == graph.path && step.index < index)
+        .map(|step| step.index)
+        .collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let keep = nodes.len().saturating_sub(MAX_CHAIN_LINES);
+    nodes.split_off(keep)
+}
+
+/// What a chain node makes: `makes axis 2 of `f1`: samples/5`.
+fn chain_label(finding: &Finding, index: usize) -> Option<String> {
+    let made: Vec<String> = finding
+        .inputs
+        .iter()
+        .flat_map(|input| &input.provenance)
+        .flat_map(|dim| &dim.steps)
+        .filter(|step| step.index == index)
+        .map(|step| format!("axis {} of `{}`: {}", step.axis, step.output, step.dim))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    (!made.is_empty()).then(|| format!("makes {}", made.join("; ")))
+}
+
+/// `y = Conv (x, w)  # strides = [2]`: what decides the dim a chain step makes, as a comment
+/// (a Slice's `ends` is an input, not an attribute, so ONNX's `<...>` would misstate it).
+fn with_attributes(mut line: String, finding: &Finding, index: usize) -> String {
+    let step = finding
+        .inputs
+        .iter()
+        .flat_map(|input| &input.provenance)
+        .flat_map(|dim| &dim.steps)
+        .find(|step| step.index == index && !step.attributes.is_empty());
+    if let Some(step) = step {
+        let shown: Vec<String> = step
+            .attributes
+            .iter()
+            .map(|(name, value)| format!("{name} = {value}"))
+            .collect();
+        let _ = write!(line, "  # {}", shown.join(", "));
+    }
+    line
 }
 
 fn graph_name(graph: &Graph) -> &str {

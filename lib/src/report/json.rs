@@ -109,7 +109,12 @@ fn finding_json(finding: &Finding) -> Value {
         .inputs
         .iter()
         .map(|input| {
-            json!({"name": input.name, "shape": shape_json(&input.shape), "value": input.value})
+            json!({
+                "name": input.name,
+                "shape": shape_json(&input.shape),
+                "value": input.value,
+                "provenance": super::provenance::json(&input.provenance),
+            })
         })
         .collect();
     json!({
@@ -131,7 +136,8 @@ pub fn shape_json(shape: &Shape) -> Value {
     }
 }
 
-fn dim_json(dim: &Dim) -> Value {
+/// A dim as JSON: an integer, a symbolic expression's text, or null.
+pub(super) fn dim_json(dim: &Dim) -> Value {
     match dim {
         Dim::Known(size) => Value::from(*size),
         Dim::Sym(_) => Value::String(dim.to_string()),

@@ -4,6 +4,7 @@
 pub mod explain;
 pub mod human;
 pub mod json;
+mod provenance;
 pub mod sarif;
 
 use crate::lint::LintReport;

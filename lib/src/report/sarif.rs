@@ -213,14 +213,23 @@ fn result(finding: &Finding, artifact: &Value) -> Value {
         );
     }
     let location = Value::Object(location);
-    json!({
+    let mut result = json!({
         "ruleId": code.as_str(),
         "ruleIndex": rule_index,
         "level": level(finding.severity()),
         "message": {"text": text},
         "locations": [location],
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint().as_str()},
-    })
+    });
+    // Where the offending dims come from: the chains' nodes, and one flow per dim.
+    if let (Some((related, flows)), Some(object)) = (
+        super::provenance::sarif(finding, artifact, &location),
+        result.as_object_mut(),
+    ) {
+        object.insert("relatedLocations".into(), related);
+        object.insert("codeFlows".into(), flows);
+    }
+    result
 }
 
 #[cfg(test)]

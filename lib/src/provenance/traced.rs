@@ -1,0 +1,156 @@
+//! Which dims of a finding get a provenance: the ones it is about. Where two or more offending
+//! inputs have shapes, the axes (aligned from the right, as broadcasting aligns them) on which
+//! their sizes differ: `seq` against `min(seq, 64)`, 3 against 4 (for a broadcast, sizes of 1
+//! are left out: they stretch). A lone offending
+//! input (a Squeeze's data) gets its symbolic dims that the message names. Inputs shown by
+//! their elements (a Reshape target, Squeeze axes) and unknown dims are not traced.
+
+use crate::diag::{Code, Finding};
+use crate::shape::Dim;
+
+/// `(index into finding.inputs, axis)` of every dim to trace, in input then axis order.
+pub(super) fn axes(finding: &Finding) -> Vec<(usize, usize)> {
+    let shaped: Vec<(usize, &[Dim])> = finding
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, input)| input.offending && input.value.is_none())
+        .filter_map(|(i, input)| Some((i, input.shape.dims()?)))
+        .collect();
+    let mut out = Vec::new();
+    match shaped[..] {
+        [] => {}
+        [(i, dims)] => {
+            for (axis, dim) in dims.iter().enumerate() {
+                if matches!(dim, Dim::Sym(_))
+                    && dim.symbols().iter().any(|s| finding.message.contains(s))
+                {
+                    out.push((i, axis));
+                }
+            }
+        }
+        _ => {
+            // Broadcasting stretches a 1, so it is never what a broadcast finding is about; an
+            // operator constraint (Concat's other axes) may clash with a 1.
+            let stretching_one_matters = !matches!(finding.code, Code::E1 | Code::W1);
+            let rank = shaped.iter().map(|(_, d)| d.len()).max().unwrap_or(0);
+            for back in 1..=rank {
+                // The dims on this aligned axis that broadcasting does not simply stretch.
+                let present: Vec<(usize, usize, &Dim)> = shaped
+                    .iter()
+                    .filter_map(|&(i, dims)| {
+                        let axis = dims.len().checked_sub(back)?;
+                        Some((i, axis, dims.get(axis)?))
+                    })
+                    .filter(|(_, _, d)| match d {
+                        Dim::Unknown => false,
+                        Dim::Known(1) => stretching_one_matters,
+                        _ => true,
+                    })
+                    .collect();
+                let differ = present
+                    .first()
+                    .is_some_and(|(_, _, first)| present.iter().any(|(_, _, d)| d != first));
+                if differ {
+                    out.extend(present.iter().map(|&(i, axis, _)| (i, axis)));
+                }
+            }
+            out.sort_unstable();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::axes;
+    use crate::diag::{Code, Finding, InputSite};
+    use crate::shape::{Dim, Shape};
+
+    fn input(name: &str, dims: Vec<Dim>, slot: usize) -> InputSite {
+        InputSite {
+            name: name.into(),
+            shape: Shape::Ranked(dims),
+            value: None,
+            slot,
+            offending: true,
+            provenance: Vec::new(),
+        }
+    }
+
+    fn finding(message: &str, inputs: Vec<InputSite>) -> Finding {
+        Finding {
+            code: Code::W1,
+            message: message.into(),
+            help: None,
+            node: None,
+            inputs,
+        }
+    }
+
+    #[test]
+    fn the_axes_where_sizes_differ_are_traced_and_stretching_ones_are_not() {
+        let f = finding(
+            "Add node `a`: broadcasting is valid only if seq ≤ 64",
+            vec![
+                input(
+                    "x",
+                    vec![Dim::sym("batch"), Dim::sym("seq"), Dim::known(8)],
+                    0,
+                ),
+                input("y", vec![Dim::known(1), Dim::sym("n"), Dim::known(8)], 1),
+            ],
+        );
+        // Axis 0 is batch against 1 (a stretch), axis 2 agrees: only axis 1 is about the finding.
+        assert_eq!(axes(&f), vec![(0, 1), (1, 1)]);
+    }
+
+    #[test]
+    fn an_operator_constraint_traces_a_clashing_one_too() {
+        let mut f = finding(
+            "Concat node `c`: Concat inputs must agree on dim 2",
+            vec![
+                input("x", vec![Dim::sym("n"), Dim::sym("h")], 0),
+                input("y", vec![Dim::sym("n"), Dim::known(1)], 1),
+            ],
+        );
+        f.code = Code::W4;
+        assert_eq!(axes(&f), vec![(0, 1), (1, 1)]);
+    }
+
+    #[test]
+    fn inputs_of_lower_rank_align_from_the_right() {
+        let f = finding(
+            "E1",
+            vec![
+                input("x", vec![Dim::known(2), Dim::known(3)], 0),
+                input("y", vec![Dim::known(4)], 1),
+            ],
+        );
+        assert_eq!(axes(&f), vec![(0, 1), (1, 0)]);
+    }
+
+    #[test]
+    fn a_lone_input_traces_the_symbolic_dims_the_message_names() {
+        let f = finding(
+            "Squeeze node `s`: Squeeze may only remove dims of size 1, which holds only if 96 ≤ len",
+            vec![input(
+                "x",
+                vec![Dim::sym("batch"), Dim::known(128), Dim::sym("len")],
+                0,
+            )],
+        );
+        assert_eq!(axes(&f), vec![(0, 2)]);
+    }
+
+    #[test]
+    fn inputs_shown_by_their_elements_are_not_traced() {
+        let mut target = input("t", vec![Dim::known(2)], 1);
+        target.value = Some("[2, 5]".into());
+        let f = finding(
+            "Expand node `e`: n",
+            vec![input("x", vec![Dim::sym("n"), Dim::known(3)], 0), target],
+        );
+        assert_eq!(axes(&f), vec![(0, 0)]);
+    }
+}

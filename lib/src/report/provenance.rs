@@ -1,0 +1,121 @@
+//! Provenance chains (issue 17) in the machine formats: the JSON `provenance` list of an input
+//! (one entry per traced dim: its source and the nodes that change it) and SARIF's
+//! `relatedLocations` and `codeFlows` (SARIF 2.1.0 sections 3.27.22 and 3.36), one thread flow
+//! per traced dim from its source to the finding's node.
+
+use serde_json::{json, Map, Value};
+
+use super::json::dim_json;
+use crate::diag::Finding;
+use crate::provenance::{DimProvenance, Step};
+
+/// The `provenance` list of one input.
+pub(super) fn json(provenance: &[DimProvenance]) -> Value {
+    Value::Array(
+        provenance
+            .iter()
+            .map(|p| {
+                json!({
+                    "axis": p.axis,
+                    "dim": dim_json(&p.dim),
+                    "source": {
+                        "kind": p.source.kind.as_str(),
+                        "graph": p.source.graph,
+                        "name": p.source.name,
+                        "axis": p.source.axis,
+                        "dim": dim_json(&p.source.dim),
+                    },
+                    "steps": p.steps.iter().map(step_json).collect::<Vec<_>>(),
+                    "nodes": p.nodes,
+                })
+            })
+            .collect(),
+    )
+}
+
+fn step_json(step: &Step) -> Value {
+    let attributes: Map<String, Value> = step
+        .attributes
+        .iter()
+        .map(|(name, value)| (name.clone(), Value::String(value.clone())))
+        .collect();
+    json!({
+        "graph": step.graph,
+        "index": step.index,
+        "name": step.name,
+        "op_type": step.op_type,
+        "attributes": attributes,
+        "output": step.output,
+        "axis": step.axis,
+        "dim": dim_json(&step.dim),
+    })
+}
+
+/// A SARIF location of a chain's node: its line in its graph's text form and its bytes, as
+/// the result's own location, with `message` saying what it makes.
+fn step_location(step: &Step, artifact: &Value, id: usize) -> Value {
+    let mut region = json!({"startLine": step.index.saturating_add(2)});
+    if step.span.end > step.span.start {
+        if let Some(object) = region.as_object_mut() {
+            object.insert("byteOffset".into(), step.span.start.into());
+            object.insert(
+                "byteLength".into(),
+                (step.span.end - step.span.start).into(),
+            );
+        }
+    }
+    json!({
+        "id": id,
+        "message": {"text": format!("{} makes `{}` (axis {} of `{}`)", step.describe(), step.dim, step.axis, step.output)},
+        "physicalLocation": {"artifactLocation": artifact, "region": region},
+        "logicalLocations": [{
+            "name": step.name,
+            "fullyQualifiedName": format!("{}/{}", step.graph, step.name),
+            "kind": "function",
+        }],
+    })
+}
+
+/// `relatedLocations` (every chain node once, by id) and `codeFlows` (one thread flow per
+/// traced dim: its source, the nodes that change it, and the finding's own location), or
+/// `None` when the finding has no provenance.
+pub(super) fn sarif(finding: &Finding, artifact: &Value, own: &Value) -> Option<(Value, Value)> {
+    let mut related: Vec<Value> = Vec::new();
+    let mut ids: Vec<(String, usize)> = Vec::new();
+    let mut flows = Vec::new();
+    for input in &finding.inputs {
+        for dim in input
+            .provenance
+            .iter()
+            .filter(|d| !d.is_trivial(&input.name))
+        {
+            let mut locations = vec![json!({"location": {
+                "message": {"text": dim.source.describe()},
+                "logicalLocations": [{
+                    "name": dim.source.name,
+                    "fullyQualifiedName": format!("{}/{}", dim.source.graph, dim.source.name),
+                    "kind": "variable",
+                }],
+            }})];
+            for step in &dim.steps {
+                let key = format!("{}/{}", step.graph, step.index);
+                let known = ids.iter().find(|(k, _)| *k == key).map(|(_, id)| *id);
+                let id = known.unwrap_or_else(|| {
+                    let id = related.len();
+                    related.push(step_location(step, artifact, id));
+                    ids.push((key, id));
+                    id
+                });
+                if let Some(location) = related.get(id) {
+                    locations.push(json!({"location": location}));
+                }
+            }
+            locations.push(json!({"location": own}));
+            flows.push(json!({
+                "message": {"text": dim.note(&input.name)},
+                "threadFlows": [{"locations": locations}],
+            }));
+        }
+    }
+    (!flows.is_empty()).then(|| (Value::Array(related), Value::Array(flows)))
+}
