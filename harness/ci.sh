@@ -19,12 +19,14 @@ fi
 cd "$HERE"
 .venv/bin/python -m pytest -q tests
 rc=0
-./run.sh > /dev/null || rc=$?
+./run.sh --write-shapes > /dev/null || rc=$?
 echo "ci: per-family table (harness/out/family_table.md):"
 cat out/family_table.md
 if [[ -s out/false_alarms.md ]] && grep -q '^- ' out/false_alarms.md; then
   echo "ci: FAILED: false alarms on valid models (harness/out/false_alarms.md):"
   grep '^- ' out/false_alarms.md
 fi
+echo "ci: --write-shapes round trip (harness/out/write_shapes.txt):"
+cat out/write_shapes.txt
 echo "ci: harness took $(( $(date +%s) - start ))s"
 exit $rc

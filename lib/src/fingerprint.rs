@@ -105,7 +105,7 @@ impl Fnv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::{InputSite, NodeSite};
+    use crate::diag::{Facts, InputSite, NodeSite};
     use crate::shape::Shape;
 
     fn finding(code: Code, index: usize, anchor: &str, inputs: &[(&str, bool)]) -> Finding {
@@ -134,6 +134,10 @@ mod tests {
                     provenance: Vec::new(),
                 })
                 .collect(),
+            facts: Facts::InvalidNode {
+                reason: format!("message {index}"),
+            },
+            assumes_constant_initializers: false,
         }
     }
 

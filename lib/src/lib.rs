@@ -6,7 +6,8 @@
 //! - [`shape`]: dims (static, symbolic, unknown), shapes, and every broadcasting rule of the specs.
 //! - [`infer`]: shape propagation in topological order, with small integer tensors carried as
 //!   symbolic values so computed Reshape/Expand targets are known.
-//! - [`check`]: findings (`E1` `W1` `E2` `E3` `E4` `W4` `I1`); [`report`]: human, JSON and SARIF output.
+//! - [`check`]: findings (`E1` `W1` `E2` `E3` `E4` `W4` `I1`), each carrying its facts as data
+//!   ([`diag::Facts`]) from which its message is written; [`report`]: human, JSON and SARIF output.
 //!
 //! ```
 //! use onnx_bcast_lint::{lint_path, Options};
@@ -17,6 +18,9 @@
 //! assert!(report.has_errors());
 //! for finding in &report.findings {
 //!     println!("{} {}", finding.code, finding.message);
+//!     if let onnx_bcast_lint::diag::Facts::BroadcastClash { axis, sizes, .. } = &finding.facts {
+//!         assert_eq!((*axis, sizes.len()), (Some(1), 2));
+//!     }
 //! }
 //! # Ok::<(), onnx_bcast_lint::LoadError>(())
 //! ```

@@ -17,9 +17,10 @@ data files are never opened), or a binary file object.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import (
     Any,
     Dict,
@@ -149,7 +150,10 @@ class Input(NamedTuple):
 class Finding:
     """One diagnostic: ``code`` (``E1`` ...), ``severity`` (``error``, ``warning``, ``info``),
     ``message`` (one sentence naming op and node), ``help`` (what would make it legal, or
-    ``None``), ``node`` (or ``None`` for model-level findings) and ``inputs``."""
+    ``None``), ``node`` (or ``None`` for model-level findings), ``inputs`` and ``facts``: what
+    the message states, as data (a dict tagged by ``"kind"``, as the JSON output's ``facts``,
+    e.g. ``{"kind": "conditional_broadcast", "condition": "seq ≤ 64", "counterexample":
+    {"seq": 65}, ...}``; the message is written from it)."""
 
     code: str
     severity: str
@@ -157,6 +161,7 @@ class Finding:
     help: Optional[str]
     node: Optional[Node]
     inputs: Tuple[Input, ...]
+    facts: Dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __str__(self) -> str:
         return f"{self.code} {self.message}"
@@ -273,12 +278,18 @@ def _copy(shape: Shape) -> Shape:
 
 
 def _finding(raw: Tuple[Any, ...]) -> Finding:
-    code, severity, message, help_, node, inputs = raw
+    code, severity, message, help_, node, inputs, facts = raw
     if node is not None:
         graph, index, name, op_type, domain, start, end = node
         node = Node(graph, index, name, op_type, domain, (start, end) if end > start else None)
     return Finding(
-        code, severity, message, help_, node, tuple(Input(n, s) for n, s in inputs)
+        code,
+        severity,
+        message,
+        help_,
+        node,
+        tuple(Input(n, s) for n, s in inputs),
+        json.loads(facts),
     )
 
 

@@ -3,6 +3,7 @@
 import os
 from typing import (
     IO,
+    Any,
     Dict,
     Iterable,
     List,
@@ -82,6 +83,7 @@ class Finding:
     help: Optional[str]
     node: Optional[Node]
     inputs: Tuple[Input, ...]
+    facts: Dict[str, Any]
     def __init__(
         self,
         code: str,
@@ -90,6 +92,7 @@ class Finding:
         help: Optional[str],
         node: Optional[Node],
         inputs: Tuple[Input, ...],
+        facts: Dict[str, Any] = ...,
     ) -> None: ...
 
 class Report:

@@ -147,9 +147,10 @@ impl NativeReport {
         Some((error.code(), error.to_string(), offset))
     }
 
-    /// Every finding as `(code, severity, message, help, node, inputs)`, `node` being `None` or
-    /// `(graph, index, name, op_type, domain, start, end)` and `inputs` a list of
-    /// `(name, shape)`.
+    /// Every finding as `(code, severity, message, help, node, inputs, facts)`, `node` being
+    /// `None` or `(graph, index, name, op_type, domain, start, end)`, `inputs` a list of
+    /// `(name, shape)` and `facts` the JSON output's `facts` object as JSON text (the Python
+    /// side decodes it: one format for both).
     fn findings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         let Some(report) = self.report() else {
@@ -187,6 +188,7 @@ impl NativeReport {
                 finding.help.as_deref(),
                 node,
                 inputs,
+                onnx_bcast_lint::report::json::facts_json(finding).to_string(),
             ))?;
         }
         Ok(list)

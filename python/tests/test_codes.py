@@ -52,6 +52,21 @@ def test_e1_finding_attributes():
     assert str(finding).startswith("E1 Add node `add`")
 
 
+def test_facts_carry_what_the_message_states():
+    (e1,) = obl.lint(MODELS / "e1_static_mismatch.onnx").findings
+    assert e1.facts["kind"] == "broadcast_clash" and e1.facts["axis"] == 1
+    assert [(s["input"], s["axis"], s["size"]) for s in e1.facts["sizes"]] == [
+        ("x", 1, 3), ("y", 0, 4)]
+    (w1,) = [f for f in obl.lint(MODELS / "w1_position_table.onnx").findings if f.code == "W1"]
+    assert w1.facts["kind"] == "conditional_broadcast"
+    assert w1.facts["condition"] == "seq ≤ 64" and w1.facts["condition"] in w1.message
+    assert w1.facts["counterexample"] == {"seq": 65}
+    (e2,) = obl.lint(MODELS / "e2_declared_mismatch.onnx").findings
+    assert (e2.facts["declared"], e2.facts["inferred"]) == ([2, 5], [2, 3])
+    i1 = obl.lint(MODELS / "i1_future_opset.onnx").infos[0]
+    assert (i1.facts["op_type"], i1.facts["version"]) == ("Add", 99)
+
+
 def test_w1_symbolic_shapes_are_strings():
     report = obl.lint(MODELS / "w1_symbolic.onnx")
     (finding,) = report.findings

@@ -11,11 +11,7 @@
 use crate::diag::{Code, Finding};
 use crate::model::Model;
 
-/// The note appended to the help of a finding that depends on the assumption.
-pub(crate) const NOTE: &str =
-    "assuming initializers that are also graph inputs keep their values (--initializers-as-constants)";
-
-/// Appends [`NOTE`] to the help of each finding that may depend on the assumption.
+/// Appends the note (`assuming initializers ... keep their values`) to the help of each finding that may depend on the assumption.
 pub(super) fn note(model: &Model, findings: &mut [Finding]) {
     // Before IR 4 such inputs are constants whatever the option says: nothing is assumed.
     if model.ir_version < 4 {
@@ -75,10 +71,7 @@ pub(super) fn note(model: &Model, findings: &mut [Finding]) {
             true
         };
         if depends {
-            finding.help = Some(match finding.help.take() {
-                Some(help) => format!("{help}; {NOTE}"),
-                None => NOTE.to_owned(),
-            });
+            finding.assume_constant_initializers();
         }
     }
 }

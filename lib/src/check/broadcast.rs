@@ -13,10 +13,9 @@
 //! definite: false is an E1, true is no finding.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt::Write as _;
 
 use super::site::{input_sites, node_site};
-use crate::diag::{Code, Finding};
+use crate::diag::{Facts, Finding, NodeName, Operand, SizeAt};
 use crate::infer::{GraphFacts, Inference};
 use crate::model::{Graph, Model, Node};
 use crate::ops::{BroadcastCheck, Constraint};
@@ -55,7 +54,7 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
                             Some(constraint) => {
                                 constraint_finding(graph, node, facts, constraint, None)
                             }
-                            None => incompatible(graph, node, facts, check, violation, None),
+                            None => incompatible(graph, node, facts, check, violation),
                         });
                         break;
                     }
@@ -106,39 +105,6 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
     findings
 }
 
-/// What the rule requires, for `help`. Under the unidirectional rule only one input may
-/// stretch, and the help names it (`C` for Gemm, `slope` for `PRelu`), the input to change.
-fn requirement(rule: Rule, names: &[String]) -> String {
-    match rule {
-        Rule::Multidirectional | Rule::Bidirectional | Rule::Pdpd => {
-            "shapes align from the right and each pair of sizes must be equal or contain a 1"
-                .to_owned()
-        }
-        Rule::Unidirectional => {
-            let stretching = names
-                .get(1)
-                .map_or_else(|| "the second input".to_owned(), |n| format!("`{n}`"));
-            format!(
-                "only {stretching} stretches: each of its sizes must equal the target's or be 1, and its rank may not exceed the target's"
-            )
-        }
-        Rule::Legacy => {
-            "B must be a single element or equal a contiguous run of A's dims starting at `axis` (suffix when absent)"
-                .to_owned()
-        }
-    }
-}
-
-fn rule_name(rule: Rule) -> &'static str {
-    match rule {
-        Rule::Multidirectional => "multidirectional (numpy) broadcasting",
-        Rule::Unidirectional => "unidirectional broadcasting",
-        Rule::Bidirectional => "bidirectional broadcasting (Expand)",
-        Rule::Legacy => "opset < 7 broadcast/axis rule",
-        Rule::Pdpd => "pdpd broadcasting",
-    }
-}
-
 fn slot_names(graph: &Graph, node: &Node, check: &BroadcastCheck) -> Vec<String> {
     check
         .slots
@@ -168,13 +134,26 @@ fn shapes_of<'f>(node: &Node, facts: &'f GraphFacts, check: &BroadcastCheck) -> 
         .collect()
 }
 
+/// The inputs the check broadcasts, in its order, with their shapes.
+fn operands(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    check: &BroadcastCheck,
+) -> Vec<Operand> {
+    slot_names(graph, node, check)
+        .into_iter()
+        .zip(shapes_of(node, facts, check))
+        .map(|(name, shape)| Operand::new(name, shape.clone()))
+        .collect()
+}
+
 fn incompatible(
     graph: &Graph,
     node: &Node,
     facts: &GraphFacts,
     check: &BroadcastCheck,
     violation: &Violation,
-    under: Option<&Binding>,
 ) -> Finding {
     let names = slot_names(graph, node, check);
     let shapes = shapes_of(node, facts, check);
@@ -187,39 +166,36 @@ fn incompatible(
         .filter(|offender| !unidirectional || offender.input > 0)
         .filter_map(|offender| check.slots.get(offender.input).copied())
         .collect();
-    let mut message = match (unidirectional, names.get(1), shapes.get(1)) {
-        (true, Some(name), Some(shape)) => format!(
-            "{} node `{}`: `{name}` {shape} cannot broadcast to {}: {violation}",
-            node.op_type, node.name, check.outcome.shape
-        ),
-        _ => format!(
-            "{} node `{}`: inputs cannot broadcast: {violation}",
-            node.op_type, node.name
-        ),
-    };
-    if let Some(binding) = under {
-        let _ = write!(message, " when {}", show_binding(binding));
-    }
-    let mut help = format!(
-        "{}: {}",
-        rule_name(check.rule),
-        requirement(check.rule, &names)
-    );
     let fix = suggest_fix(&names, &shapes, check.rule == Rule::Legacy).or_else(|| {
         unidirectional
             .then(|| stretch_fix(names.get(1)?, &check.outcome.shape))
             .flatten()
     });
-    if let Some(fix) = fix {
-        let _ = write!(help, "; {fix}");
-    }
-    Finding {
-        code: Code::E1,
-        message,
-        help: Some(help),
-        node: Some(node_site(graph, node)),
-        inputs: input_sites(graph, Some(facts), node, &offending),
-    }
+    let sizes = violation
+        .inputs
+        .iter()
+        .map(|o| {
+            let name = names
+                .get(o.input)
+                .cloned()
+                .unwrap_or_else(|| format!("input {}", o.input));
+            SizeAt::new(name, o.input, o.axis, o.dim.clone())
+        })
+        .collect();
+    let facts_of = Facts::BroadcastClash {
+        rule: check.rule,
+        violation: violation.kind,
+        axis: violation.axis,
+        sizes,
+        operands: operands(graph, node, facts, check),
+        target: unidirectional.then(|| check.outcome.shape.clone()),
+        fix,
+    };
+    Finding::new(
+        facts_of,
+        Some(node_site(graph, node)),
+        input_sites(graph, Some(facts), node, &offending),
+    )
 }
 
 fn definite_under_binding(
@@ -230,24 +206,17 @@ fn definite_under_binding(
     condition: &Condition,
     binding: &Binding,
 ) -> Finding {
-    let offending = check.slots.clone();
-    Finding {
-        code: Code::E1,
-        message: format!(
-            "{} node `{}`: inputs cannot broadcast when {}: it needs {}",
-            node.op_type,
-            node.name,
-            show_binding(binding),
-            condition.plain()
-        ),
-        help: Some(format!(
-            "{}: {}; this deployment's dims break that",
-            rule_name(check.rule),
-            requirement(check.rule, &slot_names(graph, node, check))
-        )),
-        node: Some(node_site(graph, node)),
-        inputs: input_sites(graph, Some(facts), node, &offending),
-    }
+    let facts_of = Facts::BroadcastBroken {
+        rule: check.rule,
+        operands: operands(graph, node, facts, check),
+        condition: condition.plain().to_string(),
+        binding: binding.clone(),
+    };
+    Finding::new(
+        facts_of,
+        Some(node_site(graph, node)),
+        input_sites(graph, Some(facts), node, &check.slots),
+    )
 }
 
 /// E4 for an operator constraint that fails: always, or (`under`) for this deployment's dims.
@@ -258,44 +227,18 @@ fn constraint_finding(
     constraint: &Constraint,
     under: Option<(&Condition, &Binding)>,
 ) -> Finding {
-    let mut message = format!(
-        "{} node `{}`: {}",
-        node.op_type, node.name, constraint.requires
-    );
-    match under {
-        Some((condition, binding)) => {
-            let _ = write!(
-                message,
-                ", which fails when {}: it needs {}",
-                show_binding(binding),
-                condition.plain()
-            );
-        }
-        None if !constraint.found.is_empty() => {
-            let _ = write!(message, " ({})", constraint.found);
-        }
-        None => {}
-    }
-    Finding {
-        code: Code::E4,
-        message,
-        help: Some(constraint.fix.clone().unwrap_or_else(|| {
-            format!(
-                "{}: change the inputs' shapes so that it holds",
-                constraint.requires
-            )
-        })),
-        node: Some(node_site(graph, node)),
-        inputs: input_sites(graph, Some(facts), node, &constraint.slots),
-    }
-}
-
-fn show_binding(binding: &Binding) -> String {
-    binding
-        .iter()
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    let facts_of = Facts::ConstraintUnmet {
+        constraint: constraint.requires.clone(),
+        found: constraint.found.clone(),
+        fix: constraint.fix.clone(),
+        condition: under.map(|(condition, _)| condition.plain().to_string()),
+        binding: under.map(|(_, binding)| binding.clone()),
+    };
+    Finding::new(
+        facts_of,
+        Some(node_site(graph, node)),
+        input_sites(graph, Some(facts), node, &constraint.slots),
+    )
 }
 
 /// Most clauses of one group's combined condition: past this, the bounded search could not
@@ -380,13 +323,10 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
         // Plain forms are exact, so equal texts are equivalent conditions.
         let key = (c.check.constraint.is_some(), c.plain.to_string());
         if let Some(finding) = first_with.get(&key).and_then(|&i| findings.get_mut(i)) {
-            if let Some(help) = finding.help.as_mut() {
-                let _ = write!(
-                    help,
-                    "; the same condition is needed at {} `{}`",
-                    c.node.op_type, c.node.name
-                );
-            }
+            finding.also_needed_at(NodeName::new(
+                c.node.op_type.to_string(),
+                c.node.name.to_string(),
+            ));
             continue;
         }
         first_with.insert(key, findings.len());
@@ -398,75 +338,54 @@ fn conditional_findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
 /// The finding for a symbol the conditions of `involved` force together to `value`.
 fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Option<Finding> {
     let first = involved.first()?;
-    let nodes: Vec<String> = involved
-        .iter()
-        .map(|c| format!("{} `{}`", c.node.op_type, c.node.name))
-        .collect();
-    let conditions: Vec<String> = involved.iter().map(|c| c.plain.to_string()).collect();
-    // A W1 unless only operator constraints force the symbol.
-    let code = if involved.iter().all(|c| c.check.constraint.is_some()) {
-        Code::W4
-    } else {
-        Code::W1
+    let facts = Facts::ForcedValue {
+        symbol: symbol.to_owned(),
+        value,
+        nodes: involved
+            .iter()
+            .map(|c| NodeName::new(c.node.op_type.to_string(), c.node.name.to_string()))
+            .collect(),
+        conditions: involved.iter().map(|c| c.plain.to_string()).collect(),
+        // A W1 unless only operator constraints force the symbol.
+        constraints_only: involved.iter().all(|c| c.check.constraint.is_some()),
     };
-    Some(Finding {
-        code,
-        message: format!(
-            "{symbol} must be {value}: together, nodes {} need {}",
-            nodes.join(", "),
-            conditions.join(" and ")
+    Some(Finding::new(
+        facts,
+        Some(node_site(first.graph, first.node)),
+        input_sites(
+            first.graph,
+            Some(first.facts),
+            first.node,
+            &first.check.slots,
         ),
-        help: Some(format!(
-            "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
-        )),
-        node: Some(node_site(first.graph, first.node)),
-        inputs: input_sites(first.graph, Some(first.facts), first.node, &first.check.slots),
-    })
+    ))
 }
 
 /// The W1 (broadcast) or W4 (operator constraint) of one conditional node.
 fn conditional_finding(c: &Conditional<'_>) -> Finding {
-    let plain = &c.plain;
-    let breaks = plain
-        .breaking()
-        .or_else(|| c.condition.counterexample())
-        .map(|b| format!("; it fails when {}", show_binding(&b)))
-        .unwrap_or_default();
-    let (code, message, help) = match &c.check.constraint {
-        Some(constraint) => (
-            Code::W4,
-            format!(
-                "{} node `{}`: {}, which holds only if {plain}",
-                c.node.op_type, c.node.name, constraint.requires
-            ),
-            format!(
-                "{}{breaks}; bind the dims with --dim to check one deployment",
-                constraint
-                    .fix
-                    .as_deref()
-                    .unwrap_or("the model fails for the other values")
-            ),
-        ),
-        None => (
-            Code::W1,
-            format!(
-                "{} node `{}`: broadcasting is valid only if {plain}",
-                c.node.op_type, c.node.name
-            ),
-            format!(
-                "{}: {}{breaks}; bind the dims with --dim to check one deployment",
-                rule_name(c.check.rule),
-                requirement(c.check.rule, &slot_names(c.graph, c.node, c.check))
-            ),
-        ),
+    let condition = c.plain.to_string();
+    let counterexample = c.plain.breaking().or_else(|| c.condition.counterexample());
+    let facts = match &c.check.constraint {
+        Some(constraint) => Facts::ConditionalConstraint {
+            constraint: constraint.requires.clone(),
+            fix: constraint.fix.clone(),
+            condition,
+            counterexample,
+            also_at: Vec::new(),
+        },
+        None => Facts::ConditionalBroadcast {
+            rule: c.check.rule,
+            operands: operands(c.graph, c.node, c.facts, c.check),
+            condition,
+            counterexample,
+            also_at: Vec::new(),
+        },
     };
-    Finding {
-        code,
-        message,
-        help: Some(help),
-        node: Some(node_site(c.graph, c.node)),
-        inputs: input_sites(c.graph, Some(c.facts), c.node, &c.check.slots),
-    }
+    Finding::new(
+        facts,
+        Some(node_site(c.graph, c.node)),
+        input_sites(c.graph, Some(c.facts), c.node, &c.check.slots),
+    )
 }
 
 /// The root of `i` in a union-find forest, halving the path on the way.

@@ -13,7 +13,7 @@
 //! once.
 
 use super::site::{input_sites, node_site};
-use crate::diag::{Code, Finding};
+use crate::diag::{Facts, Finding};
 use crate::infer::GraphFacts;
 use crate::infer::{declared, Inference, NodeStatus};
 use crate::model::{Graph, Model, Node};
@@ -42,47 +42,37 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
 }
 
 fn unmet(graph: &Graph, facts: &GraphFacts, node: &Node, error: &RuleError) -> Finding {
-    let what = format!("{} node `{}`", node.op_type, node.name);
-    let (message, help, offending): (String, String, Vec<usize>) = match error {
+    let (facts_of, offending): (Facts, &[usize]) = match error {
         RuleError::Unmet(constraint) => (
-            format!("{what}: {constraint}"),
-            constraint.fix.clone().unwrap_or_else(|| {
-                format!(
-                    "{}: change the inputs' shapes (or the node's attributes) so that it holds",
-                    constraint.requires
-                )
-            }),
-            constraint.slots.clone(),
+            Facts::ConstraintUnmet {
+                constraint: constraint.requires.clone(),
+                found: constraint.found.clone(),
+                fix: constraint.fix.clone(),
+                condition: None,
+                binding: None,
+            },
+            &constraint.slots,
         ),
-        RuleError::MissingInput(slot) => (
-            format!("{what}: required input {slot} is missing"),
-            format!(
-                "the {} operator requires input {slot}: connect it, or check the opset the model imports",
-                node.op_type
-            ),
-            Vec::new(),
-        ),
+        RuleError::MissingInput(slot) => (Facts::MissingInput { slot: *slot }, &[]),
         RuleError::Attr(attr) => (
-            format!(
-                "{what}: attribute `{}` must be {}",
-                attr.attribute, attr.expected
-            ),
-            format!("write `{}` with the type the operator doc gives", attr.attribute),
-            Vec::new(),
+            Facts::BadAttribute {
+                attribute: attr.attribute.clone(),
+                expected: attr.expected.to_string(),
+            },
+            &[],
         ),
         RuleError::Invalid(text) | RuleError::Beyond(text) => (
-            format!("{what}: {text}"),
-            format!("correct the node against the {} operator's doc", node.op_type),
-            Vec::new(),
+            Facts::InvalidNode {
+                reason: text.clone(),
+            },
+            &[],
         ),
     };
-    Finding {
-        code: Code::E4,
-        message,
-        help: Some(help),
-        node: Some(node_site(graph, node)),
-        inputs: input_sites(graph, Some(facts), node, &offending),
-    }
+    Finding::new(
+        facts_of,
+        Some(node_site(graph, node)),
+        input_sites(graph, Some(facts), node, offending),
+    )
 }
 
 /// A graph input that has an initializer (its default from IR 4, a constant before) must
@@ -102,19 +92,13 @@ fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
             let declared_shape = declared::shape_of(value.declared.as_deref());
             let stored = declared::shape_of(Some(&declared::tensor_type(tensor)));
             if verify::compare(&stored, &declared_shape).is_err() {
-                findings.push(Finding {
-                    code: Code::E4,
-                    message: format!(
-                        "graph input `{}` of {} is declared {declared_shape} but its initializer is {stored}",
-                        value.name, graph.path
-                    ),
-                    help: Some(format!(
-                        "make the declaration of `{}` match its initializer's dims, or re-export the initializer",
-                        value.name
-                    )),
-                    node: None,
-                    inputs: Vec::new(),
-                });
+                let facts = Facts::InitializerMismatch {
+                    input: value.name.to_string(),
+                    graph: graph.path.clone(),
+                    declared: declared_shape,
+                    stored,
+                };
+                findings.push(Finding::new(facts, None, Vec::new()));
             }
         }
     }

@@ -6,10 +6,11 @@
 //! declaration, or the computation that produces the value.
 
 use super::site::{input_sites, node_site};
-use crate::diag::{Code, Finding};
+use crate::diag::{Facts, Finding, Mismatch};
 use crate::infer::{declared, Inference, NodeStatus};
 use crate::model::{Model, Origin};
 use crate::shape::verify;
+use crate::shape::verify::Mismatch as Found;
 
 /// One finding per contradicted value, at the node producing it.
 pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
@@ -36,20 +37,30 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             let Some(inferred) = facts.values.get(v) else {
                 continue;
             };
-            if let Err(mismatch) = verify::compare(&inferred.shape, &declared_shape) {
-                findings.push(Finding {
-                    code: Code::E2,
-                    message: format!(
-                        "{} node `{}`: output `{}` is declared {} but inferred {} ({mismatch})",
-                        node.op_type, node.name, value.name, declared_shape, inferred.shape
-                    ),
-                    help: Some(
-                        "correct the declared shape (value_info or graph output), or the computation feeding this node"
-                            .to_owned(),
-                    ),
-                    node: Some(node_site(graph, node)),
-                    inputs: input_sites(graph, Some(facts), node, &[]),
-                });
+            if let Err(found) = verify::compare(&inferred.shape, &declared_shape) {
+                let mismatch = match found {
+                    Found::Rank { inferred, declared } => Mismatch::Rank { inferred, declared },
+                    Found::Dim {
+                        axis,
+                        inferred,
+                        declared,
+                    } => Mismatch::Dim {
+                        axis,
+                        inferred,
+                        declared,
+                    },
+                };
+                let facts_of = Facts::DeclaredMismatch {
+                    value: value.name.to_string(),
+                    declared: declared_shape,
+                    inferred: inferred.shape.clone(),
+                    mismatch,
+                };
+                findings.push(Finding::new(
+                    facts_of,
+                    Some(node_site(graph, node)),
+                    input_sites(graph, Some(facts), node, &[]),
+                ));
             }
         }
     }

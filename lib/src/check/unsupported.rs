@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::site::node_site;
-use crate::diag::{Code, Finding};
+use crate::diag::{Facts, Finding};
 use crate::infer::{Inference, NodeStatus};
 use crate::model::Model;
 
@@ -43,39 +43,24 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             let &(g, first) = nodes.first()?;
             let graph = model.graphs.get(g)?;
             let node = graph.node(first)?;
-            let qualified = if domain.is_empty() {
-                op_type.clone()
-            } else {
-                format!("{domain}.{op_type}")
-            };
-            let mut names: Vec<String> = nodes
+            let names: Vec<String> = nodes
                 .iter()
                 .take(LISTED)
-                .filter_map(|&(g, n)| Some(format!("`{}`", model.graphs.get(g)?.node(n)?.name)))
+                .filter_map(|&(g, n)| Some(model.graphs.get(g)?.node(n)?.name.to_string()))
                 .collect();
-            if nodes.len() > LISTED {
-                names.push(format!("and {} more", nodes.len() - LISTED));
-            }
-            let what = match version {
-                None => format!("{qualified} is not known to the shape engine"),
-                Some((why, version)) => {
-                    format!("{qualified}: {}", why.replace("{}", &version.to_string()))
-                }
+            let facts = Facts::Unsupported {
+                op_type,
+                domain,
+                version: version.map(|(_, v)| v),
+                reason: version.map(|(why, v)| why.replace("{}", &v.to_string())),
+                nodes: names,
+                count: nodes.len(),
             };
-            Some(Finding {
-                code: Code::I1,
-                message: format!(
-                    "{what}: outputs of {} node(s) are unknown unless declared ({})",
-                    nodes.len(),
-                    names.join(", ")
-                ),
-                help: Some(
-                    "declare the outputs' shapes in value_info so checks can continue past these nodes"
-                        .to_owned(),
-                ),
-                node: Some(node_site(graph, node)),
-                inputs: Vec::new(),
-            })
+            Some(Finding::new(
+                facts,
+                Some(node_site(graph, node)),
+                Vec::new(),
+            ))
         })
         .collect()
 }

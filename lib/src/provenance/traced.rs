@@ -79,12 +79,18 @@ mod tests {
     }
 
     fn finding(message: &str, inputs: Vec<InputSite>) -> Finding {
+        // The walk reads the code, the inputs and the message's symbols; the facts are a
+        // placeholder (the message is set by hand rather than rendered from them).
         Finding {
             code: Code::W1,
             message: message.into(),
             help: None,
             node: None,
             inputs,
+            facts: crate::diag::Facts::Structure {
+                problem: crate::diag::Structure::NoGraph,
+            },
+            assumes_constant_initializers: false,
         }
     }
 

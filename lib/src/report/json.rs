@@ -125,7 +125,13 @@ fn finding_json(finding: &Finding) -> Value {
         "node": node,
         "inputs": inputs,
         "fingerprint": finding.fingerprint().as_str(),
+        "facts": facts_json(finding),
     })
+}
+
+/// The finding's facts, tagged by `kind` (README, "JSON output"); what the message states.
+pub fn facts_json(finding: &Finding) -> Value {
+    serde_json::to_value(&finding.facts).unwrap_or(Value::Null)
 }
 
 /// A shape as JSON: a list of dims, or null for an unknown rank.

@@ -3,7 +3,8 @@
 //! directory (`uriBaseId` `SRCROOT`) with a region: the node's line in its graph's text form (line
 //! 1 is the graph's `name {`, node `i` is on line `i + 2`) plus its byte range in the file. A finding without a node (a model without a graph) has a
 //! logical location only. Each result carries its fingerprint in `partialFingerprints`. Files
-//! that could not be read become tool execution notifications. Results follow the files' order,
+//! that could not be read become tool execution notifications. `properties.facts` holds the
+//! finding's facts as the JSON output's `facts` does. Results follow the files' order,
 //! then graph order: the same input gives the same bytes.
 
 use std::fmt::Write as _;
@@ -220,6 +221,9 @@ fn result(finding: &Finding, artifact: &Value) -> Value {
         "message": {"text": text},
         "locations": [location],
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint().as_str()},
+        // The facts the message states, as data (the JSON output's `facts`): SARIF's property
+        // bag is where a tool's own fields go (SARIF 3.8).
+        "properties": {"facts": super::json::facts_json(finding)},
     });
     // Where the offending dims come from: the chains' nodes, and one flow per dim.
     if let (Some((related, flows)), Some(object)) = (
@@ -235,17 +239,18 @@ fn result(finding: &Finding, artifact: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::Finding;
+    use crate::diag::{Facts, Finding, Structure};
 
     #[test]
     fn a_finding_without_a_node_has_a_logical_location_and_no_region() {
-        let finding = Finding {
-            code: Code::E3,
-            message: "the model has no graph".into(),
-            help: None,
-            node: None,
-            inputs: Vec::new(),
-        };
+        let finding = Finding::new(
+            Facts::Structure {
+                problem: Structure::NoGraph,
+            },
+            None,
+            Vec::new(),
+        );
+        assert_eq!(finding.message, "the model has no graph");
         let root = Path::new("/work/zoo");
         let value = result(&finding, &artifact(root, "/work/zoo/a b.onnx", Some(0)));
         let location = &value["locations"][0];

@@ -1,9 +1,15 @@
 //! Findings: what the checks report, with everything the three output formats need (code,
-//! severity, message, help, the node's identity and the inputs involved with their shapes).
+//! severity, message, help, the node's identity and the inputs involved with their shapes), and
+//! the facts the message states as data ([`Facts`]), from which message and help are rendered.
+
+mod facts;
+mod render;
 
 use std::ops::Range;
 
 use serde::Serialize;
+
+pub use facts::{Facts, Mismatch, NodeName, Operand, SizeAt, Structure};
 
 /// Stable diagnostic codes. A code never changes meaning (README: "Diagnostic codes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -145,8 +151,10 @@ pub struct InputSite {
     pub provenance: Vec<crate::provenance::DimProvenance>,
 }
 
-/// One finding.
+/// One finding. Its message and help are rendered from its [`Facts`] when it is made, so the
+/// text and the data say the same.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Finding {
     /// Its code.
     pub code: Code,
@@ -158,9 +166,55 @@ pub struct Finding {
     pub node: Option<NodeSite>,
     /// The inputs involved, with their shapes.
     pub inputs: Vec<InputSite>,
+    /// What the message states, as data.
+    pub facts: Facts,
+    /// Whether the finding may hang on `--initializers-as-constants` (its help says so).
+    pub assumes_constant_initializers: bool,
 }
 
 impl Finding {
+    /// A finding stating `facts` at `node`, with the inputs involved.
+    pub(crate) fn new(facts: Facts, node: Option<NodeSite>, inputs: Vec<InputSite>) -> Finding {
+        let mut finding = Finding {
+            code: facts.code(),
+            message: String::new(),
+            help: None,
+            node,
+            inputs,
+            facts,
+            assumes_constant_initializers: false,
+        };
+        finding.render();
+        finding
+    }
+
+    /// Writes code, message and help from the facts (after they change).
+    fn render(&mut self) {
+        self.code = self.facts.code();
+        self.message = render::message(&self.facts, self.node.as_ref());
+        self.help = Some(render::help(
+            &self.facts,
+            self.node.as_ref(),
+            self.assumes_constant_initializers,
+        ));
+    }
+
+    /// Records that a later node needs the same condition as this W1 or W4 (reported once).
+    pub(crate) fn also_needed_at(&mut self, node: NodeName) {
+        if let Facts::ConditionalBroadcast { also_at, .. }
+        | Facts::ConditionalConstraint { also_at, .. } = &mut self.facts
+        {
+            also_at.push(node);
+            self.render();
+        }
+    }
+
+    /// Records that the finding may hang on `--initializers-as-constants`.
+    pub(crate) fn assume_constant_initializers(&mut self) {
+        self.assumes_constant_initializers = true;
+        self.render();
+    }
+
     /// The severity, from the code.
     pub fn severity(&self) -> Severity {
         self.code.severity()
@@ -200,20 +254,48 @@ impl std::fmt::Display for Finding {
 
 #[cfg(test)]
 mod tests {
-    use super::{Code, Finding};
+    use super::{Code, Facts, Finding, NodeSite, Operand, SizeAt};
+    use crate::shape::broadcast::ViolationKind;
+    use crate::shape::{Dim, Rule, Shape};
+
+    fn add_node() -> NodeSite {
+        NodeSite {
+            graph: "main".into(),
+            index: 0,
+            name: "add".into(),
+            anchor: "add".into(),
+            op_type: "Add".into(),
+            domain: String::new(),
+            span: 0..0,
+        }
+    }
+
+    fn clash(fix: Option<&str>) -> Facts {
+        Facts::BroadcastClash {
+            rule: Rule::Multidirectional,
+            violation: ViolationKind::SizeClash,
+            axis: Some(1),
+            sizes: vec![
+                SizeAt::new("a".into(), 0, 1, Dim::Known(3)),
+                SizeAt::new("b".into(), 1, 0, Dim::Known(4)),
+            ],
+            operands: vec![
+                Operand::new("a".into(), Shape::from_known(&[2, 3])),
+                Operand::new("b".into(), Shape::from_known(&[4])),
+            ],
+            target: None,
+            fix: fix.map(str::to_owned),
+        }
+    }
 
     #[test]
     fn a_finding_displays_as_a_person_reads_it() {
-        let finding = Finding {
-            code: Code::E1,
-            message: "Add node `add`: inputs cannot broadcast: axis 1 is 3 vs 4".into(),
-            help: Some("unsqueeze `b`".into()),
-            node: None,
-            inputs: Vec::new(),
-        };
+        let finding = Finding::new(clash(Some("unsqueeze `b`")), Some(add_node()), Vec::new());
         assert_eq!(
             finding.to_string(),
-            "error[E1]: Add node `add`: inputs cannot broadcast: axis 1 is 3 vs 4\n  help: unsqueeze `b`"
+            "error[E1]: Add node `add`: inputs cannot broadcast: axis 1 is 3 vs 4\n  help: \
+             multidirectional (numpy) broadcasting: shapes align from the right and each pair of \
+             sizes must be equal or contain a 1; unsqueeze `b`"
         );
         let warning = Finding {
             code: Code::W4,
@@ -223,6 +305,81 @@ mod tests {
         assert_eq!(
             warning.to_string(),
             "warning[W4]: Add node `add`: inputs cannot broadcast: axis 1 is 3 vs 4"
+        );
+    }
+
+    #[test]
+    fn message_and_help_follow_the_facts() {
+        // Other sizes in the facts give other words: the text is rendered from them.
+        let mut facts = clash(None);
+        if let Facts::BroadcastClash { sizes, .. } = &mut facts {
+            sizes[1].size = Dim::Known(7);
+        }
+        let finding = Finding::new(facts, Some(add_node()), Vec::new());
+        assert_eq!(finding.code, Code::E1);
+        assert!(
+            finding.message.ends_with("axis 1 is 3 vs 7"),
+            "{}",
+            finding.message
+        );
+        assert!(!finding.help.unwrap().contains("unsqueeze"));
+    }
+
+    #[test]
+    fn later_nodes_and_the_constants_assumption_are_rendered_into_help() {
+        let facts = Facts::ConditionalBroadcast {
+            rule: Rule::Multidirectional,
+            operands: Vec::new(),
+            condition: "seq ≤ 64".into(),
+            counterexample: Some([("seq".to_owned(), 65)].into_iter().collect()),
+            also_at: Vec::new(),
+        };
+        let mut finding = Finding::new(facts, Some(add_node()), Vec::new());
+        assert_eq!(finding.code, Code::W1);
+        assert_eq!(
+            finding.message,
+            "Add node `add`: broadcasting is valid only if seq ≤ 64"
+        );
+        finding.also_needed_at(super::NodeName::new("Mul".into(), "mul".into()));
+        finding.assume_constant_initializers();
+        let help = finding.help.as_deref().unwrap();
+        assert!(help.contains("; it fails when seq=65;"), "{help}");
+        assert!(
+            help.contains("; the same condition is needed at Mul `mul`; assuming initializers"),
+            "{help}"
+        );
+        let Facts::ConditionalBroadcast { also_at, .. } = &finding.facts else {
+            panic!("facts changed kind");
+        };
+        assert_eq!(also_at.len(), 1);
+    }
+
+    #[test]
+    fn a_binding_that_breaks_a_condition_is_stated_with_it() {
+        let broken = Facts::BroadcastBroken {
+            rule: Rule::Multidirectional,
+            operands: Vec::new(),
+            condition: "seq ≤ 64".into(),
+            binding: [("seq".to_owned(), 65)].into_iter().collect(),
+        };
+        let finding = Finding::new(broken, Some(add_node()), Vec::new());
+        assert_eq!(finding.code, Code::E1);
+        assert_eq!(
+            finding.message,
+            "Add node `add`: inputs cannot broadcast when seq=65: it needs seq ≤ 64"
+        );
+        let unmet = Facts::ConstraintUnmet {
+            constraint: "K must match".into(),
+            found: "3 vs 4".into(),
+            fix: None,
+            condition: Some("k = 64".into()),
+            binding: Some([("k".to_owned(), 3)].into_iter().collect()),
+        };
+        let finding = Finding::new(unmet, Some(add_node()), Vec::new());
+        assert_eq!(finding.code, Code::E4);
+        assert_eq!(
+            finding.message,
+            "Add node `add`: K must match, which fails when k=3: it needs k = 64"
         );
     }
 }

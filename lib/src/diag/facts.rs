@@ -1,0 +1,399 @@
+//! The facts of a finding as data: one variant per kind of finding, holding what its message
+//! states (the axis and sizes of a clash, a condition and the binding that breaks it, declared
+//! and inferred shapes, an operator and its version). Messages and help are rendered from these
+//! (`render.rs`), and JSON and SARIF print them as they are, so text and data cannot disagree.
+//!
+//! Serialized (JSON `facts`, SARIF `properties.facts`) as an object tagged by `kind`; shapes
+//! and dims as in the JSON `shapes` (integers, symbolic strings, `null`).
+
+use serde::{Serialize, Serializer};
+
+use super::Code;
+use crate::shape::broadcast::ViolationKind;
+use crate::shape::{Binding, Dim, Rule, Shape};
+
+/// What a finding states, as data. New kinds may be added (hence `#[non_exhaustive]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Facts {
+    /// E1: the inputs can never broadcast together.
+    #[non_exhaustive]
+    BroadcastClash {
+        /// The broadcasting rule the node uses.
+        #[serde(serialize_with = "rule_name")]
+        rule: Rule,
+        /// What went wrong.
+        #[serde(serialize_with = "violation_name")]
+        violation: ViolationKind,
+        /// The clashing axis, counted from the left of the broadcast output (of A for the
+        /// directional rules); `None` for rank and attribute problems.
+        axis: Option<usize>,
+        /// Each offending input's size at that axis.
+        sizes: Vec<SizeAt>,
+        /// The inputs the rule broadcasts, in its order.
+        operands: Vec<Operand>,
+        /// Under the unidirectional rule, the shape B must stretch to.
+        #[serde(serialize_with = "optional_shape")]
+        target: Option<Shape>,
+        /// A likely fix (transposed sizes, a missing Unsqueeze), when one can be named.
+        fix: Option<String>,
+    },
+    /// E1: with the `--dim` binding, a condition broadcasting needs is false.
+    #[non_exhaustive]
+    BroadcastBroken {
+        /// The broadcasting rule the node uses.
+        #[serde(serialize_with = "rule_name")]
+        rule: Rule,
+        /// The inputs the rule broadcasts, in its order.
+        operands: Vec<Operand>,
+        /// The condition broadcasting needs, in plain form.
+        condition: String,
+        /// The binding that breaks it.
+        binding: Binding,
+    },
+    /// W1: broadcasting is valid only under a condition on symbolic dims.
+    #[non_exhaustive]
+    ConditionalBroadcast {
+        /// The broadcasting rule the node uses.
+        #[serde(serialize_with = "rule_name")]
+        rule: Rule,
+        /// The inputs the rule broadcasts, in its order.
+        operands: Vec<Operand>,
+        /// The condition, in plain form (`seq ≤ 64`).
+        condition: String,
+        /// The smallest binding that breaks it, when one is found.
+        counterexample: Option<Binding>,
+        /// Later nodes that need the same condition (reported once, here).
+        also_at: Vec<NodeName>,
+    },
+    /// W4: an operator's own shape constraint holds only under a condition on symbolic dims.
+    #[non_exhaustive]
+    ConditionalConstraint {
+        /// What the operator requires, in its doc's words.
+        constraint: String,
+        /// A likely fix, when one can be named.
+        fix: Option<String>,
+        /// The condition, in plain form.
+        condition: String,
+        /// The smallest binding that breaks it, when one is found.
+        counterexample: Option<Binding>,
+        /// Later nodes that need the same condition (reported once, here).
+        also_at: Vec<NodeName>,
+    },
+    /// W1 (W4 when only operator constraints take part): the conditions of several nodes
+    /// together force a symbol to one value.
+    #[non_exhaustive]
+    ForcedValue {
+        /// The symbol.
+        symbol: String,
+        /// The only value it may take.
+        value: i64,
+        /// The nodes whose conditions force it.
+        nodes: Vec<NodeName>,
+        /// Their conditions, in plain form, one per node.
+        conditions: Vec<String>,
+        /// Whether only operator constraints (no broadcast) take part.
+        constraints_only: bool,
+    },
+    /// E2: a declared shape contradicts the inferred one.
+    #[non_exhaustive]
+    DeclaredMismatch {
+        /// The value whose declaration is wrong.
+        value: String,
+        /// Its declared shape.
+        #[serde(serialize_with = "shape")]
+        declared: Shape,
+        /// Its inferred shape.
+        #[serde(serialize_with = "shape")]
+        inferred: Shape,
+        /// Where they first differ.
+        mismatch: Mismatch,
+    },
+    /// E3: a structural problem.
+    #[non_exhaustive]
+    Structure {
+        /// Which one.
+        #[serde(flatten)]
+        problem: Structure,
+    },
+    /// I1: the shape engine does not know this operator (or this version of it).
+    #[non_exhaustive]
+    Unsupported {
+        /// Operator type.
+        op_type: String,
+        /// Operator domain (`""` for the default domain).
+        domain: String,
+        /// The opset version the model imports, when that version is what the engine lacks.
+        version: Option<i64>,
+        /// Why the version is unknown, when it is.
+        reason: Option<String>,
+        /// The first few nodes of this operator, by name.
+        nodes: Vec<String>,
+        /// How many nodes there are.
+        count: usize,
+    },
+    /// E4: an operator's own shape constraint fails: for every input, or (`binding`) for this
+    /// deployment's dims.
+    #[non_exhaustive]
+    ConstraintUnmet {
+        /// What the operator requires, in its doc's words.
+        constraint: String,
+        /// What the inputs give (`3 vs 4`); empty when there is nothing to compare.
+        found: String,
+        /// A likely fix, when one can be named.
+        fix: Option<String>,
+        /// With `--dim` bindings: the condition the constraint needs, in plain form.
+        condition: Option<String>,
+        /// With `--dim` bindings: the binding that breaks it.
+        binding: Option<Binding>,
+    },
+    /// E4: a required input is missing.
+    #[non_exhaustive]
+    MissingInput {
+        /// Its slot.
+        slot: usize,
+    },
+    /// E4: an attribute has the wrong type or value.
+    #[non_exhaustive]
+    BadAttribute {
+        /// The attribute.
+        attribute: String,
+        /// What it must be.
+        expected: String,
+    },
+    /// E4: the node contradicts its operator's doc otherwise.
+    #[non_exhaustive]
+    InvalidNode {
+        /// How.
+        reason: String,
+    },
+    /// E4: a graph input's initializer contradicts its declared shape.
+    #[non_exhaustive]
+    InitializerMismatch {
+        /// The graph input.
+        input: String,
+        /// Its graph's path.
+        graph: String,
+        /// Its declared shape.
+        #[serde(serialize_with = "shape")]
+        declared: Shape,
+        /// Its initializer's shape.
+        #[serde(serialize_with = "shape")]
+        stored: Shape,
+    },
+}
+
+impl Facts {
+    /// The code findings with these facts carry.
+    pub fn code(&self) -> Code {
+        match self {
+            Facts::BroadcastClash { .. } | Facts::BroadcastBroken { .. } => Code::E1,
+            Facts::ConditionalBroadcast { .. } => Code::W1,
+            Facts::ConditionalConstraint { .. } => Code::W4,
+            Facts::ForcedValue {
+                constraints_only, ..
+            } => {
+                if *constraints_only {
+                    Code::W4
+                } else {
+                    Code::W1
+                }
+            }
+            Facts::DeclaredMismatch { .. } => Code::E2,
+            Facts::Structure { .. } => Code::E3,
+            Facts::Unsupported { .. } => Code::I1,
+            Facts::ConstraintUnmet { .. }
+            | Facts::MissingInput { .. }
+            | Facts::BadAttribute { .. }
+            | Facts::InvalidNode { .. }
+            | Facts::InitializerMismatch { .. } => Code::E4,
+        }
+    }
+}
+
+/// An input's size on the clashing axis.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SizeAt {
+    /// The input's value name.
+    pub input: String,
+    /// Its position among the rule's operands (0 for A).
+    #[serde(skip)]
+    pub operand: usize,
+    /// The axis in the input's own shape.
+    pub axis: usize,
+    /// Its size there.
+    #[serde(serialize_with = "dim")]
+    pub size: Dim,
+}
+
+impl SizeAt {
+    /// The size of operand `operand` (value `input`) on its own `axis`.
+    pub(crate) fn new(input: String, operand: usize, axis: usize, size: Dim) -> Self {
+        Self {
+            input,
+            operand,
+            axis,
+            size,
+        }
+    }
+}
+
+/// An input a broadcasting rule reads, with its inferred shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Operand {
+    /// Its value name (`input <slot>` when the slot is empty).
+    pub name: String,
+    /// Its inferred shape.
+    #[serde(serialize_with = "shape")]
+    pub shape: Shape,
+}
+
+impl Operand {
+    /// Input `name` of shape `shape`.
+    pub(crate) fn new(name: String, shape: Shape) -> Self {
+        Self { name, shape }
+    }
+}
+
+/// A node named in a finding about several nodes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct NodeName {
+    /// Operator type.
+    pub op_type: String,
+    /// The node's name.
+    pub name: String,
+}
+
+impl NodeName {
+    /// The node `name` of type `op_type`.
+    pub(crate) fn new(op_type: String, name: String) -> Self {
+        Self { op_type, name }
+    }
+}
+
+/// Where a declared shape first departs from the inferred one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "on", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Mismatch {
+    /// The ranks differ.
+    Rank {
+        /// Inferred rank.
+        inferred: usize,
+        /// Declared rank.
+        declared: usize,
+    },
+    /// The dims on `axis` are provably different.
+    Dim {
+        /// The axis.
+        axis: usize,
+        /// Inferred dim.
+        #[serde(serialize_with = "dim")]
+        inferred: Dim,
+        /// Declared dim.
+        #[serde(serialize_with = "dim")]
+        declared: Dim,
+    },
+}
+
+/// A structural problem of the model (E3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Structure {
+    /// The model has no graph.
+    NoGraph,
+    /// Nodes form a cycle.
+    Cycle {
+        /// How many nodes are on it.
+        nodes: usize,
+    },
+    /// An input that nothing defines.
+    UndefinedInput {
+        /// The input's name.
+        name: String,
+    },
+    /// A value produced more than once.
+    DuplicateProducer {
+        /// The value's name.
+        name: String,
+    },
+    /// A node whose `op_type` is empty.
+    MissingOpType,
+}
+
+/// The rule's name in JSON: `multidirectional`, `unidirectional`, `bidirectional`, `legacy`,
+/// `pdpd`.
+pub(crate) fn rule_key(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Multidirectional => "multidirectional",
+        Rule::Unidirectional => "unidirectional",
+        Rule::Bidirectional => "bidirectional",
+        Rule::Legacy => "legacy",
+        Rule::Pdpd => "pdpd",
+    }
+}
+
+// serde's `serialize_with` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn rule_name<S: Serializer>(rule: &Rule, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(rule_key(*rule))
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn violation_name<S: Serializer>(kind: &ViolationKind, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(match kind {
+        ViolationKind::SizeClash => "size_clash",
+        ViolationKind::NeverEqual => "never_equal",
+        ViolationKind::RankTooHigh => "rank_too_high",
+        ViolationKind::RankMismatch => "rank_mismatch",
+        ViolationKind::NotBroadcastable => "not_broadcastable",
+        ViolationKind::RunMismatch => "run_mismatch",
+        ViolationKind::RunOutOfRange => "run_out_of_range",
+        ViolationKind::BadAxis => "bad_axis",
+    })
+}
+
+/// A dim as the JSON output prints it: an integer, a symbolic expression, or null.
+pub(crate) fn dim<S: Serializer>(dim: &Dim, serializer: S) -> Result<S::Ok, S::Error> {
+    match dim {
+        Dim::Known(size) => serializer.serialize_i64(*size),
+        Dim::Sym(_) => serializer.serialize_str(&dim.to_string()),
+        Dim::Unknown => serializer.serialize_none(),
+    }
+}
+
+/// A shape as the JSON output prints it: a list of dims, or null for an unknown rank.
+pub(crate) fn shape<S: Serializer>(shape: &Shape, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq as _;
+    let Some(dims) = shape.dims() else {
+        return serializer.serialize_none();
+    };
+    let mut seq = serializer.serialize_seq(Some(dims.len()))?;
+    for d in dims {
+        seq.serialize_element(&Printed(d))?;
+    }
+    seq.end()
+}
+
+// serde's `serialize_with` takes `&Option<T>`.
+#[allow(clippy::ref_option)]
+fn optional_shape<S: Serializer>(target: &Option<Shape>, serializer: S) -> Result<S::Ok, S::Error> {
+    match target {
+        Some(s) => shape(s, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// A dim serialized as [`dim`] does, for sequences.
+struct Printed<'d>(&'d Dim);
+
+impl Serialize for Printed<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        dim(self.0, serializer)
+    }
+}

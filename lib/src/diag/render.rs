@@ -1,0 +1,364 @@
+//! The one place a finding's message and help are written: from its [`Facts`] and its node.
+//! Messages state the fact and name the op and node (STYLE.md, "A diagnostic"); help says what
+//! would make the node legal and, when one can be named, the likely fix.
+
+use std::fmt::Write as _;
+
+use super::facts::{Facts, Mismatch, NodeName, Operand, SizeAt, Structure};
+use super::NodeSite;
+use crate::shape::broadcast::{Offender, Violation, ViolationKind};
+use crate::shape::{Binding, Rule};
+
+/// The note appended to the help of a finding that depends on `--initializers-as-constants`.
+const ASSUMED: &str =
+    "assuming initializers that are also graph inputs keep their values (--initializers-as-constants)";
+
+/// `Add node `add``, or `node `n`` for a node without an op type.
+fn what(node: Option<&NodeSite>) -> String {
+    match node {
+        Some(n) if n.op_type.is_empty() => format!("node `{}`", n.name),
+        Some(n) => format!("{} node `{}`", n.op_type, n.name),
+        None => "the model".to_owned(),
+    }
+}
+
+/// The message of a finding with `facts` at `node`.
+pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
+    let what = what(node);
+    match facts {
+        Facts::BroadcastClash {
+            rule,
+            violation,
+            axis,
+            sizes,
+            operands,
+            target,
+            ..
+        } => {
+            let violation = violation_text(*rule, *violation, *axis, sizes);
+            match (rule, operands.get(1), target) {
+                (Rule::Unidirectional, Some(b), Some(target)) => format!(
+                    "{what}: `{}` {} cannot broadcast to {target}: {violation}",
+                    b.name, b.shape
+                ),
+                _ => format!("{what}: inputs cannot broadcast: {violation}"),
+            }
+        }
+        Facts::BroadcastBroken {
+            condition, binding, ..
+        } => format!(
+            "{what}: inputs cannot broadcast when {}: it needs {condition}",
+            show_binding(binding)
+        ),
+        Facts::ConditionalBroadcast { condition, .. } => {
+            format!("{what}: broadcasting is valid only if {condition}")
+        }
+        Facts::ConditionalConstraint {
+            constraint,
+            condition,
+            ..
+        } => format!("{what}: {constraint}, which holds only if {condition}"),
+        Facts::ForcedValue {
+            symbol,
+            value,
+            nodes,
+            conditions,
+            ..
+        } => {
+            let nodes: Vec<String> = nodes.iter().map(node_name).collect();
+            format!(
+                "{symbol} must be {value}: together, nodes {} need {}",
+                nodes.join(", "),
+                conditions.join(" and ")
+            )
+        }
+        Facts::DeclaredMismatch {
+            value,
+            declared,
+            inferred,
+            mismatch,
+        } => format!(
+            "{what}: output `{value}` is declared {declared} but inferred {inferred} ({})",
+            mismatch_text(mismatch)
+        ),
+        Facts::Structure { problem } => structure_message(problem, node.map(|_| what.as_str())),
+        Facts::Unsupported {
+            op_type,
+            domain,
+            reason,
+            nodes,
+            count,
+            ..
+        } => unsupported_message(op_type, domain, reason.as_deref(), nodes, *count),
+        Facts::ConstraintUnmet {
+            constraint,
+            found,
+            condition,
+            binding,
+            ..
+        } => match (condition, binding) {
+            (Some(condition), Some(binding)) => format!(
+                "{what}: {constraint}, which fails when {}: it needs {condition}",
+                show_binding(binding)
+            ),
+            _ if found.is_empty() => format!("{what}: {constraint}"),
+            _ => format!("{what}: {constraint} ({found})"),
+        },
+        Facts::MissingInput { slot } => format!("{what}: required input {slot} is missing"),
+        Facts::BadAttribute {
+            attribute,
+            expected,
+        } => format!("{what}: attribute `{attribute}` must be {expected}"),
+        Facts::InvalidNode { reason } => format!("{what}: {reason}"),
+        Facts::InitializerMismatch {
+            input,
+            graph,
+            declared,
+            stored,
+        } => format!(
+            "graph input `{input}` of {graph} is declared {declared} but its initializer is {stored}"
+        ),
+    }
+}
+
+fn mismatch_text(mismatch: &Mismatch) -> String {
+    match mismatch {
+        Mismatch::Rank { inferred, declared } => {
+            format!("rank {inferred} inferred, {declared} declared")
+        }
+        Mismatch::Dim {
+            axis,
+            inferred,
+            declared,
+        } => format!("axis {axis} is {inferred} inferred, {declared} declared"),
+    }
+}
+
+/// A structural problem; one at a node (`at` names it) names the node first.
+fn structure_message(problem: &Structure, at: Option<&str>) -> String {
+    let at = at.map_or_else(String::new, |what| format!("{what}: "));
+    match problem {
+        Structure::NoGraph => "the model has no graph".to_owned(),
+        Structure::Cycle { nodes } => format!("{at}nodes form a cycle ({nodes} nodes)"),
+        Structure::UndefinedInput { name } => {
+            format!("{at}input `{name}` is produced by no node, graph input or initializer")
+        }
+        Structure::DuplicateProducer { name } => {
+            format!("{at}value `{name}` is produced more than once")
+        }
+        Structure::MissingOpType => format!("{at}node has no op_type"),
+    }
+}
+
+fn unsupported_message(
+    op_type: &str,
+    domain: &str,
+    reason: Option<&str>,
+    nodes: &[String],
+    count: usize,
+) -> String {
+    let qualified = if domain.is_empty() {
+        op_type.to_owned()
+    } else {
+        format!("{domain}.{op_type}")
+    };
+    let mut names: Vec<String> = nodes.iter().map(|n| format!("`{n}`")).collect();
+    if count > nodes.len() {
+        names.push(format!("and {} more", count - nodes.len()));
+    }
+    let stops = match reason {
+        None => format!("{qualified} is not known to the shape engine"),
+        Some(reason) => format!("{qualified}: {reason}"),
+    };
+    format!(
+        "{stops}: outputs of {count} node(s) are unknown unless declared ({})",
+        names.join(", ")
+    )
+}
+
+/// The help of a finding with `facts` at `node`; `assumed` appends [`ASSUMED`].
+pub(super) fn help(facts: &Facts, node: Option<&NodeSite>, assumed: bool) -> String {
+    let mut help = base_help(facts, node);
+    if let Facts::ConditionalBroadcast { also_at, .. }
+    | Facts::ConditionalConstraint { also_at, .. } = facts
+    {
+        for other in also_at {
+            let _ = write!(
+                help,
+                "; the same condition is needed at {}",
+                node_name(other)
+            );
+        }
+    }
+    if assumed {
+        help.push_str("; ");
+        help.push_str(ASSUMED);
+    }
+    help
+}
+
+fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
+    match facts {
+        Facts::BroadcastClash {
+            rule,
+            operands,
+            fix,
+            ..
+        } => {
+            let mut help = format!("{}: {}", rule_text(*rule), requirement(*rule, operands));
+            if let Some(fix) = fix {
+                let _ = write!(help, "; {fix}");
+            }
+            help
+        }
+        Facts::BroadcastBroken { rule, operands, .. } => format!(
+            "{}: {}; this deployment's dims break that",
+            rule_text(*rule),
+            requirement(*rule, operands)
+        ),
+        Facts::ConditionalBroadcast {
+            rule,
+            operands,
+            counterexample,
+            ..
+        } => format!(
+            "{}: {}{}; bind the dims with --dim to check one deployment",
+            rule_text(*rule),
+            requirement(*rule, operands),
+            breaks(counterexample.as_ref())
+        ),
+        Facts::ConditionalConstraint {
+            fix,
+            counterexample,
+            ..
+        } => format!(
+            "{}{}; bind the dims with --dim to check one deployment",
+            fix.as_deref()
+                .unwrap_or("the model fails for the other values"),
+            breaks(counterexample.as_ref())
+        ),
+        Facts::ForcedValue { symbol, value, .. } => format!(
+            "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
+        ),
+        Facts::DeclaredMismatch { .. } => {
+            "correct the declared shape (value_info or graph output), or the computation feeding this node"
+                .to_owned()
+        }
+        Facts::Structure { problem } => match problem {
+            Structure::NoGraph => "export the model again; a ModelProto must hold a GraphProto",
+            Structure::Cycle { .. } => {
+                "ONNX graphs must be acyclic; loops belong in a Loop or Scan body"
+            }
+            Structure::UndefinedInput { .. } => {
+                "add the missing initializer or graph input, or fix the input name"
+            }
+            Structure::DuplicateProducer { .. } => {
+                "every value must have exactly one producer (SSA form)"
+            }
+            Structure::MissingOpType => "set the node's op_type",
+        }
+        .to_owned(),
+        Facts::Unsupported { .. } => {
+            "declare the outputs' shapes in value_info so checks can continue past these nodes"
+                .to_owned()
+        }
+        Facts::ConstraintUnmet {
+            constraint, fix, ..
+        } => fix.clone().unwrap_or_else(|| {
+            format!(
+                "{constraint}: change the inputs' shapes (or the node's attributes) so that it holds"
+            )
+        }),
+        Facts::MissingInput { slot } => format!(
+            "the {} operator requires input {slot}: connect it, or check the opset the model imports",
+            node.map_or("", |n| n.op_type.as_str())
+        ),
+        Facts::BadAttribute { attribute, .. } => {
+            format!("write `{attribute}` with the type the operator doc gives")
+        }
+        Facts::InvalidNode { .. } => format!(
+            "correct the node against the {} operator's doc",
+            node.map_or("", |n| n.op_type.as_str())
+        ),
+        Facts::InitializerMismatch { input, .. } => format!(
+            "make the declaration of `{input}` match its initializer's dims, or re-export the initializer"
+        ),
+    }
+}
+
+/// The violation's words (`axis 1 is 3 vs 4`), from the shape module's one rendering of it.
+fn violation_text(
+    rule: Rule,
+    kind: ViolationKind,
+    axis: Option<usize>,
+    sizes: &[SizeAt],
+) -> String {
+    let inputs = sizes
+        .iter()
+        .map(|s| Offender {
+            input: s.operand,
+            axis: s.axis,
+            dim: s.size.clone(),
+        })
+        .collect();
+    Violation {
+        rule,
+        kind,
+        axis,
+        inputs,
+    }
+    .to_string()
+}
+
+fn node_name(node: &NodeName) -> String {
+    format!("{} `{}`", node.op_type, node.name)
+}
+
+/// `; it fails when seq=65`, or nothing when no breaking binding was found.
+fn breaks(counterexample: Option<&Binding>) -> String {
+    counterexample
+        .map(|b| format!("; it fails when {}", show_binding(b)))
+        .unwrap_or_default()
+}
+
+/// `batch=8, seq=65`.
+fn show_binding(binding: &Binding) -> String {
+    binding
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn rule_text(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Multidirectional => "multidirectional (numpy) broadcasting",
+        Rule::Unidirectional => "unidirectional broadcasting",
+        Rule::Bidirectional => "bidirectional broadcasting (Expand)",
+        Rule::Legacy => "opset < 7 broadcast/axis rule",
+        Rule::Pdpd => "pdpd broadcasting",
+    }
+}
+
+/// What the rule requires. Under the unidirectional rule only one input may stretch, and the
+/// help names it (`C` for Gemm, `slope` for `PRelu`), the input to change.
+fn requirement(rule: Rule, operands: &[Operand]) -> String {
+    match rule {
+        Rule::Multidirectional | Rule::Bidirectional | Rule::Pdpd => {
+            "shapes align from the right and each pair of sizes must be equal or contain a 1"
+                .to_owned()
+        }
+        Rule::Unidirectional => {
+            let stretching = operands
+                .get(1)
+                .map_or_else(|| "the second input".to_owned(), |o| format!("`{}`", o.name));
+            format!(
+                "only {stretching} stretches: each of its sizes must equal the target's or be 1, and its rank may not exceed the target's"
+            )
+        }
+        Rule::Legacy => {
+            "B must be a single element or equal a contiguous run of A's dims starting at `axis` (suffix when absent)"
+                .to_owned()
+        }
+    }
+}
