@@ -15,7 +15,8 @@
 use super::site::{input_sites, node_site};
 use crate::diag::{Code, Finding};
 use crate::infer::GraphFacts;
-use crate::infer::{declared, Inference, NodeStatus};
+use crate::infer::{Inference, NodeStatus};
+use crate::model::declared;
 use crate::model::{Graph, Model, Node};
 use crate::ops::RuleError;
 use crate::shape::verify;

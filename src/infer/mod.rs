@@ -4,21 +4,19 @@
 //! functions are inferred from their call sites.
 
 mod adopt;
+mod anonymous;
 mod control;
-pub(crate) mod declared;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use crate::error::Limits;
-use crate::model::{Graph, GraphId, Model, Node, Origin};
+use crate::model::{declared, tensor, Graph, GraphId, Model, Node, Origin};
 use crate::ops::registry::{self, Resolved};
 use crate::ops::{BroadcastCheck, Ctx, Fresh, Input, RuleError, RuleFn};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Shape, Verdict};
-
-pub(crate) use declared::elem;
 
 /// Everything inferred about one value.
 #[derive(Debug, Clone)]
@@ -330,8 +328,8 @@ impl<'m> Engine<'m> {
                     ValueFacts {
                         shape: declared_shape,
                         elem: declared_elem,
-                        value: stored.and_then(declared::int_values).map(Box::new),
-                        real: stored.and_then(declared::real_values).map(Box::new),
+                        value: stored.and_then(tensor::int_values).map(Box::new),
+                        real: stored.and_then(tensor::real_values).map(Box::new),
                     }
                 }
                 Origin::Outer {
@@ -390,13 +388,13 @@ impl<'m> Engine<'m> {
             shape: match stored_shape.filter(|_| constant.is_some()) {
                 Some(dims) => control::refine(&declared_shape, &dims),
                 None if graph.parent.is_none() => {
-                    declared::name_anonymous(&value.name, declared_shape)
+                    anonymous::name_anonymous(&value.name, declared_shape)
                 }
                 None => declared_shape,
             },
             elem: declared_elem,
-            value: constant.and_then(declared::int_values).map(Box::new),
-            real: constant.and_then(declared::real_values).map(Box::new),
+            value: constant.and_then(tensor::int_values).map(Box::new),
+            real: constant.and_then(tensor::real_values).map(Box::new),
         }
     }
 

@@ -13,6 +13,7 @@ use bytestring::ByteString;
 use petgraph::algo::{kosaraju_scc, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
 
+use super::declared::tensor_type;
 use super::intern::Interner;
 use super::names::{self, NameIndex};
 use super::node_wire::{self, RawNode};
@@ -23,9 +24,7 @@ use super::{
     ProblemKind, StructuralProblem, Value, ValueId,
 };
 use crate::error::{Limits, LoadError};
-use crate::proto::{
-    tensor_shape_proto, type_proto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
-};
+use crate::proto::{type_proto, TensorProto, TypeProto, ValueInfoProto};
 
 /// Builds a [`Model`] from the parts of its protobuf and, when it was read from bytes, those
 /// bytes and their wire layout (which locates the nodes left in them).
@@ -837,24 +836,5 @@ impl Table {
             initializer: None,
         });
         (value, true)
-    }
-}
-
-/// The tensor type a tensor declares through its `data_type` and `dims`.
-pub(crate) fn tensor_type(tensor: &TensorProto) -> TypeProto {
-    let dim = tensor
-        .dims
-        .iter()
-        .map(|&size| tensor_shape_proto::Dimension {
-            value: Some(tensor_shape_proto::dimension::Value::DimValue(size)),
-            denotation: None,
-        })
-        .collect();
-    TypeProto {
-        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-            elem_type: tensor.data_type,
-            shape: Some(TensorShapeProto { dim }),
-        })),
-        denotation: None,
     }
 }

@@ -5,6 +5,8 @@
 //! `bytes::Bytes` slices of the mapped file.
 
 mod attrs;
+pub(crate) mod declared;
+pub(crate) mod dtype;
 mod graph;
 mod intern;
 mod load;
@@ -13,6 +15,7 @@ mod node_wire;
 mod opset;
 mod parts;
 mod prefetch;
+pub(crate) mod tensor;
 mod wire;
 
 use std::ops::Range;
@@ -24,7 +27,6 @@ use petgraph::graph::DiGraph;
 use crate::proto::{TensorProto, TypeProto};
 
 pub use attrs::{AttrError, AttrValue, Attribute, Attrs};
-pub(crate) use graph::tensor_type;
 pub use load::{
     load_bytes, load_bytes_timed, load_path, load_path_timed, load_proto, resident_file_kb,
     LoadTimes, Source,
