@@ -101,7 +101,7 @@ fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
                 continue;
             };
             let declared_shape = declared::shape_of(value.declared.as_deref());
-            let stored = declared::shape_of(Some(&declared::tensor_type(tensor)));
+            let stored = declared::tensor_shape(&tensor.dims);
             if verify::compare(&stored, &declared_shape).is_err() {
                 findings.push(Finding {
                     code: Code::E4,

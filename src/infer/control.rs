@@ -81,8 +81,7 @@ fn outputs_of(engine: &Engine<'_>, graph: GraphId) -> Vec<ValueFacts> {
         .iter()
         .map(|&v| {
             engine
-                .value_facts(graph, v)
-                .cloned()
+                .facts_of(graph, v)
                 .unwrap_or_else(ValueFacts::unknown)
         })
         .collect()

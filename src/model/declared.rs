@@ -5,9 +5,8 @@
 //! whole model (exporter expressions such as `2*s0` are parsed into the algebra), and a dim with
 //! neither is unknown and unrelated to every other dim.
 
-use crate::proto::tensor_shape_proto;
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
-use crate::proto::{type_proto, TensorProto, TensorShapeProto, TypeProto};
+use crate::proto::{type_proto, TypeProto};
 use crate::shape::{Dim, Shape};
 
 /// The dims a `TypeProto` declares, when it is a (sparse) tensor type with a shape.
@@ -53,21 +52,24 @@ pub(crate) fn dim_of(value: Option<&dimension::Value>) -> Dim {
     }
 }
 
-/// The tensor type a tensor declares through its `data_type` and `dims`.
-pub(crate) fn tensor_type(tensor: &TensorProto) -> TypeProto {
-    let dim = tensor
-        .dims
-        .iter()
-        .map(|&size| tensor_shape_proto::Dimension {
-            value: Some(tensor_shape_proto::dimension::Value::DimValue(size)),
-            denotation: None,
-        })
-        .collect();
-    TypeProto {
-        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-            elem_type: tensor.data_type,
-            shape: Some(TensorShapeProto { dim }),
-        })),
-        denotation: None,
+/// The static shape a tensor's `dims` give; a negative dim (invalid) is unknown, as in a
+/// declaration.
+pub(crate) fn tensor_shape(dims: &[i64]) -> Shape {
+    Shape::Ranked(
+        dims.iter()
+            .map(|&size| dim_of(Some(&dimension::Value::DimValue(size))))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tensor_shape;
+
+    #[test]
+    fn tensor_dims_are_static_and_negative_ones_unknown() {
+        assert_eq!(tensor_shape(&[2, 0, 3]).to_string(), "[2, 0, 3]");
+        assert_eq!(tensor_shape(&[-1, 4]).to_string(), "[?, 4]");
+        assert_eq!(tensor_shape(&[]).to_string(), "[]");
     }
 }
