@@ -336,7 +336,7 @@ impl<'m> Engine<'m> {
         self.depth += 1;
         let mut given = inputs.map(Vec::into_iter);
         let mut initial = Vec::with_capacity(graph.values.len());
-        let mut pending = stored::Pending::with_len(graph.values.len());
+        let mut pending = stored::Pending::default();
         for (id, value) in graph.values.iter().enumerate() {
             let id = ValueId(u32::try_from(id).unwrap_or(u32::MAX));
             let declared_shape = declared::shape_of(value.declared.as_deref());
@@ -442,7 +442,37 @@ impl<'m> Engine<'m> {
         }
     }
 
+    /// A float initializer a node reads a second time keeps its decoded elements in its facts
+    /// ([`stored`]): a weight shared by many nodes is decoded once, while one read once (as in a
+    /// model whose layers have their own weights) is never held.
+    fn keep_reread_reals(&mut self, graph: GraphId, node: &Node) {
+        let Some(pending) = self.pending.get_mut(graph.0 as usize) else {
+            return;
+        };
+        let mut reread = Vec::new();
+        for &value in node.inputs.iter().flatten() {
+            if pending.get(value) && pending.read_again(value) {
+                pending.clear(value);
+                reread.push(value);
+            }
+        }
+        for value in reread {
+            let reals = self
+                .model
+                .graph(graph)
+                .and_then(|g| stored::reals(self.model, g, value));
+            let facts = self
+                .facts
+                .get_mut(graph.0 as usize)
+                .and_then(|facts| facts.values.get_mut(value.0 as usize));
+            if let Some(facts) = facts.filter(|facts| facts.real.is_none()) {
+                facts.real = reals.map(Box::new);
+            }
+        }
+    }
+
     fn run_node(&mut self, graph: &'m Graph, node: &'m Node) {
+        self.keep_reread_reals(graph.id, node);
         // Most models define no functions: skip hashing two strings per node.
         let function = if self.functions.is_empty() {
             None
