@@ -136,3 +136,20 @@ fn subgraphs_functions_and_external_data_load() {
         .iter()
         .all(|n| !n.named && !n.name.is_empty()));
 }
+
+#[test]
+fn captured_float_initializers_are_read_as_data_in_branches() {
+    // `scales` is a main-graph initializer read only inside the If's branches: its elements are
+    // decoded through the capture, so Resize's output is known (an unknown would mean they were
+    // lost on the way).
+    let report = onnx_bcast_lint::lint_path(
+        &fixture("ok_captured_scales.onnx"),
+        &onnx_bcast_lint::Options::new(),
+    )
+    .unwrap();
+    assert_eq!(
+        report.shape("y").map(ToString::to_string).as_deref(),
+        Some("[1, 1, 4, 6]")
+    );
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+}

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::infer::declared::{declared_dims, dim_of};
+use crate::model::declared::{declared_dims, dim_of};
 use crate::model::{Model, Origin};
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::{type_proto, TypeProto};

@@ -326,6 +326,27 @@ def ok_optional_inputs():
     return model(g)
 
 
+@fixture("ok_captured_scales.onnx")
+def ok_captured_scales():
+    """Both branches of an If resize `x` by `scales`, a float initializer of the main graph
+    that they capture: the scales are read as data through the capture (y: [1, 1, 4, 6])."""
+    def branch(name):
+        return helper.make_graph(
+            [node("Resize", ["x", "", "scales"], [name + "_y"], name=name + "_resize",
+                  mode="nearest")],
+            name, [], [helper.make_tensor_value_info(name + "_y", F, None)],
+        )
+    g = graph(
+        [node("If", ["cond"], ["y"], name="if", then_branch=branch("then"),
+              else_branch=branch("else"))],
+        "ok_captured_scales",
+        [vi("x", F, [1, 1, 2, 3]), vi("cond", BOOL, [])],
+        [helper.make_tensor_value_info("y", F, None)],
+        initializer=[init("scales", np.array([1, 1, 2, 2], dtype=np.float32))],
+    )
+    return model(g)
+
+
 @fixture("ok_local_function.onnx")
 def ok_local_function():
     """A model-local FunctionProto (local.fns::AddRelu) called from the main graph."""

@@ -15,7 +15,8 @@
 use super::site::{input_sites, node_site};
 use crate::diag::{Facts, Finding};
 use crate::infer::GraphFacts;
-use crate::infer::{declared, Inference, NodeStatus};
+use crate::infer::{Inference, NodeStatus};
+use crate::model::declared;
 use crate::model::{Graph, Model, Node};
 use crate::ops::RuleError;
 use crate::shape::verify;
@@ -90,7 +91,7 @@ fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
                 continue;
             };
             let declared_shape = declared::shape_of(value.declared.as_deref());
-            let stored = declared::shape_of(Some(&declared::tensor_type(tensor)));
+            let stored = declared::tensor_shape(&tensor.dims);
             if verify::compare(&stored, &declared_shape).is_err() {
                 let facts = Facts::InitializerMismatch {
                     input: value.name.to_string(),

@@ -7,7 +7,8 @@
 
 use super::site::{input_sites, node_site};
 use crate::diag::{Facts, Finding, Mismatch};
-use crate::infer::{declared, Inference, NodeStatus};
+use crate::infer::{Inference, NodeStatus};
+use crate::model::declared;
 use crate::model::{Model, Origin};
 use crate::shape::verify;
 use crate::shape::verify::Mismatch as Found;

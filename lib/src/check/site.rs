@@ -1,8 +1,8 @@
 //! Building the node and input identities that findings carry.
 
 use crate::diag::{InputSite, NodeSite};
-use crate::infer::declared::elem;
 use crate::infer::GraphFacts;
+use crate::model::dtype::elem;
 use crate::model::{Graph, Node};
 use crate::shape::Shape;
 

@@ -2,7 +2,8 @@
 //! first iteration and widen loop-carried dims that change, model-local functions are inferred
 //! at each call site. Also the refinement of inferred shapes by declared ones.
 
-use super::{elem, Engine, NodeStatus, ValueFacts};
+use super::{Engine, NodeStatus, ValueFacts};
+use crate::model::dtype::elem;
 use crate::model::{Graph, GraphId, Node};
 use crate::ops::BroadcastCheck;
 use crate::shape::{Dim, Shape, Tri};
@@ -80,8 +81,7 @@ fn outputs_of(engine: &Engine<'_>, graph: GraphId) -> Vec<ValueFacts> {
         .iter()
         .map(|&v| {
             engine
-                .value_facts(graph, v)
-                .cloned()
+                .facts_of(graph, v)
                 .unwrap_or_else(ValueFacts::unknown)
         })
         .collect()

@@ -4,21 +4,20 @@
 //! functions are inferred from their call sites.
 
 mod adopt;
+mod anonymous;
 mod control;
-pub(crate) mod declared;
+mod stored;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use crate::error::Limits;
-use crate::model::{Graph, GraphId, Model, Node, Origin};
+use crate::model::{declared, Graph, GraphId, Initializer, Model, Node, Origin, ValueId};
 use crate::ops::registry::{self, Resolved};
 use crate::ops::{BroadcastCheck, Ctx, Fresh, Input, RuleError, RuleFn};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Shape, Verdict};
-
-pub(crate) use declared::elem;
 
 /// Everything inferred about one value.
 #[derive(Debug, Clone)]
@@ -149,6 +148,11 @@ pub fn infer_assuming(model: &Model, limits: &Limits, assumptions: Assumptions) 
         body_budget: body_budget(model),
         costs: model.graphs.iter().map(graph_cost).collect(),
         rules: RefCell::default(),
+        pending: model
+            .graphs
+            .iter()
+            .map(|_| stored::Pending::default())
+            .collect(),
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -182,7 +186,13 @@ fn graph_cost(graph: &Graph) -> usize {
     let values = graph
         .values
         .iter()
-        .map(|value| 1 + declared::shape_rank(value.declared.as_deref()))
+        .map(|value| {
+            let rank = match value.initializer.and_then(|i| graph.initializers.get(i)) {
+                Some(tensor) if value.is_initializer() => tensor.dims.len(),
+                _ => declared::shape_rank(value.declared.as_deref()),
+            };
+            1 + rank
+        })
         .fold(0usize, usize::saturating_add);
     graph.nodes.len().saturating_add(values).saturating_add(1)
 }
@@ -252,6 +262,9 @@ pub(crate) struct Engine<'m> {
     /// node's shared strings (the loader interns them, and the model outlives the engine): one
     /// hash of three words per node instead of a registry lookup by name.
     rules: RefCell<RuleCache>,
+    /// Per graph, the values whose float elements are still in their initializer
+    /// ([`stored`]).
+    pending: Vec<stored::Pending>,
 }
 
 impl<'m> Engine<'m> {
@@ -274,26 +287,42 @@ impl<'m> Engine<'m> {
         true
     }
 
+    /// The float elements of `value` left in its initializer ([`stored`]), decoded now.
+    fn pending_reals(&self, graph: GraphId, value: ValueId) -> Option<ValueTensor<Real>> {
+        if !self.pending.get(graph.0 as usize)?.get(value) {
+            return None;
+        }
+        stored::reals(self.model, self.model.graph(graph)?, value)
+    }
+
+    /// A value's facts with the float elements left in its initializer decoded, uncharged.
+    fn facts_of(&self, graph: GraphId, value: ValueId) -> Option<ValueFacts> {
+        let mut facts = self.value_facts(graph, value)?.clone();
+        if facts.real.is_none() {
+            facts.real = self.pending_reals(graph, value).map(Box::new);
+        }
+        Some(facts)
+    }
+
     /// A copy of a value's facts for a rule, charged to the work budget.
-    fn charged(&self, facts: &ValueFacts) -> ValueFacts {
-        let value = facts
-            .value
-            .as_ref()
-            .filter(|v| self.work.get().saturating_add(v.data.len()) <= MAX_VALUE_WORK);
-        let real = facts
-            .real
-            .as_ref()
-            .filter(|v| self.work.get().saturating_add(v.data.len()) <= MAX_VALUE_WORK);
-        bounded(
+    fn charged(&self, graph: GraphId, value: ValueId) -> Option<ValueFacts> {
+        let facts = self.value_facts(graph, value)?;
+        let affordable = |len: usize| self.work.get().saturating_add(len) <= MAX_VALUE_WORK;
+        let value_elements = facts.value.as_ref().filter(|v| affordable(v.data.len()));
+        let real = match &facts.real {
+            Some(real) => Some(real.clone()),
+            None => self.pending_reals(graph, value).map(Box::new),
+        };
+        Some(bounded(
             &self.work,
             self.max_rank,
             ValueFacts {
                 shape: facts.shape.clone(),
                 elem: facts.elem,
-                value: value.cloned(),
-                real: real.cloned(),
+                value: value_elements.cloned(),
+                real: real.filter(|v| affordable(v.data.len())),
             },
-        )
+        ))
     }
 
     /// Infers a whole graph. `inputs` gives facts for its formal inputs (subgraph bodies and
@@ -307,7 +336,9 @@ impl<'m> Engine<'m> {
         self.depth += 1;
         let mut given = inputs.map(Vec::into_iter);
         let mut initial = Vec::with_capacity(graph.values.len());
-        for value in &graph.values {
+        let mut pending = stored::Pending::default();
+        for (id, value) in graph.values.iter().enumerate() {
+            let id = ValueId(u32::try_from(id).unwrap_or(u32::MAX));
             let declared_shape = declared::shape_of(value.declared.as_deref());
             let declared_elem = declared::elem_of(value.declared.as_deref());
             let facts = match value.origin {
@@ -323,24 +354,33 @@ impl<'m> Engine<'m> {
                     }
                 }
                 Origin::Initializer | Origin::SparseInitializer => {
-                    let stored = value
-                        .initializer
-                        .and_then(|i| graph.initializers.get(i))
-                        .filter(|_| value.origin == Origin::Initializer);
+                    let held = value.initializer.and_then(|i| graph.initializers.get(i));
+                    let stored = held.filter(|_| value.origin == Origin::Initializer);
+                    if stored.is_some_and(Initializer::holds_reals) {
+                        pending.set(id);
+                    }
                     ValueFacts {
-                        shape: declared_shape,
-                        elem: declared_elem,
-                        value: stored.and_then(declared::int_values).map(Box::new),
-                        real: stored.and_then(declared::real_values).map(Box::new),
+                        shape: held.map_or(Shape::Unranked, |t| declared::tensor_shape(&t.dims)),
+                        elem: held.and_then(|t| t.data_type),
+                        value: stored.and_then(Initializer::int_values).map(Box::new),
+                        real: None,
                     }
                 }
                 Origin::Outer {
                     graph: outer,
                     value,
-                } => self
-                    .value_facts(outer, value)
-                    .cloned()
-                    .unwrap_or_else(ValueFacts::unknown),
+                } => {
+                    if self
+                        .pending
+                        .get(outer.0 as usize)
+                        .is_some_and(|outer| outer.get(value))
+                    {
+                        pending.set(id);
+                    }
+                    self.value_facts(outer, value)
+                        .cloned()
+                        .unwrap_or_else(ValueFacts::unknown)
+                }
                 Origin::Constant { .. } | Origin::Node { .. } | Origin::Undefined => {
                     ValueFacts::unknown()
                 }
@@ -349,6 +389,9 @@ impl<'m> Engine<'m> {
         }
         if let Some(facts) = self.graph_facts(graph.id) {
             facts.values = initial;
+        }
+        if let Some(slot) = self.pending.get_mut(graph.id.0 as usize) {
+            *slot = pending;
         }
         for &index in &graph.order {
             if let Some(node) = graph.nodes.get(index) {
@@ -370,8 +413,7 @@ impl<'m> Engine<'m> {
         declared_elem: Option<i32>,
     ) -> ValueFacts {
         let stored = value.initializer.and_then(|i| graph.initializers.get(i));
-        let stored_shape =
-            stored.map(|tensor| declared::shape_of(Some(&declared::tensor_type(tensor))));
+        let stored_shape = stored.map(|t| declared::tensor_shape(&t.dims));
         // A declaration that contradicts its initializer is E4's root cause; nothing known
         // downstream of it, so the nodes it feeds report nothing more.
         if let Some(dims) = &stored_shape {
@@ -390,17 +432,47 @@ impl<'m> Engine<'m> {
             shape: match stored_shape.filter(|_| constant.is_some()) {
                 Some(dims) => control::refine(&declared_shape, &dims),
                 None if graph.parent.is_none() => {
-                    declared::name_anonymous(&value.name, declared_shape)
+                    anonymous::name_anonymous(&value.name, declared_shape)
                 }
                 None => declared_shape,
             },
             elem: declared_elem,
-            value: constant.and_then(declared::int_values).map(Box::new),
-            real: constant.and_then(declared::real_values).map(Box::new),
+            value: constant.and_then(Initializer::int_values).map(Box::new),
+            real: constant.and_then(Initializer::real_values).map(Box::new),
+        }
+    }
+
+    /// A float initializer a node reads a second time keeps its decoded elements in its facts
+    /// ([`stored`]): a weight shared by many nodes is decoded once, while one read once (as in a
+    /// model whose layers have their own weights) is never held.
+    fn keep_reread_reals(&mut self, graph: GraphId, node: &Node) {
+        let Some(pending) = self.pending.get_mut(graph.0 as usize) else {
+            return;
+        };
+        let mut reread = Vec::new();
+        for &value in node.inputs.iter().flatten() {
+            if pending.get(value) && pending.read_again(value) {
+                pending.clear(value);
+                reread.push(value);
+            }
+        }
+        for value in reread {
+            let reals = self
+                .model
+                .graph(graph)
+                .and_then(|g| stored::reals(self.model, g, value));
+            let facts = self
+                .facts
+                .get_mut(graph.0 as usize)
+                .and_then(|facts| facts.values.get_mut(value.0 as usize));
+            if let Some(facts) = facts.filter(|facts| facts.real.is_none()) {
+                facts.real = reals.map(Box::new);
+            }
         }
     }
 
     fn run_node(&mut self, graph: &'m Graph, node: &'m Node) {
+        self.keep_reread_reals(graph.id, node);
         // Most models define no functions: skip hashing two strings per node.
         let function = if self.functions.is_empty() {
             None
@@ -415,9 +487,7 @@ impl<'m> Engine<'m> {
         let owned_inputs = || -> Vec<Option<ValueFacts>> {
             node.inputs
                 .iter()
-                .map(|value| {
-                    value.and_then(|v| self.value_facts(graph.id, v).map(|f| self.charged(f)))
-                })
+                .map(|value| value.and_then(|v| self.charged(graph.id, v)))
                 .collect()
         };
         let (status, outputs, checks) = if enters_body
@@ -453,6 +523,7 @@ impl<'m> Engine<'m> {
         let Some(facts) = self.facts.get_mut(graph.id.0 as usize) else {
             return;
         };
+        let mut pending = self.pending.get_mut(graph.id.0 as usize);
         let mut outputs = outputs.into_iter();
         for value in &node.outputs {
             let inferred = outputs.next().unwrap_or_else(ValueFacts::unknown);
@@ -477,6 +548,10 @@ impl<'m> Engine<'m> {
             };
             if let Some(entry) = facts.values.get_mut(value.0 as usize) {
                 *entry = refined;
+            }
+            // A node writing an initializer's value (a duplicate producer, E3) replaces its facts.
+            if let Some(pending) = pending.as_deref_mut() {
+                pending.clear(*value);
             }
         }
         if let Some(entry) = facts.nodes.get_mut(node.index) {
@@ -516,15 +591,34 @@ impl<'m> Engine<'m> {
                 return (status, Vec::new(), Vec::new());
             }
         };
+        // Decoded first, as the inputs borrow them; charged below in slot order, as stored ones.
+        // Most nodes read no such value: they allocate nothing here.
+        let pending = self.pending.get(graph.id.0 as usize);
+        let decoded: Vec<Option<ValueTensor<Real>>> = if node
+            .inputs
+            .iter()
+            .flatten()
+            .any(|&v| pending.is_some_and(|p| p.get(v)))
+        {
+            node.inputs
+                .iter()
+                .map(|value| self.pending_reals(graph.id, (*value)?))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let ctx_inputs = node
             .inputs
             .iter()
-            .map(|value| {
+            .enumerate()
+            .map(|(slot, value)| {
                 let facts = self.value_facts(graph.id, (*value)?)?;
+                let decoded = decoded.get(slot).and_then(Option::as_ref);
+                let real = facts.real.as_deref().or(decoded);
                 Some(Input {
                     shape: &facts.shape,
                     value: facts.value.as_deref().filter(|v| self.charge(v.data.len())),
-                    real: facts.real.as_deref().filter(|v| self.charge(v.data.len())),
+                    real: real.filter(|v| self.charge(v.data.len())),
                     elem: facts.elem,
                 })
             })

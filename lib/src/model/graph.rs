@@ -16,16 +16,15 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::intern::Interner;
 use super::names::{self, NameIndex};
 use super::node_wire::{self, RawNode};
+use super::parts::TensorSource;
 use super::parts::{GraphParts, ModelParts, Nodes};
 use super::wire::{GraphLayout, ModelLayout, NodeLayout};
 use super::{
-    Attribute, DeclaredCounts, Edge, Function, Graph, GraphId, Model, Node, Opsets, Origin,
-    ProblemKind, StructuralProblem, Value, ValueId,
+    Attribute, DeclaredCounts, Edge, Function, Graph, GraphId, Initializer, Model, Node, Opsets,
+    Origin, ProblemKind, StructuralProblem, Value, ValueId,
 };
 use crate::error::{Limits, LoadError};
-use crate::proto::{
-    tensor_shape_proto, type_proto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
-};
+use crate::proto::{type_proto, TypeProto, ValueInfoProto};
 
 /// Builds a [`Model`] from the parts of its protobuf and, when it was read from bytes, those
 /// bytes and their wire layout (which locates the nodes left in them).
@@ -99,6 +98,32 @@ fn named_value(name: String) -> ValueInfoProto {
     ValueInfoProto {
         name: Some(name),
         ..ValueInfoProto::default()
+    }
+}
+
+/// An initializer's header and name, decoded from its bytes in the file, or taken from a decoded
+/// tensor. A header that does not decode is the file's decode error, located at the tensor.
+fn read_initializer(
+    source: TensorSource,
+    file: Option<&Bytes>,
+    file_path: &Path,
+    graph_path: &str,
+    index: usize,
+) -> Result<(String, Initializer), LoadError> {
+    match source {
+        TensorSource::Decoded(tensor) => Ok(Initializer::from_decoded(tensor)),
+        TensorSource::Encoded(bytes) => {
+            // The tensor's bytes are a slice of the file: their distance from its start.
+            let offset = file.map_or(0, |file| {
+                (bytes.as_ptr() as usize).saturating_sub(file.as_ptr() as usize)
+            });
+            Initializer::from_encoded(bytes).map_err(|error| LoadError::Decode {
+                path: file_path.to_path_buf(),
+                offset,
+                context: format!("{graph_path}/initializer[{index}]"),
+                problem: error.to_string(),
+            })
+        }
     }
 }
 
@@ -188,22 +213,27 @@ impl Builder<'_> {
             value_info: proto.value_info.len(),
         };
         let mut initializers = Vec::with_capacity(proto.initializer.len());
+        let (file, file_path) = (self.file.clone(), self.path);
         let dense = proto
             .initializer
             .into_iter()
-            .map(|t| (t, Origin::Initializer));
+            .enumerate()
+            .map(|(index, source)| {
+                let (name, tensor) =
+                    read_initializer(source, file.as_ref(), file_path, path, index)?;
+                Ok((name, tensor, Origin::Initializer))
+            });
         let sparse = proto.sparse_initializer.into_iter().map(|sparse| {
             let values = sparse.values.unwrap_or_default();
-            let tensor = TensorProto {
-                name: values.name,
-                data_type: values.data_type,
-                dims: sparse.dims,
-                ..TensorProto::default()
-            };
-            (tensor, Origin::SparseInitializer)
+            let tensor = Initializer::header(values.data_type, sparse.dims);
+            Ok((
+                values.name.unwrap_or_default(),
+                tensor,
+                Origin::SparseInitializer,
+            ))
         });
-        for (tensor, origin) in dense.chain(sparse) {
-            let name = tensor.name.clone().unwrap_or_default();
+        for entry in dense.chain(sparse) {
+            let (name, tensor, origin): (String, Initializer, Origin) = entry?;
             self.check_dims(&name, &tensor.dims)?;
             let index = initializers.len();
             let defined = table.lookup(&name);
@@ -220,9 +250,10 @@ impl Builder<'_> {
                 Some(_) => self.problem(id, None, ProblemKind::DuplicateProducer { name }),
                 None => {
                     let (value, _) = table.define(name.into(), origin);
+                    // Its type is its tensor's, read from the tensor when needed: no declaration
+                    // is built (a model with its own weights has one initializer per two nodes).
                     if let Some(slot) = table.values.get_mut(value.0 as usize) {
                         slot.initializer = Some(index);
-                        slot.declared = Some(Box::new(tensor_type(&tensor)));
                     }
                 }
             }
@@ -280,7 +311,7 @@ impl Builder<'_> {
                 .lookup(&name)
                 .and_then(|v| table.values.get_mut(v.0 as usize))
             {
-                if slot.declared.is_none() {
+                if slot.declared.is_none() && !slot.is_initializer() {
                     slot.declared = info.r#type.map(Box::new);
                 }
             }
@@ -291,7 +322,9 @@ impl Builder<'_> {
             let name = ByteString::from(output.name.unwrap_or_default());
             let value = self.resolve(id, &name, &mut table, &mut captures, None, parent_id);
             if let Some(slot) = table.values.get_mut(value.0 as usize) {
-                if slot.declared.is_none() || matches!(slot.origin, Origin::Node { .. }) {
+                if (slot.declared.is_none() && !slot.is_initializer())
+                    || matches!(slot.origin, Origin::Node { .. })
+                {
                     slot.declared = output.r#type.map(Box::new).or(slot.declared.take());
                 }
             }
@@ -837,24 +870,5 @@ impl Table {
             initializer: None,
         });
         (value, true)
-    }
-}
-
-/// The tensor type a tensor declares through its `data_type` and `dims`.
-pub(crate) fn tensor_type(tensor: &TensorProto) -> TypeProto {
-    let dim = tensor
-        .dims
-        .iter()
-        .map(|&size| tensor_shape_proto::Dimension {
-            value: Some(tensor_shape_proto::dimension::Value::DimValue(size)),
-            denotation: None,
-        })
-        .collect();
-    TypeProto {
-        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-            elem_type: tensor.data_type,
-            shape: Some(TensorShapeProto { dim }),
-        })),
-        denotation: None,
     }
 }

@@ -5,7 +5,10 @@
 //! `bytes::Bytes` slices of the mapped file.
 
 mod attrs;
+pub(crate) mod declared;
+pub(crate) mod dtype;
 mod graph;
+mod initializer;
 mod intern;
 mod load;
 mod names;
@@ -13,6 +16,7 @@ mod node_wire;
 mod opset;
 mod parts;
 mod prefetch;
+pub(crate) mod tensor;
 mod wire;
 
 use std::ops::Range;
@@ -21,10 +25,10 @@ use arcstr::ArcStr;
 use bytestring::ByteString;
 use petgraph::graph::DiGraph;
 
-use crate::proto::{TensorProto, TypeProto};
+use crate::proto::TypeProto;
 
 pub use attrs::{AttrError, AttrValue, Attribute, Attrs};
-pub(crate) use graph::tensor_type;
+pub use initializer::Initializer;
 pub use load::{
     load_bytes, load_bytes_timed, load_path, load_path_timed, load_proto, resident_file_kb,
     LoadTimes, Source,
@@ -90,8 +94,8 @@ pub struct Graph {
     pub inputs: Vec<ValueId>,
     /// Graph outputs in declaration order.
     pub outputs: Vec<ValueId>,
-    /// Dense and sparse initializers, moved from the protobuf.
-    pub initializers: Vec<TensorProto>,
+    /// Dense and sparse initializers, as headers ([`Initializer`]).
+    pub initializers: Vec<Initializer>,
     /// How many entries the `GraphProto` declared, as `onnx.load` counts them.
     pub counts: DeclaredCounts,
     /// DAG over node indices: an edge for each value a node reads from another node of this graph
@@ -160,8 +164,9 @@ pub struct Value {
     pub name: ByteString,
     /// Where it comes from.
     pub origin: Origin,
-    /// Its declared type: graph input/output, `value_info`, or built from initializer dims.
-    /// Boxed: most values of an exported model declare nothing.
+    /// Its declared type: graph input/output or `value_info`. An initializer's type is its
+    /// tensor's ([`Value::initializer`]); none is built for it. Boxed: most values of an
+    /// exported model declare nothing.
     pub declared: Option<Box<TypeProto>>,
     /// The initializer holding its data, as an index into [`Graph::initializers`].
     pub initializer: Option<usize>,
@@ -270,6 +275,13 @@ impl Graph {
     /// The node at this index.
     pub fn node(&self, index: usize) -> Option<&Node> {
         self.nodes.get(index)
+    }
+}
+
+impl Value {
+    /// Whether it is a (dense or sparse) initializer, whose type is its tensor's.
+    pub fn is_initializer(&self) -> bool {
+        matches!(self.origin, Origin::Initializer | Origin::SparseInitializer)
     }
 }
 

@@ -21,9 +21,29 @@ pub(super) enum Nodes {
 }
 
 /// The fields of a `GraphProto` the builder reads.
+/// An initializer as the protobuf decoder left it: its encoding (loading from bytes decodes
+/// headers only, [`super::Initializer`]) or a decoded tensor.
+pub(super) enum TensorSource {
+    Encoded(bytes::Bytes),
+    /// Boxed: a list of encodings (the common case) stays five words an entry.
+    Decoded(Box<TensorProto>),
+}
+
+impl From<bytes::Bytes> for TensorSource {
+    fn from(bytes: bytes::Bytes) -> Self {
+        Self::Encoded(bytes)
+    }
+}
+
+impl From<TensorProto> for TensorSource {
+    fn from(tensor: TensorProto) -> Self {
+        Self::Decoded(Box::new(tensor))
+    }
+}
+
 pub(super) struct GraphParts {
     pub(super) nodes: Nodes,
-    pub(super) initializer: Vec<TensorProto>,
+    pub(super) initializer: Vec<TensorSource>,
     pub(super) sparse_initializer: Vec<SparseTensorProto>,
     pub(super) input: Vec<ValueInfoProto>,
     pub(super) output: Vec<ValueInfoProto>,
@@ -65,7 +85,7 @@ macro_rules! parts_from {
                 let nodes = ($graph_nodes)(&mut graph);
                 GraphParts {
                     nodes,
-                    initializer: graph.initializer,
+                    initializer: graph.initializer.into_iter().map(Into::into).collect(),
                     sparse_initializer: graph.sparse_initializer,
                     input: graph.input,
                     output: graph.output,

@@ -3,7 +3,7 @@
 
 use super::constraint::Constraint;
 use super::{Input, RuleError};
-use crate::infer::declared::MAX_VALUE_ELEMENTS;
+use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 

@@ -6,16 +6,12 @@
 use super::axes::count;
 use super::constraint::Constraint;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::declared::{self, MAX_VALUE_ELEMENTS};
-use crate::infer::elem;
+use crate::model::dtype::elem::{self, FLOAT, STRING};
+use crate::model::tensor::{self, MAX_VALUE_ELEMENTS};
 use crate::proto::TensorProto;
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
-
-/// `TensorProto.DataType` of FLOAT and STRING (INT64 and friends are in `infer::elem`).
-const FLOAT: i32 = 1;
-const STRING: i32 = 8;
 
 /// The rule for `op_type`, if this family has it.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
@@ -42,7 +38,7 @@ fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let attrs = ctx.attrs();
     if let Some(tensor) = attrs.tensor("value")? {
         let shape = tensor_shape(tensor);
-        let out = match (declared::int_values(tensor), declared::real_values(tensor)) {
+        let out = match (tensor::int_values(tensor), tensor::real_values(tensor)) {
             (Some(value), _) => Output::value(value, tensor.data_type),
             (None, Some(real)) => Output::reals(real, tensor.data_type),
             (None, None) => Output::shape(shape).elem(tensor.data_type),

@@ -9,7 +9,7 @@ use super::per_channel::{self, Channels};
 use super::pool;
 use super::window::Window;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::elem;
+use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
 
 /// The rule for a convolution or pool, if `op_type` is one.

@@ -5,7 +5,7 @@
 use super::axes::{self, count};
 use super::constraint::Constraint;
 use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::elem;
+use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
 
 /// The rule for `op_type`, if this family has it.

@@ -7,7 +7,7 @@
 //! computations (`Shape -> Gather -> Mul -> Concat`) reach Reshape and Expand as symbolic values.
 
 use super::{float_values, int_cast, Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::{declared, elem};
+use crate::model::dtype::{self, elem};
 use crate::shape::broadcast::{self, Rule, Verdict};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
@@ -176,12 +176,12 @@ fn float_unary(
     out: Option<i32>,
 ) -> Option<Result<ValueTensor, ValueTensor<Real>>> {
     let op = ctx.node().op_type.as_str();
-    let to_width = declared::width_of(out);
+    let to_width = dtype::width_of(out);
     if let (Some(value), Some(width), "Cast" | "CastLike") = (input.value, to_width, op) {
         return Some(Err(value.to_reals(width)));
     }
     let real = input.real?;
-    let width = declared::width_of(input.elem)?;
+    let width = dtype::width_of(input.elem)?;
     match (op, out) {
         ("Cast" | "CastLike", Some(to)) if int_cast::is_integer(to) => {
             float_values::to_ints(real, to).map(Ok)
@@ -261,7 +261,7 @@ fn float_binary(
     if matches!(verdict, Verdict::Invalid(_)) || a.elem != b.elem {
         return None;
     }
-    float_values::binary(op, a.real?, b.real?, declared::width_of(a.elem)?)
+    float_values::binary(op, a.real?, b.real?, dtype::width_of(a.elem)?)
 }
 
 /// The opset < 7 rule as models actually run. The opset-6 doc says B's 1s do not stretch, but

@@ -4,7 +4,7 @@
 //! Semantics per op are the ONNX operator docs (`Cast`: float to integer truncates toward zero;
 //! `Round`: halves to even); which results are known is in `crate::shape::real`.
 
-use crate::infer::elem;
+use crate::model::dtype::elem;
 use crate::shape::real::{Real, Width};
 use crate::shape::values::ValueTensor;
 use crate::shape::Dim;

@@ -24,16 +24,8 @@
 //!   not shape-arithmetic types, and a size of 300 is an ordinary input (a 300-token sequence)
 //!   that INT8 wraps. A symbolic value becomes unknown.
 
-use crate::infer::elem;
+use crate::model::dtype::elem::{self, INT16, INT8, UINT16, UINT32, UINT64, UINT8};
 use crate::shape::Dim;
-
-/// `TensorProto.DataType` codes of the integer types (`elem` has INT32 and INT64).
-const UINT8: i32 = 2;
-const INT8: i32 = 3;
-const UINT16: i32 = 4;
-const INT16: i32 = 5;
-const UINT32: i32 = 12;
-const UINT64: i32 = 13;
 
 /// Whether `to` is an integer type whose casts this module converts.
 pub(super) fn is_integer(to: i32) -> bool {
@@ -77,7 +69,7 @@ fn wrap(v: i64, to: i32) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::{cast, INT16, INT8, UINT16, UINT32, UINT64, UINT8};
-    use crate::infer::elem;
+    use crate::model::dtype::elem;
     use crate::shape::Dim;
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::constraint::{Constraint, Pending};
 use super::{einsum, Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::elem;
+use crate::model::dtype::elem;
 use crate::shape::broadcast::{self, Outcome, Rule};
 use crate::shape::{Dim, Shape};
 

@@ -4,13 +4,8 @@
 
 use super::constraint::Constraint;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::elem;
+use crate::model::dtype::elem::{self, FLOAT, STRING};
 use crate::shape::{Dim, Shape};
-
-/// `FLOAT`.
-const FLOAT: i32 = 1;
-/// `STRING`.
-const STRING: i32 = 8;
 
 /// The rule for an `ai.onnx.ml` op, if `op_type` is one.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {

@@ -117,7 +117,7 @@ impl<'a> Ctx<'a> {
     ) -> Self {
         // Integer folding must never see a float tensor's elements, whoever produced them.
         for input in inputs.iter_mut().flatten() {
-            if crate::infer::declared::is_float(input.elem) {
+            if crate::model::dtype::is_float(input.elem) {
                 input.value = None;
             }
         }

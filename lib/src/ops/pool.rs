@@ -6,7 +6,7 @@ use super::constraint::Constraint;
 use super::conv::{data_dims, dim_at};
 use super::window::Window;
 use super::{Ctx, Inferred, Output, RuleError};
-use crate::infer::elem;
+use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
 
 /// Windowed pools: `(N, C, spatial...)`; `MaxPool`'s optional `Indices` output has the same

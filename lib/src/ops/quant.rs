@@ -9,13 +9,9 @@
 
 use super::constraint::{Constraint, Pending};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use crate::model::dtype::elem::{FLOAT, UINT8};
 use crate::shape::condition::Atom;
 use crate::shape::{Condition, Dim, Shape, Tri};
-
-/// `UINT8`, the default quantized type.
-const UINT8: i32 = 2;
-/// `FLOAT`.
-const FLOAT: i32 = 1;
 
 /// The rule for a quantization op, if `op_type` is one.
 pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {

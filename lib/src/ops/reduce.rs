@@ -7,7 +7,7 @@
 //! are folded, so a `Reshape` target computed as a product of dims stays symbolic.
 
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::elem;
+use crate::model::dtype::elem;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 

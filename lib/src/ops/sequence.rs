@@ -3,7 +3,7 @@
 //! scalar int64 (ONNX SequenceLength-11).
 
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::elem;
+use crate::model::dtype::elem;
 use crate::shape::Shape;
 
 /// The rule for a sequence op, if `op_type` is one.

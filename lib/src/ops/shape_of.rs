@@ -5,8 +5,8 @@
 use super::axes::product;
 use super::constraint::Constraint;
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
-use crate::infer::declared::{self, MAX_VALUE_ELEMENTS};
-use crate::infer::elem;
+use crate::model::dtype::elem;
+use crate::model::tensor::{self, MAX_VALUE_ELEMENTS};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -101,7 +101,7 @@ fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         .unmet());
     }
     let fill_value = fill
-        .and_then(declared::int_values)
+        .and_then(tensor::int_values)
         .and_then(|v| v.data.first().cloned());
     let sizes: Option<Vec<usize>> = dims
         .iter()

@@ -83,7 +83,18 @@ pub(super) fn of(graph: &Graph, facts: Option<&GraphFacts>, node: &Node) -> Vec<
                 if let Some(v) = f.value.as_ref().filter(|v| v.shape.len() == 1) {
                     return Some(list(v.data.iter().map(ToString::to_string)));
                 }
-                let reals = f.real.as_ref().filter(|v| v.shape.len() == 1)?;
+                // An initializer read once keeps its float elements in the file (issue 19's
+                // lazy decoding): read them from its header, as the rule did.
+                let stored;
+                let reals = if let Some(reals) = f.real.as_ref() {
+                    reals
+                } else {
+                    let entry = graph.value(value)?;
+                    let index = entry.initializer.filter(|_| entry.is_initializer())?;
+                    stored = graph.initializers.get(index)?.real_values()?;
+                    &stored
+                };
+                let reals = Some(reals).filter(|v| v.shape.len() == 1)?;
                 let numbers: Option<Vec<f64>> = reals
                     .data
                     .iter()

@@ -5,7 +5,7 @@
 use super::super::constraint::Pending;
 use super::super::{Ctx, Inferred, Output, RuleError};
 use super::activation::{require_equal, require_rank};
-use crate::infer::elem;
+use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
 
 /// `EmbedLayerNormalization(input_ids, segment_ids, word_embedding, position_embedding,

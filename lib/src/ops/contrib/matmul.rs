@@ -141,7 +141,7 @@ pub(super) fn qgemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let elem = if ctx.input(7).is_some() {
         ctx.input(8).and_then(|zp| zp.elem)
     } else {
-        Some(crate::infer::elem::FLOAT)
+        Some(crate::model::dtype::elem::FLOAT)
     };
     let shape = Shape::Ranked(vec![m, n]);
     let mut inferred = Inferred::single(Output::shape(shape.clone()).elem(elem));

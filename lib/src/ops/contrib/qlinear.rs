@@ -7,11 +7,9 @@
 use super::super::axes;
 use super::super::pool;
 use super::super::{Ctx, Inferred, Output, RuleError};
+use crate::model::dtype::elem::UINT8;
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape};
-
-/// `UINT8`: the element type whose sub-byte values are packed along the last axis.
-const UINT8: i32 = 2;
 
 /// `QLinearAdd`/`QLinearMul(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale,
 /// C_zero_point)`: A and B broadcast multidirectionally (numpy), as `Add` and `Mul`.
