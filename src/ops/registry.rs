@@ -505,6 +505,10 @@ pub(crate) fn resolve(domain: &str, op: &str, opset: Option<i64>) -> Resolved {
     let Some(&newest) = schemas.newest.get(domain).filter(|_| !op.is_empty()) else {
         return Resolved::Foreign;
     };
+    // onnxruntime runs a `com.microsoft` node whose model does not import the domain (its
+    // optimizer writes such models: `optimize_model` on a torch MLP fuses `Gelu` without adding
+    // the import), and the domain has only version-1 schemas, so that is the one it runs.
+    let opset = opset.or_else(|| (domain == CONTRIB).then_some(1));
     let Some(opset) = opset else {
         return Resolved::Unknown("the model imports no opset for this domain", 0);
     };
@@ -610,6 +614,11 @@ mod tests {
             Resolved::Unknown(_, 22)
         ));
         assert!(matches!(resolve("", "Add", None), Resolved::Unknown(..)));
+        // onnxruntime runs com.microsoft nodes without the import (checked on BiasGelu).
+        assert!(matches!(
+            resolve(CONTRIB, "BiasGelu", None),
+            Resolved::Rule(..)
+        ));
         assert!(matches!(
             resolve("", "NotAnOp", Some(13)),
             Resolved::Unknown(..)
