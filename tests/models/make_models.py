@@ -518,6 +518,42 @@ def ok_legacy_broadcast():
 # =========================================================================== E1: never broadcast
 
 
+@fixture("ok_detection_head.onnx")
+def ok_detection_head():
+    """Post-processing after NonMaxSuppression: the selected count is one data-dependent size
+    n; the class and box columns are gathered, the boxes picked from the flattened anchors, each
+    box offset by its class (batched-NMS's trick, a [n, 4] + [n, 1] broadcast) and the class
+    appended (Concat to [n, 5]). Every value after NMS carries n, so the broadcast holds."""
+    g = graph(
+        [
+            node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou"], ["selected"],
+                 name="/postprocess/nms"),
+            node("Gather", ["selected", "col_class"], ["cls"], name="/postprocess/class", axis=1),
+            node("Gather", ["selected", "col_box"], ["box_index"], name="/postprocess/index", axis=1),
+            node("Reshape", ["boxes", "flat"], ["all_boxes"], name="/postprocess/flatten"),
+            node("Gather", ["all_boxes", "box_index"], ["picked"], name="/postprocess/pick", axis=0),
+            node("Cast", ["cls"], ["cls_f"], name="/postprocess/cast", to=F),
+            node("Unsqueeze", ["cls_f", "one"], ["cls_col"], name="/postprocess/column"),
+            node("Mul", ["cls_col", "spread"], ["offset"], name="/postprocess/offset"),
+            node("Add", ["picked", "offset"], ["shifted"], name="/postprocess/shift"),
+            node("Concat", ["picked", "cls_col"], ["detections"], name="/postprocess/concat", axis=1),
+        ],
+        "ok_detection_head",
+        [vi("boxes", F, [1, "anchors", 4]), vi("scores", F, [1, 3, "anchors"])],
+        [vi("detections", F, None), vi("shifted", F, None)],
+        initializer=[
+            i64s("max_out", [10]),
+            init("iou", np.array([0.5], dtype=np.float32)),
+            init("col_class", np.array(1, dtype=np.int64)),
+            init("col_box", np.array(2, dtype=np.int64)),
+            i64s("flat", [-1, 4]),
+            i64s("one", [1]),
+            init("spread", np.array([4096.0], dtype=np.float32)),
+        ],
+    )
+    return model(g)
+
+
 def single_node(name, op, inputs, outputs, inits=(), opset=OPSET, **attrs):
     """One node whose graph inputs are the `inputs` not given as initializers."""
     init_names = {t.name for t in inits}

@@ -4,6 +4,8 @@
 use super::axes::{self, unknown_dims};
 use super::constraint::{Constraint, Pending};
 use super::{spec, Ctx, Inferred, Input, Output, RuleError, RuleFn};
+use crate::infer::declared::MAX_VALUE_ELEMENTS;
+use crate::infer::elem;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
@@ -71,11 +73,7 @@ fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     let (value, real) = if rank == 1 {
         (
-            inputs
-                .iter()
-                .map(|(_, i)| i.value.map(|v| v.data.clone()))
-                .collect::<Option<Vec<_>>>()
-                .and_then(|parts| ValueTensor::vector(parts.concat())),
+            joined_ints(&inputs, elem),
             // Float vectors too: Resize scales are `Concat([1, 1], computed)`.
             inputs
                 .iter()
@@ -92,6 +90,37 @@ fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (None, None) => Output::shape(Shape::Ranked(dims)).elem(elem),
     };
     Ok(Inferred::single(out).with_conditions(pending.into_checks()))
+}
+
+/// The elements of a 1-D integer `Concat` whose parts are known in part: a part without a value
+/// but with a static length contributes that many unknown elements, so the known ones keep
+/// their positions. `Resize` sizes written as `Concat(Shape(x)[:2], computed)` then keep the
+/// batch and channel dims when the computed sizes are not known. `None` when no part is known
+/// (nothing to carry) or a part's length is not static.
+fn joined_ints(inputs: &[(usize, Input<'_>)], elem: Option<i32>) -> Option<ValueTensor> {
+    // Only integer tensors carry values: a float part's elements are never dims.
+    if !matches!(elem, Some(elem::INT64 | elem::INT32)) {
+        return None;
+    }
+    if inputs.iter().all(|(_, i)| i.value.is_none()) {
+        return None;
+    }
+    let mut data = Vec::new();
+    for (_, input) in inputs {
+        if let Some(v) = input.value {
+            data.extend(v.data.iter().cloned());
+            continue;
+        }
+        let [length] = input.shape.dims()? else {
+            return None;
+        };
+        let n = usize::try_from(length.as_known()?).ok()?;
+        if data.len().saturating_add(n) > MAX_VALUE_ELEMENTS {
+            return None;
+        }
+        data.extend(std::iter::repeat_n(Dim::Unknown, n));
+    }
+    ValueTensor::vector(data)
 }
 
 /// The size of non-axis dim `i`, which every input must share ("all input tensors must have the
@@ -204,6 +233,50 @@ mod tests {
             out.outputs[0].shape,
             Shape::Ranked(vec![Dim::sym("batch"), Dim::sym("seq").add(&Dim::known(1))])
         );
+    }
+
+    #[test]
+    fn concat_keeps_known_elements_beside_unknown_parts() {
+        // Resize sizes as torch writes them: Concat(Shape(x)[:2], computed [2]).
+        let head = ValueTensor::vector(vec![Dim::sym("batch"), Dim::known(3)]).unwrap();
+        let computed = testing::Fact {
+            elem: Some(7),
+            ..testing::dims(&["2"]).unwrap()
+        };
+        let out = testing::run(
+            "Concat",
+            13,
+            &[testing::ints(head), Some(computed.clone())],
+            vec![int_attr("axis", 0)],
+        )
+        .unwrap();
+        assert_eq!(
+            out.outputs[0].value.as_ref().unwrap().data,
+            vec![Dim::sym("batch"), Dim::known(3), Dim::Unknown, Dim::Unknown]
+        );
+        // Nothing known, or a part of unknown length: no value at all.
+        let out = testing::run(
+            "Concat",
+            13,
+            &[Some(computed.clone()), Some(computed)],
+            vec![int_attr("axis", 0)],
+        )
+        .unwrap();
+        assert!(out.outputs[0].value.is_none());
+        let one = ValueTensor::vector(vec![Dim::known(1)]).unwrap();
+        let open = testing::Fact {
+            elem: Some(7),
+            ..testing::dims(&["n"]).unwrap()
+        };
+        let out = testing::run(
+            "Concat",
+            13,
+            &[testing::ints(one), Some(open)],
+            vec![int_attr("axis", 0)],
+        )
+        .unwrap();
+        assert!(out.outputs[0].value.is_none());
+        assert_eq!(out.outputs[0].shape.to_string(), "[n+1]");
     }
 
     #[test]

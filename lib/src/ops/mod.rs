@@ -34,6 +34,7 @@ mod group_norm;
 mod int_cast;
 mod linalg;
 mod ml;
+mod nms;
 mod norm;
 mod pad;
 mod per_channel;

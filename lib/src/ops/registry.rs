@@ -22,8 +22,8 @@ use std::sync::OnceLock;
 
 use super::{
     attention, concat, constant, contrib, conv, data_sized, elementwise, expand, gather, linalg,
-    ml, norm, pad, quant, recurrent, reduce, reshape, resize, sequence, shape_of, slice, split,
-    squeeze, transpose, RuleFn,
+    ml, nms, norm, pad, quant, recurrent, reduce, reshape, resize, sequence, shape_of, slice,
+    split, squeeze, transpose, RuleFn,
 };
 
 /// How a row finds its rule.
@@ -219,6 +219,7 @@ const ROWS: &[Row] = &[
     family("", "Mod", &[10, 13, 28], elementwise::lookup),
     family("", "Mul", &[1, 6, 7, 13, 14], elementwise::lookup),
     family("", "Neg", &[1, 6, 13], elementwise::lookup),
+    rule("", "NonMaxSuppression", &[10, 11], nms::infer),
     family("", "NonZero", &[9, 13], data_sized::lookup),
     family("", "Not", &[1], elementwise::lookup),
     family("", "OneHot", &[9, 11, 28], data_sized::lookup),
@@ -409,7 +410,6 @@ const UNKNOWN: &[(&str, &str, &[u16])] = &[
     ("", "MelWeightMatrix", &[17]),
     ("", "Multinomial", &[7, 22]),
     ("", "NegativeLogLikelihoodLoss", &[12, 13, 22]),
-    ("", "NonMaxSuppression", &[10, 11]),
     ("", "Optional", &[15, 28]),
     ("", "OptionalGetElement", &[15, 18, 28]),
     ("", "OptionalHasElement", &[15, 18, 28]),
@@ -505,6 +505,10 @@ pub(crate) fn resolve(domain: &str, op: &str, opset: Option<i64>) -> Resolved {
     let Some(&newest) = schemas.newest.get(domain).filter(|_| !op.is_empty()) else {
         return Resolved::Foreign;
     };
+    // onnxruntime runs a `com.microsoft` node whose model does not import the domain (its
+    // optimizer writes such models: `optimize_model` on a torch MLP fuses `Gelu` without adding
+    // the import), and the domain has only version-1 schemas, so that is the one it runs.
+    let opset = opset.or_else(|| (domain == CONTRIB).then_some(1));
     let Some(opset) = opset else {
         return Resolved::Unknown("the model imports no opset for this domain", 0);
     };
@@ -610,6 +614,11 @@ mod tests {
             Resolved::Unknown(_, 22)
         ));
         assert!(matches!(resolve("", "Add", None), Resolved::Unknown(..)));
+        // onnxruntime runs com.microsoft nodes without the import (checked on BiasGelu).
+        assert!(matches!(
+            resolve(CONTRIB, "BiasGelu", None),
+            Resolved::Rule(..)
+        ));
         assert!(matches!(
             resolve("", "NotAnOp", Some(13)),
             Resolved::Unknown(..)

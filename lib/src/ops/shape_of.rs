@@ -150,14 +150,7 @@ fn range(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let length = match statics {
         (Some(s), Some(l), Some(d)) if d != 0 => static_length(s, l, d),
         _ => match (start, limit, delta.and_then(|d| d.as_known())) {
-            (Some(s), Some(l), Some(1)) => {
-                let n = l.sub(&s);
-                if n.is_non_negative() {
-                    n
-                } else {
-                    Dim::Unknown
-                }
-            }
+            (Some(s), Some(l), Some(d)) => symbolic_length(&s, &l, d),
             _ => Dim::Unknown,
         },
     };
@@ -181,6 +174,24 @@ fn range(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Some(value) => Output::value(value, elem_type),
         None => Output::shape(Shape::Ranked(vec![length])).elem(elem_type),
     }))
+}
+
+/// `max(ceil((limit - start) / delta), 0)` (Range doc: `number_of_elements = max(ceil((limit -
+/// start) / delta), 0)`) for symbolic bounds and a static, non-zero step. The `max` is dropped
+/// when the span is provably non-negative, and stays otherwise: `limit - start` may be negative
+/// for some sizes (a conv output length below its kernel), where the range is empty.
+fn symbolic_length(start: &Dim, limit: &Dim, delta: i64) -> Dim {
+    // ceil(x / d) = floor((x + d - 1) / d) for d > 0; a negative step walks the span backwards.
+    let (span, step) = if delta > 0 {
+        (limit.sub(start), delta)
+    } else {
+        (start.sub(limit), delta.checked_neg().unwrap_or(0))
+    };
+    if step <= 0 {
+        return Dim::Unknown;
+    }
+    let steps = span.add(&Dim::known(step - 1)).floor_div(&Dim::known(step));
+    steps.max(&Dim::known(0))
 }
 
 fn static_length(start: i64, limit: i64, delta: i64) -> Dim {
@@ -259,6 +270,34 @@ mod tests {
         assert_eq!(out.outputs[0].shape, Shape::from_known(&[0]));
         let out = testing::run("Range", 11, &[scalar(10), scalar(1), scalar(-4)], vec![]).unwrap();
         assert_eq!(out.outputs[0].shape, Shape::from_known(&[3]));
+    }
+
+    #[test]
+    fn symbolic_ranges_are_empty_below_their_start() {
+        let scalar = |d: Dim| testing::ints(ValueTensor::new(vec![], vec![d]).unwrap());
+        let range = |start: Dim, limit: Dim, delta: i64| {
+            let out = testing::run(
+                "Range",
+                11,
+                &[scalar(start), scalar(limit), scalar(Dim::known(delta))],
+                vec![],
+            )
+            .unwrap();
+            out.outputs[0].shape.to_string()
+        };
+        let n = || Dim::sym("n");
+        // A size minus its start is never negative: no clamp.
+        assert_eq!(range(Dim::known(0), n(), 1), "[n]");
+        // A conv output length, (n-10)/5+1, is -1 for n < 5: the range is then empty, not -1
+        // long (onnxruntime: max(ceil((limit - start) / delta), 0)).
+        let frames = n()
+            .sub(&Dim::known(10))
+            .floor_div(&Dim::known(5))
+            .add(&Dim::known(1));
+        assert_eq!(range(Dim::known(0), frames, 1), "[max(n/5-1, 0)]");
+        assert_eq!(range(Dim::known(0), n(), 3), "[(n+2)/3]");
+        assert_eq!(range(n(), Dim::known(0), -2), "[(n+1)/2]");
+        assert_eq!(range(n(), Dim::known(4), 1), "[max(-n+4, 0)]");
     }
 
     #[test]
