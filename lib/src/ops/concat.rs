@@ -4,8 +4,8 @@
 use super::axes::{self, unknown_dims};
 use super::constraint::{Constraint, Pending};
 use super::{spec, Ctx, Inferred, Input, Output, RuleError, RuleFn};
-use crate::infer::declared::MAX_VALUE_ELEMENTS;
-use crate::infer::elem;
+use crate::model::dtype::elem;
+use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 

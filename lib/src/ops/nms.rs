@@ -9,7 +9,7 @@
 use super::axes::product;
 use super::constraint::{Constraint, Pending};
 use super::{Ctx, Inferred, Output, RuleError};
-use crate::infer::elem;
+use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
 
 /// `NonMaxSuppression(boxes, scores, max_output_boxes_per_class?, iou_threshold?,
