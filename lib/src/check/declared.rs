@@ -6,12 +6,11 @@
 //! declaration, or the computation that produces the value.
 
 use super::site::{input_sites, node_site};
-use crate::diag::{Facts, Finding, Mismatch};
+use crate::diag::{Facts, Finding};
 use crate::infer::{Inference, NodeStatus};
 use crate::model::declared;
 use crate::model::{Model, Origin};
 use crate::shape::verify;
-use crate::shape::verify::Mismatch as Found;
 
 /// One finding per contradicted value, at the node producing it.
 pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
@@ -38,19 +37,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             let Some(inferred) = facts.values.get(v) else {
                 continue;
             };
-            if let Err(found) = verify::compare(&inferred.shape, &declared_shape) {
-                let mismatch = match found {
-                    Found::Rank { inferred, declared } => Mismatch::Rank { inferred, declared },
-                    Found::Dim {
-                        axis,
-                        inferred,
-                        declared,
-                    } => Mismatch::Dim {
-                        axis,
-                        inferred,
-                        declared,
-                    },
-                };
+            if let Err(mismatch) = verify::compare(&inferred.shape, &declared_shape) {
                 let facts_of = Facts::DeclaredMismatch {
                     value: value.name.to_string(),
                     declared: declared_shape,

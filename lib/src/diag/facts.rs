@@ -10,6 +10,7 @@ use serde::{Serialize, Serializer};
 
 use super::Code;
 use crate::shape::broadcast::ViolationKind;
+pub use crate::shape::verify::Mismatch;
 use crate::shape::{Binding, Dim, Rule, Shape};
 
 /// What a finding states, as data. New kinds may be added (hence `#[non_exhaustive]`).
@@ -108,6 +109,7 @@ pub enum Facts {
         #[serde(serialize_with = "shape")]
         inferred: Shape,
         /// Where they first differ.
+        #[serde(serialize_with = "departure")]
         mismatch: Mismatch,
     },
     /// E3: a structural problem.
@@ -275,31 +277,6 @@ impl NodeName {
     }
 }
 
-/// Where a declared shape first departs from the inferred one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "on", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Mismatch {
-    /// The ranks differ.
-    Rank {
-        /// Inferred rank.
-        inferred: usize,
-        /// Declared rank.
-        declared: usize,
-    },
-    /// The dims on `axis` are provably different.
-    Dim {
-        /// The axis.
-        axis: usize,
-        /// Inferred dim.
-        #[serde(serialize_with = "dim")]
-        inferred: Dim,
-        /// Declared dim.
-        #[serde(serialize_with = "dim")]
-        declared: Dim,
-    },
-}
-
 /// A structural problem of the model (E3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "problem", rename_all = "snake_case")]
@@ -386,6 +363,33 @@ fn optional_shape<S: Serializer>(target: &Option<Shape>, serializer: S) -> Resul
     match target {
         Some(s) => shape(s, serializer),
         None => serializer.serialize_none(),
+    }
+}
+
+/// Where a declared shape departs from the inferred one, tagged by `on`: `{"on": "rank",
+/// "inferred", "declared"}` or `{"on": "dim", "axis", "inferred", "declared"}`.
+fn departure<S: Serializer>(found: &Mismatch, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct as _;
+    match found {
+        Mismatch::Rank { inferred, declared } => {
+            let mut fields = serializer.serialize_struct("Mismatch", 3)?;
+            fields.serialize_field("on", "rank")?;
+            fields.serialize_field("inferred", inferred)?;
+            fields.serialize_field("declared", declared)?;
+            fields.end()
+        }
+        Mismatch::Dim {
+            axis,
+            inferred,
+            declared,
+        } => {
+            let mut fields = serializer.serialize_struct("Mismatch", 4)?;
+            fields.serialize_field("on", "dim")?;
+            fields.serialize_field("axis", axis)?;
+            fields.serialize_field("inferred", &Printed(inferred))?;
+            fields.serialize_field("declared", &Printed(declared))?;
+            fields.end()
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::facts::{Facts, Mismatch, NodeName, Operand, SizeAt, Structure};
+use super::facts::{Facts, NodeName, Operand, SizeAt, Structure};
 use super::NodeSite;
 use crate::shape::broadcast::{Offender, Violation, ViolationKind};
 use crate::shape::{Binding, Rule};
@@ -78,8 +78,7 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
             inferred,
             mismatch,
         } => format!(
-            "{what}: output `{value}` is declared {declared} but inferred {inferred} ({})",
-            mismatch_text(mismatch)
+            "{what}: output `{value}` is declared {declared} but inferred {inferred} ({mismatch})"
         ),
         Facts::Structure { problem } => structure_message(problem, node.map(|_| what.as_str())),
         Facts::Unsupported {
@@ -118,19 +117,6 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
         } => format!(
             "graph input `{input}` of {graph} is declared {declared} but its initializer is {stored}"
         ),
-    }
-}
-
-fn mismatch_text(mismatch: &Mismatch) -> String {
-    match mismatch {
-        Mismatch::Rank { inferred, declared } => {
-            format!("rank {inferred} inferred, {declared} declared")
-        }
-        Mismatch::Dim {
-            axis,
-            inferred,
-            declared,
-        } => format!("axis {axis} is {inferred} inferred, {declared} declared"),
     }
 }
 
