@@ -292,7 +292,7 @@ impl<'m> Engine<'m> {
         if !self.pending.get(graph.0 as usize)?.get(value) {
             return None;
         }
-        stored::reals(self.model, self.model.graph(graph)?, value)
+        self.model.stored_reals(graph, value)
     }
 
     /// A value's facts with the float elements left in its initializer decoded, uncharged.
@@ -457,10 +457,7 @@ impl<'m> Engine<'m> {
             }
         }
         for value in reread {
-            let reals = self
-                .model
-                .graph(graph)
-                .and_then(|g| stored::reals(self.model, g, value));
+            let reals = self.model.stored_reals(graph, value);
             let facts = self
                 .facts
                 .get_mut(graph.0 as usize)

@@ -11,9 +11,7 @@
 //! same values. A value read by a second node keeps its decoded elements from then on: a weight
 //! shared by every block (ALBERT-like models) is decoded once, not at each of its reads.
 
-use crate::model::{Graph, Model, Origin, ValueId};
-use crate::shape::real::Real;
-use crate::shape::values::ValueTensor;
+use crate::model::ValueId;
 
 /// Two bits per value of one graph: whether the value's facts are its initializer's with its
 /// float elements left in the file, and whether a node has read it.
@@ -77,31 +75,6 @@ impl Bits {
             *word &= !(1 << (index % 64));
         }
     }
-}
-
-/// The float elements stored for `value` of `graph`: its initializer's or, for a value the graph
-/// captures, the initializer of the enclosing graph that defines it.
-pub(super) fn reals(model: &Model, graph: &Graph, value: ValueId) -> Option<ValueTensor<Real>> {
-    let (mut graph, mut value) = (graph, value);
-    // A capture names a value of an enclosing graph, so the chain is shorter than the list of
-    // graphs; the bound only guards against a malformed one.
-    for _ in 0..=model.graphs.len() {
-        let entry = graph.value(value)?;
-        match entry.origin {
-            Origin::Initializer => {
-                return graph.initializers.get(entry.initializer?)?.real_values()
-            }
-            Origin::Outer {
-                graph: outer,
-                value: there,
-            } => {
-                graph = model.graph(outer)?;
-                value = there;
-            }
-            _ => return None,
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use prost::Message;
 
 use super::dtype::elem;
 use super::tensor::{self, MAX_VALUE_ELEMENTS};
+use super::{GraphId, Origin, ValueId};
 use crate::proto::{onnx_lean, TensorProto};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
@@ -119,6 +120,34 @@ impl Initializer {
     /// Whether its elements may be read as reals (its type is one [`tensor::real_values`] reads).
     pub(crate) fn holds_reals(&self) -> bool {
         matches!(self.data_type, Some(elem::FLOAT | elem::DOUBLE))
+    }
+}
+
+impl super::Model {
+    /// The float elements stored for `value` of graph `at`: its initializer's or, for a value the
+    /// graph captures, the initializer of the enclosing graph that defines it. Decoded now, from
+    /// the file, whatever inference kept of them.
+    pub(crate) fn stored_reals(&self, at: GraphId, value: ValueId) -> Option<ValueTensor<Real>> {
+        let (mut graph, mut value) = (self.graph(at)?, value);
+        // A capture names a value of an enclosing graph, so the chain is shorter than the list of
+        // graphs; the bound only guards against a malformed one.
+        for _ in 0..=self.graphs.len() {
+            let entry = graph.value(value)?;
+            match entry.origin {
+                Origin::Initializer => {
+                    return graph.initializers.get(entry.initializer?)?.real_values()
+                }
+                Origin::Outer {
+                    graph: outer,
+                    value: there,
+                } => {
+                    graph = self.graph(outer)?;
+                    value = there;
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 }
 

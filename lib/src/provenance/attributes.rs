@@ -5,7 +5,7 @@
 //! a Split's sizes, a Concat's axis. Inputs are shown by their known elements only.
 
 use crate::infer::GraphFacts;
-use crate::model::{AttrValue, Graph, Node};
+use crate::model::{AttrValue, GraphId, Model, Node};
 
 /// Inputs named by slot, per op whose inputs decide the dim (opset-10+ Slice, 11+ Pad, ...).
 const NAMED_INPUTS: &[(&str, &[(usize, &str)])] = &[
@@ -63,7 +63,12 @@ const NAMED_ATTRIBUTES: &[(&str, &[&str])] = &[
 ];
 
 /// `(name, value)` of what decides the dim `node` makes.
-pub(super) fn of(graph: &Graph, facts: Option<&GraphFacts>, node: &Node) -> Vec<(String, String)> {
+pub(super) fn of(
+    model: &Model,
+    at: GraphId,
+    facts: Option<&GraphFacts>,
+    node: &Node,
+) -> Vec<(String, String)> {
     let op = &*node.op_type;
     let mut out = Vec::new();
     if let Some((_, names)) = NAMED_ATTRIBUTES.iter().find(|(o, _)| *o == op) {
@@ -84,14 +89,12 @@ pub(super) fn of(graph: &Graph, facts: Option<&GraphFacts>, node: &Node) -> Vec<
                     return Some(list(v.data.iter().map(ToString::to_string)));
                 }
                 // An initializer read once keeps its float elements in the file (issue 19's
-                // lazy decoding): read them from its header, as the rule did.
+                // lazy decoding): read them from there, as the rule did.
                 let stored;
                 let reals = if let Some(reals) = f.real.as_ref() {
                     reals
                 } else {
-                    let entry = graph.value(value)?;
-                    let index = entry.initializer.filter(|_| entry.is_initializer())?;
-                    stored = graph.initializers.get(index)?.real_values()?;
+                    stored = model.stored_reals(at, value)?;
                     &stored
                 };
                 let reals = Some(reals).filter(|v| v.shape.len() == 1)?;
@@ -103,7 +106,8 @@ pub(super) fn of(graph: &Graph, facts: Option<&GraphFacts>, node: &Node) -> Vec<
                 Some(list(numbers?.into_iter().map(|n| n.to_string())))
             });
             // An input whose elements are not known is named, so the reader can find it.
-            let text = text.unwrap_or_else(|| format!("`{}`", graph.value_name(value)));
+            let named = model.graph(at).map_or("", |graph| graph.value_name(value));
+            let text = text.unwrap_or_else(|| format!("`{named}`"));
             out.push((name.to_owned(), text));
         }
     }

@@ -248,7 +248,7 @@ fn step(
         index,
         name: node.name.to_string(),
         op_type: node.op_type.to_string(),
-        attributes: attributes::of(graph, inference.graph(output.graph), node),
+        attributes: attributes::of(model, output.graph, inference.graph(output.graph), node),
         output: graph.value_name(output.value).to_owned(),
         axis: output.axis,
         dim,
