@@ -106,14 +106,19 @@ impl Step {
     pub fn describe(&self) -> String {
         let mut text = format!("{} `{}`", self.op_type, self.name);
         if !self.attributes.is_empty() {
-            let shown: Vec<String> = self
-                .attributes
-                .iter()
-                .map(|(name, value)| format!("{name} = {value}"))
-                .collect();
-            let _ = write!(text, " ({})", shown.join(", "));
+            let _ = write!(text, " ({})", self.attributes_text());
         }
         text
+    }
+
+    /// `kernel_shape = [2], strides = [2]`: what decides the dim, empty when nothing does.
+    pub fn attributes_text(&self) -> String {
+        let shown: Vec<String> = self
+            .attributes
+            .iter()
+            .map(|(name, value)| format!("{name} = {value}"))
+            .collect();
+        shown.join(", ")
     }
 }
 

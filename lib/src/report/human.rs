@@ -319,12 +319,7 @@ fn with_attributes(mut line: String, finding: &Finding, index: usize) -> String 
         .flat_map(|dim| &dim.steps)
         .find(|step| step.index == index && !step.attributes.is_empty());
     if let Some(step) = step {
-        let shown: Vec<String> = step
-            .attributes
-            .iter()
-            .map(|(name, value)| format!("{name} = {value}"))
-            .collect();
-        let _ = write!(line, "  # {}", shown.join(", "));
+        let _ = write!(line, "  # {}", step.attributes_text());
     }
     line
 }

@@ -54,16 +54,7 @@ fn step_json(step: &Step) -> Value {
 /// A SARIF location of a chain's node: its line in its graph's text form and its bytes, as
 /// the result's own location, with `message` saying what it makes.
 fn step_location(step: &Step, artifact: &Value, id: usize) -> Value {
-    let mut region = json!({"startLine": step.index.saturating_add(2)});
-    if step.span.end > step.span.start {
-        if let Some(object) = region.as_object_mut() {
-            object.insert("byteOffset".into(), step.span.start.into());
-            object.insert(
-                "byteLength".into(),
-                (step.span.end - step.span.start).into(),
-            );
-        }
-    }
+    let region = super::sarif::node_region(step.index, &step.span);
     json!({
         "id": id,
         "message": {"text": format!("{} makes `{}` (axis {} of `{}`)", step.describe(), step.dim, step.axis, step.output)},

@@ -186,18 +186,7 @@ fn result(finding: &Finding, artifact: &Value) -> Value {
                 "kind": "function",
             }]),
         );
-        // Both a text and a binary region (SARIF 3.30.1 allows one region to be both): the
-        // line anchors the alert in code scanning, the bytes are where the node is in the file.
-        let mut region = json!({"startLine": node.index.saturating_add(2)});
-        if node.span.end > node.span.start {
-            if let Some(object) = region.as_object_mut() {
-                object.insert("byteOffset".into(), node.span.start.into());
-                object.insert(
-                    "byteLength".into(),
-                    (node.span.end - node.span.start).into(),
-                );
-            }
-        }
+        let region = node_region(node.index, &node.span);
         location.insert(
             "physicalLocation".into(),
             json!({"artifactLocation": artifact, "region": region}),
@@ -234,6 +223,21 @@ fn result(finding: &Finding, artifact: &Value) -> Value {
         object.insert("codeFlows".into(), flows);
     }
     result
+}
+
+/// The region of the node at `index` of its graph, spanning `span` of the file: both a text and
+/// a binary region (SARIF 3.30.1 allows one region to be both). The line (the node's, in its
+/// graph's text form, after the graph's opening line) anchors the alert in code scanning; the
+/// bytes are where the node is in the file.
+pub(super) fn node_region(index: usize, span: &std::ops::Range<usize>) -> Value {
+    let mut region = json!({"startLine": index.saturating_add(2)});
+    if span.end > span.start {
+        if let Some(object) = region.as_object_mut() {
+            object.insert("byteOffset".into(), span.start.into());
+            object.insert("byteLength".into(), (span.end - span.start).into());
+        }
+    }
+    region
 }
 
 #[cfg(test)]
