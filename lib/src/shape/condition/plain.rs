@@ -46,6 +46,21 @@ fn member(binding: &Binding, symbol: &str, set: &ValueSet) -> Tri {
 }
 
 impl Part {
+    /// Whether `symbol` is the only symbol the part mentions.
+    fn only_in(&self, symbol: &str) -> bool {
+        match self {
+            Part::Set { symbol: s, .. } => s == symbol,
+            Part::Any(pieces) => pieces.iter().all(|piece| match piece {
+                Piece::Set { symbol: s, .. } => s == symbol,
+                Piece::Atom(atom) => atom
+                    .dims()
+                    .into_iter()
+                    .flat_map(Dim::symbols)
+                    .all(|name| name == symbol),
+            }),
+        }
+    }
+
     fn eval(&self, binding: &Binding) -> Tri {
         match self {
             Part::Set { symbol, set } => member(binding, symbol, set),
@@ -249,7 +264,7 @@ impl Plain {
             }
             Part::Any(_) => None,
         });
-        single.or_else(|| {
+        let found = single.or_else(|| {
             self.parts.iter().find_map(|p| match p {
                 Part::Any(pieces) if !pieces.is_empty() => pieces
                     .iter()
@@ -262,6 +277,23 @@ impl Plain {
                     .collect(),
                 _ => None,
             })
+        });
+        // Another part in the same symbol alone (an atom no value set describes, `b*b = 3`)
+        // may break at a smaller value than the set's: the smallest is the first that any of
+        // them breaks at. The scan is bounded; past it the set's value stands (it breaks too).
+        found.map(|binding: Binding| {
+            let lowered = binding
+                .iter()
+                .next()
+                .filter(|_| binding.len() == 1)
+                .and_then(|(symbol, &value)| {
+                    let own: Vec<&Part> = self.parts.iter().filter(|p| p.only_in(symbol)).collect();
+                    (1..value.min(1 << 16)).find_map(|v| {
+                        let at: Binding = [(symbol.clone(), v)].into_iter().collect();
+                        own.iter().any(|p| p.eval(&at) == Tri::No).then_some(at)
+                    })
+                });
+            lowered.unwrap_or(binding)
         })
     }
 }
