@@ -2,7 +2,8 @@
 //!
 //! Pipeline: `load -> graph -> infer -> check -> report`, each stage using only earlier ones.
 //! - [`model`]: the file is memory-mapped and decoded by prost without copying weights; a wire
-//!   pre-scan locates decode errors and every node's byte range; each graph becomes a petgraph DAG.
+//!   pre-scan locates decode errors and every node's byte range; each graph gets its nodes in topological
+//!   order (a petgraph DAG is built only for a graph whose file order is not topological).
 //! - [`shape`]: dims (static, symbolic, unknown), shapes, and every broadcasting rule of the specs.
 //! - [`infer`]: shape propagation in topological order, with small integer tensors carried as
 //!   symbolic values so computed Reshape/Expand targets are known.

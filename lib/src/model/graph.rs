@@ -10,18 +10,16 @@ use std::path::Path;
 use bytes::Bytes;
 use bytestring::ByteString;
 
-use petgraph::algo::{kosaraju_scc, toposort};
-use petgraph::graph::{DiGraph, NodeIndex};
-
 use super::intern::Interner;
 use super::names::{self, NameIndex};
 use super::node_wire::{self, RawNode};
 use super::parts::TensorSource;
 use super::parts::{GraphParts, ModelParts, Nodes};
+use super::topology;
 use super::wire::{GraphLayout, ModelLayout, NodeLayout};
 use super::{
-    Attribute, DeclaredCounts, Edge, Function, Graph, GraphId, Initializer, Model, Node, Opsets,
-    Origin, ProblemKind, StructuralProblem, Value, ValueId,
+    Attribute, DeclaredCounts, Function, Graph, GraphId, Initializer, Model, Node, Opsets, Origin,
+    ProblemKind, StructuralProblem, Value, ValueId,
 };
 use crate::error::{Limits, LoadError};
 use crate::proto::{type_proto, TypeProto, ValueInfoProto};
@@ -343,7 +341,6 @@ impl Builder<'_> {
             outputs,
             initializers,
             counts,
-            dag: DiGraph::new(),
             order: Vec::new(),
         });
 
@@ -644,96 +641,48 @@ impl Builder<'_> {
             .ok_or_else(|| invalid("element count overflows a 64-bit integer"))
     }
 
-    /// Builds the DAG (explicit inputs plus values captured by subgraphs) and the topological
-    /// order; nodes on cycles are marked and reported.
+    /// Orders the graph's nodes topologically; nodes on cycles are marked and reported.
+    ///
+    /// The ONNX IR requires nodes to be topologically sorted ("nodes ... MUST be topologically
+    /// sorted") and exporters write them so: when every edge (an explicit input, or a value a
+    /// subgraph captures) goes forward in file order, that order is used and no graph is built.
+    /// Only otherwise is a petgraph DAG built, for the sort and the cycle search, and dropped.
     fn finish(&mut self, id: GraphId, implicit: &[(usize, ValueId)]) -> Vec<StructuralProblem> {
         let Some(graph) = self.graphs.get_mut(id.0 as usize) else {
             return Vec::new();
         };
-        // At most one edge per input slot and per capture: sized once, not grown by doubling
-        // (each doubling of a large graph copied it into freshly zeroed pages).
-        let edges = graph
-            .nodes
-            .iter()
-            .map(|node| node.inputs.len())
-            .sum::<usize>()
-            .saturating_add(implicit.len());
-        let mut dag: DiGraph<usize, Edge> = DiGraph::with_capacity(graph.nodes.len(), edges);
-        for node in &graph.nodes {
-            dag.add_node(node.index);
-        }
         let producer = |value: ValueId| match graph.values.get(value.0 as usize)?.origin {
             Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
             _ => None,
         };
-        // Whether every edge goes forward in file order, which the ONNX IR requires ("nodes
-        // ... MUST be topologically sorted") and exporters write.
-        let mut file_order = true;
-        for node in &graph.nodes {
-            for (slot, value) in node.inputs.iter().enumerate() {
-                let Some(value) = *value else { continue };
-                if let Some(from) = producer(value) {
-                    file_order &= from < node.index;
-                    let slot = u32::try_from(slot).ok();
-                    dag.add_edge(
-                        NodeIndex::new(from),
-                        NodeIndex::new(node.index),
-                        Edge { value, slot },
-                    );
-                }
-            }
-        }
-        for &(node, value) in implicit {
-            if let Some(from) = producer(value) {
-                file_order &= from < node;
-                dag.add_edge(
-                    NodeIndex::new(from),
-                    NodeIndex::new(node),
-                    Edge { value, slot: None },
-                );
-            }
-        }
-        let mut problems = Vec::new();
-        if file_order {
-            // Then the file order is a topological order, and no search is needed.
+        let explicit = graph.nodes.iter().flat_map(|node| {
+            node.inputs
+                .iter()
+                .flatten()
+                .map(move |&value| (node.index, value))
+        });
+        let mut edges = explicit
+            .chain(implicit.iter().copied())
+            .filter_map(|(to, value)| producer(value).map(|from| (from, to)));
+        if edges.all(|(from, to)| from < to) {
             graph.order = (0..graph.nodes.len()).collect();
-            graph.dag = dag;
-            return problems;
+            return Vec::new();
         }
-        // Acyclic (nearly always): one iterative depth-first pass, no allocation per node.
-        if let Ok(sorted) = toposort(&dag, None) {
-            graph.order = sorted.into_iter().map(NodeIndex::index).collect();
-            graph.dag = dag;
-            return problems;
-        }
-        let mut order = Vec::with_capacity(graph.nodes.len());
-        // kosaraju_scc lists components in reverse topological order. Not tarjan_scc: petgraph's
-        // is recursive, one stack frame per node of the longest path, and a deep chain of nodes
-        // overflowed a thread's stack.
-        for component in kosaraju_scc(&dag).into_iter().rev() {
-            let cyclic = component.len() > 1
-                || component
-                    .first()
-                    .is_some_and(|&n| dag.find_edge(n, n).is_some());
-            if cyclic {
-                let mut members: Vec<usize> = component.iter().map(|n| n.index()).collect();
-                members.sort_unstable();
-                for &member in &members {
-                    if let Some(node) = graph.nodes.get_mut(member) {
-                        node.in_cycle = true;
-                    }
-                }
-                problems.push(StructuralProblem {
-                    graph: id,
-                    node: members.first().copied(),
-                    kind: ProblemKind::Cycle { nodes: members },
-                });
-            } else {
-                order.extend(component.iter().map(|n| n.index()));
-            }
-        }
-        graph.dag = dag;
+        let (order, cycles) = topology::sort(graph, implicit);
         graph.order = order;
+        let mut problems = Vec::with_capacity(cycles.len());
+        for members in cycles {
+            for &member in &members {
+                if let Some(node) = graph.nodes.get_mut(member) {
+                    node.in_cycle = true;
+                }
+            }
+            problems.push(StructuralProblem {
+                graph: id,
+                node: members.first().copied(),
+                kind: ProblemKind::Cycle { nodes: members },
+            });
+        }
         problems
     }
 }

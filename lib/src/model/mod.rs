@@ -1,4 +1,4 @@
-//! The loaded model: one petgraph DAG per graph, a value table per graph, node identities for
+//! The loaded model: nodes in topological order per graph, a value table per graph, node identities for
 //! diagnostics, and the structural problems found while building them.
 //!
 //! Protobuf messages are moved, never copied, into this structure: tensor payloads stay
@@ -17,13 +17,13 @@ mod opset;
 mod parts;
 mod prefetch;
 pub(crate) mod tensor;
+mod topology;
 mod wire;
 
 use std::ops::Range;
 
 use arcstr::ArcStr;
 use bytestring::ByteString;
-use petgraph::graph::DiGraph;
 
 use crate::proto::TypeProto;
 
@@ -98,10 +98,6 @@ pub struct Graph {
     pub initializers: Vec<Initializer>,
     /// How many entries the `GraphProto` declared, as `onnx.load` counts them.
     pub counts: DeclaredCounts,
-    /// DAG over node indices: an edge for each value a node reads from another node of this graph
-    /// (its weight is the value and the consumer's input slot; captured values of subgraphs are
-    /// edges to the owning node with slot `None`).
-    pub dag: DiGraph<usize, Edge>,
     /// Node indices in topological order; nodes on a cycle are left out.
     pub order: Vec<usize>,
 }
@@ -115,15 +111,6 @@ pub struct DeclaredCounts {
     pub sparse_initializers: usize,
     /// `value_info` entries.
     pub value_info: usize,
-}
-
-/// What an edge of the DAG carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Edge {
-    /// The value flowing along the edge.
-    pub value: ValueId,
-    /// The consumer's input slot, or `None` for a value a subgraph of the consumer captures.
-    pub slot: Option<u32>,
 }
 
 /// An ONNX node with its identity for diagnostics.
