@@ -169,7 +169,12 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
             let declared_dims = bind::declared_symbols(&model);
             bind::bind(&mut model, options.binding());
             let start = Instant::now();
-            let inference = infer::infer_assuming(&model, &options.limits, options.assumptions);
+            let inference = check::infer_settled(
+                &model,
+                &options.limits,
+                options.assumptions,
+                &options.checks,
+            );
             timings.infer = start.elapsed();
             let start = Instant::now();
             let findings = check::run(&model, &inference, &options.checks);
@@ -224,7 +229,12 @@ fn lint_loaded(mut model: Model, options: &Options) -> LintReport {
     // Bound before inference: one deployment's sizes are what every stage sees.
     let declared_dims = bind::declared_symbols(&model);
     bind::bind(&mut model, options.binding());
-    let inference = infer::infer_assuming(&model, &options.limits, options.assumptions);
+    let inference = check::infer_settled(
+        &model,
+        &options.limits,
+        options.assumptions,
+        &options.checks,
+    );
     let findings = check::run(&model, &inference, &options.checks);
     LintReport {
         model,

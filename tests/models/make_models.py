@@ -554,6 +554,54 @@ def ok_detection_head():
     return model(g)
 
 
+def unbatched_branch_model(name, used):
+    """TorchScript's export of a module that takes batched and unbatched inputs: `If(Equal(t,
+    1))` squeezes axis 2 away ([n, 8]) or keeps it ([n, 8, t]), and a Gemm, which takes only 2-D
+    inputs, follows. Every run taking the else branch fails at the Gemm, so every run the model
+    accepts takes the then branch. With `used` false the Gemm's output is no graph output."""
+    then_branch = helper.make_graph(
+        [node("Squeeze", ["x", "axis2"], ["squeezed"], name="/rnn/squeeze")],
+        "then", [], [vi("squeezed", F, None)])
+    else_branch = helper.make_graph(
+        [node("Identity", ["x"], ["kept"], name="/rnn/keep")],
+        "else", [], [vi("kept", F, None)])
+    outputs = [vi("y", F, None)] if used else [vi("frames", F, None)]
+    g = graph(
+        [
+            node("Shape", ["x"], ["shape"], name="/rnn/shape"),
+            node("Gather", ["shape", "two"], ["t"], name="/rnn/frames", axis=0),
+            node("Equal", ["t", "one"], ["single"], name="/rnn/single"),
+            node("If", ["single"], ["frames"], name="/rnn/unbatch",
+                 then_branch=then_branch, else_branch=else_branch),
+            node("Gemm", ["frames", "w"], ["y"], name="/rnn/cell"),
+        ],
+        name,
+        [vi("x", F, ["n", 8, "t"])],
+        outputs,
+        initializer=[
+            init("two", np.array(2, dtype=np.int64)),
+            init("one", np.array(1, dtype=np.int64)),
+            i64s("axis2", [2]),
+            init("w", weights([8, 4])),
+        ],
+    )
+    return model(g)
+
+
+@fixture("w4_unbatched_branch.onnx")
+def w4_unbatched_branch():
+    """Runs with t = 1 and fails with t = 2 (the Gemm): the If's output is [n, 8], y is [n, 4]."""
+    return unbatched_branch_model("w4_unbatched_branch", used=True)
+
+
+@fixture("w4_unbatched_branch_unused.onnx")
+def w4_unbatched_branch_unused():
+    """The same If, its output a graph output, and the Gemm's output unused. onnxruntime still
+    runs the Gemm (and fails with t = 2), but nothing in ONNX makes a runtime run a node that
+    feeds no output, so nothing proves which branch runs: `frames` stays of unknown rank."""
+    return unbatched_branch_model("w4_unbatched_branch_unused", used=False)
+
+
 def single_node(name, op, inputs, outputs, inits=(), opset=OPSET, **attrs):
     """One node whose graph inputs are the `inputs` not given as initializers."""
     init_names = {t.name for t in inits}

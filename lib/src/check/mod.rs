@@ -2,6 +2,7 @@
 //! code, then sort them into graph order and drop the codes the user allowed.
 
 mod assumed;
+mod branches;
 mod broadcast;
 mod constraint;
 mod declared;
@@ -15,6 +16,8 @@ use crate::diag::{Code, Finding};
 use crate::infer::Inference;
 use crate::model::Model;
 use crate::shape::Binding;
+
+pub(crate) use branches::infer_settled;
 
 /// What the checks need besides the model and its inference.
 #[derive(Debug, Clone, Default)]
@@ -30,16 +33,22 @@ pub struct CheckOptions {
 
 /// Runs every check and returns the findings in graph order.
 pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
-    let mut findings = structure::check(model);
-    findings.extend(broadcast::check(model, inference, &options.binding));
-    findings.extend(constraint::check(model, inference));
-    findings.extend(declared::check(model, inference));
-    findings.extend(unsupported::check(model, inference));
+    let mut findings = collect(model, inference, options);
     findings.retain(|finding| !options.allowed.contains(&finding.code));
     if options.initializers_as_constants {
         assumed::note(model, &mut findings);
     }
     findings.sort_by_cached_key(Finding::sort_key);
     crate::provenance::attach(model, inference, &mut findings);
+    findings
+}
+
+/// Every check's findings, unsorted, with none dropped.
+fn collect(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
+    let mut findings = structure::check(model);
+    findings.extend(broadcast::check(model, inference, &options.binding));
+    findings.extend(constraint::check(model, inference));
+    findings.extend(declared::check(model, inference));
+    findings.extend(unsupported::check(model, inference));
     findings
 }

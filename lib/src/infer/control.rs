@@ -88,7 +88,7 @@ fn outputs_of(engine: &Engine<'_>, graph: GraphId) -> Vec<ValueFacts> {
 }
 
 /// The value of an `If` condition whose single element is known: non-zero is true.
-fn known_condition(cond: Option<&ValueFacts>) -> Option<bool> {
+pub(crate) fn known_condition(cond: Option<&ValueFacts>) -> Option<bool> {
     let value = cond?.value.as_deref()?;
     let [only] = value.data.as_slice() else {
         return None;
@@ -106,7 +106,7 @@ fn subgraph(node: &Node, attribute: &str) -> Option<GraphId> {
 /// Infers a node that holds subgraphs, and the subgraphs themselves.
 pub(crate) fn infer<'m>(
     engine: &mut Engine<'m>,
-    _graph: &'m Graph,
+    graph: &'m Graph,
     node: &'m Node,
     inputs: &[Option<ValueFacts>],
 ) -> Outcome {
@@ -120,8 +120,12 @@ pub(crate) fn infer<'m>(
             };
             // A condition known at inference time (an `Equal` of a rank and a constant, as in
             // function bodies that serve 2-D and 3-D inputs) runs one branch: the other never
-            // executes, so its nodes are neither inferred nor checked.
-            if let Some(taken) = known_condition(inputs.first().and_then(Option::as_ref)) {
+            // executes, so its nodes are neither inferred nor checked. So does a branch given
+            // because the other leads every run into a failure (`check::branches`).
+            let given = engine.forced_branch(graph.id, node.index);
+            if let Some(taken) =
+                given.or_else(|| known_condition(inputs.first().and_then(Option::as_ref)))
+            {
                 let id = if taken { then_id } else { else_id };
                 if let Some(body) = model.graph(id) {
                     engine.run_graph(body, Some(Vec::new()));

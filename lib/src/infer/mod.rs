@@ -6,6 +6,7 @@
 mod adopt;
 mod anonymous;
 mod control;
+pub(crate) use control::known_condition;
 mod stored;
 
 use std::cell::{Cell, RefCell};
@@ -121,9 +122,22 @@ pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
 
 /// [`infer_within`] under `assumptions`.
 pub fn infer_assuming(model: &Model, limits: &Limits, assumptions: Assumptions) -> Inference {
+    infer_forcing(model, limits, assumptions, &[])
+}
+
+/// [`infer_assuming`] with the branch each listed `If` takes, `(graph, node index, takes the
+/// then branch)`, as if its condition were known. Sound only for a branch every run the model
+/// accepts takes when it runs that `If` (`check::branches` proves it).
+pub(crate) fn infer_forcing(
+    model: &Model,
+    limits: &Limits,
+    assumptions: Assumptions,
+    forced: &[(GraphId, usize, bool)],
+) -> Inference {
     let mut engine = Engine {
         model,
         assumptions,
+        forced: forced.to_vec(),
         functions: model
             .functions
             .iter()
@@ -245,6 +259,8 @@ type RuleCache = HashMap<(usize, usize, Option<i64>), Resolved, foldhash::fast::
 pub(crate) struct Engine<'m> {
     model: &'m Model,
     assumptions: Assumptions,
+    /// `If` nodes whose branch is given: `(graph, node index, takes the then branch)`.
+    forced: Vec<(GraphId, usize, bool)>,
     /// Model-local functions by `(domain, name)`, looked up at every node.
     functions: HashMap<(&'m str, &'m str), GraphId>,
     facts: Vec<GraphFacts>,
@@ -268,6 +284,14 @@ pub(crate) struct Engine<'m> {
 }
 
 impl<'m> Engine<'m> {
+    /// The branch given for `If` node `index` of `graph`, if any.
+    fn forced_branch(&self, graph: GraphId, index: usize) -> Option<bool> {
+        self.forced
+            .iter()
+            .find(|&&(in_graph, node, _)| (in_graph, node) == (graph, index))
+            .map(|&(_, _, taken)| taken)
+    }
+
     fn graph_facts(&mut self, id: GraphId) -> Option<&mut GraphFacts> {
         self.facts.get_mut(id.0 as usize)
     }

@@ -1,0 +1,306 @@
+//! `If` nodes whose branches give different shapes, where taking one branch leads every run into
+//! a failure: every run the model accepts takes the other branch, so the model is inferred and
+//! checked with that branch taken.
+//!
+//! ONNX `If` runs `then_branch` when its condition is true and `else_branch` otherwise. A node of
+//! the main graph runs once per inference, and so does a node of an `If` branch, when the branch
+//! runs (a loop body may run any number of times: its nodes are left alone). If, with such an
+//! `If` taking branch A, its own graph certainly fails (a node whose outputs reach the graph's
+//! outputs has an error-severity E1 or E4 finding, which holds for every input, or is an `If`
+//! whose branches that can run all certainly fail), then no run reaching the `If` and taking A
+//! succeeds. Shapes inferred with branch B taken are then right for every input the model accepts
+//! (the bar: a dim is right for every accepted input, or unknown).
+//!
+//! The case is `TorchScript`'s export of modules that take batched and unbatched inputs:
+//! silero-vad squeezes its frame axis away in `If(Equal(T, 1))`, and through the branch that
+//! keeps it the LSTM after gets a 5-D input and fails.
+
+use std::collections::HashMap;
+
+use super::{collect, CheckOptions};
+use crate::diag::{Code, Finding};
+use crate::error::Limits;
+use crate::infer::{self, known_condition, Assumptions, Inference};
+use crate::model::{Graph, GraphId, Model, Origin, ValueId};
+
+/// How many `If` nodes are tried, each costing two more inference and check runs.
+const MAX_TRIED: usize = 4;
+
+/// Infers `model`, with each main-graph `If` whose other branch certainly fails taking the
+/// branch that does not. The checks run here only to decide; the caller runs them on the result.
+pub(crate) fn infer_settled(
+    model: &Model,
+    limits: &Limits,
+    assumptions: Assumptions,
+    options: &CheckOptions,
+) -> Inference {
+    let mut inference = infer::infer_forcing(model, limits, assumptions, &[]);
+    let mut forced: Vec<(GraphId, usize, bool)> = Vec::new();
+    let mut tried: Vec<(GraphId, usize)> = Vec::new();
+    // Candidates are found again after each settled `If`: settling one can make the condition of
+    // another known (an exporter's rank test on the settled output), and such an `If` must run
+    // the branch its condition picks, never a given one.
+    while tried.len() < MAX_TRIED {
+        let next = diverging_ifs(model, &inference)
+            .into_iter()
+            .find(|candidate| !tried.contains(candidate));
+        let Some((graph, index)) = next else {
+            break;
+        };
+        tried.push((graph, index));
+        let Some(home) = model.graph(graph) else {
+            continue;
+        };
+        let [then_run, else_run] = [true, false].map(|taken| {
+            let mut trial = forced.clone();
+            trial.push((graph, index, taken));
+            let facts = infer::infer_forcing(model, limits, assumptions, &trial);
+            let findings = collect(model, &facts, options);
+            let fails = Failures::new(model, &facts, &findings, &trial).graph_fails(home, 0);
+            (trial, facts, fails)
+        });
+        let chosen = match (then_run.2, else_run.2) {
+            (false, true) => then_run,
+            (true, false) => else_run,
+            _ => continue,
+        };
+        forced = chosen.0;
+        inference = chosen.1;
+    }
+    inference
+}
+
+/// `If` nodes that run at most once per inference (in the main graph or in `If` branches), in
+/// graph and file order, whose condition is not known and whose branches both give an output of
+/// known rank where the two shapes differ.
+fn diverging_ifs(model: &Model, inference: &Inference) -> Vec<(GraphId, usize)> {
+    let outputs = |id: GraphId| {
+        let graph = model.graph(id)?;
+        let facts = inference.graph(id)?;
+        Some(
+            graph
+                .outputs
+                .iter()
+                .map(|value| facts.values.get(value.0 as usize).map(|f| &f.shape))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let mut found = Vec::new();
+    for graph in model.graphs.iter().filter(|graph| runs_once(model, graph)) {
+        let Some(facts) = inference.graph(graph.id) else {
+            continue;
+        };
+        for node in graph.nodes.iter().filter(|node| is_if(node)) {
+            let cond = node.inputs.first().copied().flatten();
+            let cond = cond.and_then(|value| facts.values.get(value.0 as usize));
+            if known_condition(cond).is_some() {
+                continue;
+            }
+            let Some((then_id, else_id)) = branches(node) else {
+                continue;
+            };
+            let (Some(then_out), Some(else_out)) = (outputs(then_id), outputs(else_id)) else {
+                continue;
+            };
+            let diverge = then_out.iter().zip(&else_out).any(|pair| match pair {
+                (Some(a), Some(b)) => a.rank().is_some() && b.rank().is_some() && a != b,
+                _ => false,
+            });
+            if diverge {
+                found.push((graph.id, node.index));
+            }
+        }
+    }
+    found
+}
+
+/// Whether the nodes of `graph` run at most once per inference: it is the main graph, or a
+/// branch of an `If` whose graph is.
+fn runs_once(model: &Model, graph: &Graph) -> bool {
+    let mut current = graph;
+    for _ in 0..=model.graphs.len() {
+        if current.id == GraphId(0) {
+            return true;
+        }
+        let (Some(parent), Some(owner)) = (current.parent, current.owner) else {
+            // A function body: it runs once per call.
+            return false;
+        };
+        let Some(parent) = model.graph(parent) else {
+            return false;
+        };
+        if !parent.node(owner).is_some_and(is_if) {
+            return false;
+        }
+        current = parent;
+    }
+    false
+}
+
+fn is_if(node: &crate::model::Node) -> bool {
+    node.op_type == "If" && node.domain.is_empty()
+}
+
+/// An `If` node's `(then_branch, else_branch)`.
+fn branches(node: &crate::model::Node) -> Option<(GraphId, GraphId)> {
+    Some((
+        branch(node.subgraphs.as_ref(), "then_branch")?,
+        branch(node.subgraphs.as_ref(), "else_branch")?,
+    ))
+}
+
+fn branch(subgraphs: &[(String, GraphId)], attribute: &str) -> Option<GraphId> {
+    subgraphs
+        .iter()
+        .find(|(name, _)| name == attribute)
+        .map(|(_, id)| *id)
+}
+
+/// Which graphs certainly fail when they run, from one inference's error findings.
+struct Failures<'a> {
+    model: &'a Model,
+    inference: &'a Inference,
+    forced: &'a [(GraphId, usize, bool)],
+    /// Nodes with an E1 or E4 error: `(graph, node index)`.
+    errors: Vec<(GraphId, usize)>,
+    /// Values of a graph that the subgraphs of one of its nodes read: `(graph, node) -> values`.
+    captured: HashMap<(GraphId, usize), Vec<ValueId>>,
+}
+
+impl<'a> Failures<'a> {
+    fn new(
+        model: &'a Model,
+        inference: &'a Inference,
+        findings: &[Finding],
+        forced: &'a [(GraphId, usize, bool)],
+    ) -> Self {
+        let by_path: HashMap<&str, GraphId> = model
+            .graphs
+            .iter()
+            .map(|graph| (graph.path.as_str(), graph.id))
+            .collect();
+        let mut errors: Vec<(GraphId, usize)> = findings
+            .iter()
+            .filter(|finding| matches!(finding.code, Code::E1 | Code::E4))
+            .filter_map(|finding| {
+                let node = finding.node.as_ref()?;
+                Some((*by_path.get(node.graph.as_str())?, node.index))
+            })
+            .collect();
+        errors.sort_unstable();
+        Failures {
+            model,
+            inference,
+            forced,
+            errors,
+            captured: captured_values(model),
+        }
+    }
+
+    /// Whether `graph` certainly fails when it runs: a node on the way to its outputs does.
+    pub(super) fn graph_fails(&self, graph: &Graph, depth: usize) -> bool {
+        if depth > self.model.graphs.len() {
+            return false;
+        }
+        live_nodes(graph, &self.captured)
+            .into_iter()
+            .any(|index| self.node_fails(graph, index, depth))
+    }
+
+    fn node_fails(&self, graph: &Graph, index: usize, depth: usize) -> bool {
+        if self.errors.binary_search(&(graph.id, index)).is_ok() {
+            return true;
+        }
+        let Some(node) = graph.node(index) else {
+            return false;
+        };
+        if !is_if(node) {
+            // A loop body may run zero times; other graph attributes are not run by this rule.
+            return false;
+        }
+        let Some((then_id, else_id)) = branches(node) else {
+            return false;
+        };
+        let fails = |id: GraphId| {
+            self.model
+                .graph(id)
+                .is_some_and(|body| self.graph_fails(body, depth + 1))
+        };
+        let given = self
+            .forced
+            .iter()
+            .find(|&&(in_graph, node, _)| (in_graph, node) == (graph.id, index))
+            .map(|&(_, _, taken)| taken);
+        let cond = node.inputs.first().copied().flatten().and_then(|value| {
+            self.inference
+                .graph(graph.id)
+                .and_then(|facts| facts.values.get(value.0 as usize))
+        });
+        match given.or_else(|| known_condition(cond)) {
+            Some(true) => fails(then_id),
+            Some(false) => fails(else_id),
+            None => fails(then_id) && fails(else_id),
+        }
+    }
+}
+
+/// For each node holding subgraphs, the values of its own graph that those subgraphs (at any
+/// depth) read.
+fn captured_values(model: &Model) -> HashMap<(GraphId, usize), Vec<ValueId>> {
+    let mut captured: HashMap<(GraphId, usize), Vec<ValueId>> = HashMap::new();
+    for graph in &model.graphs {
+        for value in &graph.values {
+            let Origin::Outer {
+                graph: owner,
+                value,
+            } = value.origin
+            else {
+                continue;
+            };
+            // The graph directly inside `owner` on the way down to this one, and its node.
+            let mut inner = graph;
+            let mut steps = 0;
+            while inner.parent != Some(owner) && steps <= model.graphs.len() {
+                match inner.parent.and_then(|parent| model.graph(parent)) {
+                    Some(parent) => inner = parent,
+                    None => break,
+                }
+                steps += 1;
+            }
+            if let (Some(node), true) = (inner.owner, inner.parent == Some(owner)) {
+                captured.entry((owner, node)).or_default().push(value);
+            }
+        }
+    }
+    captured
+}
+
+/// Nodes of `graph` whose outputs reach its outputs, through inputs and captured values.
+fn live_nodes(graph: &Graph, captured: &HashMap<(GraphId, usize), Vec<ValueId>>) -> Vec<usize> {
+    let mut live = vec![false; graph.nodes.len()];
+    let mut pending: Vec<ValueId> = graph.outputs.clone();
+    while let Some(value) = pending.pop() {
+        let Some(Origin::Node { node: producer, .. } | Origin::Constant { node: producer }) =
+            graph.value(value).map(|value| value.origin)
+        else {
+            continue;
+        };
+        let Some(seen) = live.get_mut(producer) else {
+            continue;
+        };
+        if *seen {
+            continue;
+        }
+        *seen = true;
+        if let Some(node) = graph.node(producer) {
+            pending.extend(node.inputs.iter().flatten());
+        }
+        if let Some(values) = captured.get(&(graph.id, producer)) {
+            pending.extend(values);
+        }
+    }
+    live.iter()
+        .enumerate()
+        .filter_map(|(index, &live)| live.then_some(index))
+        .collect()
+}
