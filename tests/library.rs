@@ -55,3 +55,45 @@ fn lint_model_takes_a_model_decoded_with_the_crates_own_prost() {
     let report = lint_model(proto, &Options::new()).unwrap();
     assert!(report.findings.iter().any(|f| f.code == Code::E1));
 }
+
+#[test]
+fn stats_count_the_models_entries_as_the_json_output_does() {
+    let report = lint_path(&model("w4_unbatched_branch.onnx"), &Options::new()).unwrap();
+    let stats = report.stats();
+    // The main graph and the If's two branches.
+    assert_eq!(stats.graphs, 3);
+    assert_eq!(stats.nodes, 5);
+    assert_eq!(stats.initializers, 4);
+    assert_eq!(stats.sparse_initializers, 0);
+    // x, 4 initializers, and the outputs of the 5 nodes.
+    assert_eq!(stats.values, 10);
+}
+
+#[test]
+fn graph_shapes_reads_any_graph_by_the_path_findings_name() {
+    let report = lint_path(&model("w4_unbatched_branch.onnx"), &Options::new()).unwrap();
+    let path = "main//rnn/unbatch/then_branch";
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.node.as_ref().is_some_and(|node| node.graph == path)),
+        "{:?}",
+        report.findings
+    );
+    let squeezed: Vec<String> = report
+        .graph_shapes(path)
+        .filter(|(name, _)| *name == "squeezed")
+        .map(|(_, shape)| shape.to_string())
+        .collect();
+    assert_eq!(squeezed, vec!["[n, 8]".to_owned()]);
+    let main: Vec<_> = report.graph_shapes("main").map(|(name, _)| name).collect();
+    assert_eq!(
+        main,
+        report
+            .main_shapes()
+            .map(|(name, _)| name)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(report.graph_shapes("no/such/graph").count(), 0);
+}

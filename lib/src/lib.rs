@@ -26,8 +26,11 @@
 //! # Ok::<(), onnx_bcast_lint::LoadError>(())
 //! ```
 
+// The stages below `lint_*` are implementation: `#[doc(hidden)]` ones stay reachable for the
+// repository's own integration tests and stage benchmarks only, and may change in any release.
 pub mod annotate;
 mod bind;
+#[doc(hidden)]
 pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -38,10 +41,12 @@ pub mod error;
 pub mod fingerprint;
 #[cfg(feature = "cli")]
 mod gate;
+#[doc(hidden)]
 pub mod infer;
 mod lint;
+#[doc(hidden)]
 pub mod model;
-pub mod ops;
+pub(crate) mod ops;
 mod paths;
 pub mod proto;
 pub mod provenance;
@@ -51,4 +56,6 @@ pub mod shape;
 pub use diag::{Code, Finding, Severity};
 pub use error::{Limits, LoadError};
 pub use fingerprint::Fingerprint;
-pub use lint::{lint_bytes, lint_model, lint_path, lint_path_timed, LintReport, Options, Timings};
+pub use lint::{
+    lint_bytes, lint_model, lint_path, lint_path_timed, LintReport, Options, Stats, Timings,
+};

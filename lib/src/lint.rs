@@ -18,6 +18,7 @@ use crate::shape::{Binding, Shape};
 
 /// Options of a lint run, built with [`Options::new`] and its `with_*` methods.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Options {
     checks: CheckOptions,
     limits: Limits,
@@ -77,13 +78,16 @@ impl Options {
     }
 }
 
-/// The result of linting one model.
+/// The result of linting one model: its findings, and the shapes and counts a caller reads
+/// through accessors (the loaded model and its inference stay inside the crate, so their
+/// representation can change without breaking callers).
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct LintReport {
     /// The loaded model (graphs, nodes, values).
-    pub model: Model,
+    pub(crate) model: Model,
     /// Every inferred shape, per graph and value.
-    pub inference: Inference,
+    pub(crate) inference: Inference,
     /// Findings in graph order.
     pub findings: Vec<Finding>,
     /// Every symbol the main graph's inputs declare, before `--dim` bindings: `dim_param`
@@ -104,6 +108,37 @@ impl LintReport {
     pub fn main_shapes(&self) -> impl Iterator<Item = (&str, &Shape)> {
         let graph = self.model.main();
         let facts = self.inference.graphs.first();
+        graph.into_iter().flat_map(move |graph| {
+            graph
+                .values
+                .iter()
+                .enumerate()
+                .filter_map(move |(i, value)| {
+                    let shape = &facts?.values.get(i)?.shape;
+                    Some((&*value.name, shape))
+                })
+        })
+    }
+
+    /// The entry counts of the model, as the JSON output's `stats` gives them.
+    pub fn stats(&self) -> Stats {
+        let main = self.model.main();
+        Stats {
+            graphs: self.model.graphs.len(),
+            nodes: main.map_or(0, |g| g.nodes.len()),
+            initializers: main.map_or(0, |g| g.counts.initializers),
+            sparse_initializers: main.map_or(0, |g| g.counts.sparse_initializers),
+            value_info: main.map_or(0, |g| g.counts.value_info),
+            values: main.map_or(0, |g| g.values.len()),
+        }
+    }
+
+    /// `(value name, inferred shape)` for every value of the graph at `path` (`main`,
+    /// `main/<node>/then_branch`, `function/<domain>/<name>`: the paths findings name), in value
+    /// order; empty if no graph has that path.
+    pub fn graph_shapes<'r>(&'r self, path: &str) -> impl Iterator<Item = (&'r str, &'r Shape)> {
+        let graph = self.model.graphs.iter().find(|graph| graph.path == path);
+        let facts = graph.and_then(|graph| self.inference.graph(graph.id));
         graph.into_iter().flat_map(move |graph| {
             graph
                 .values
@@ -138,8 +173,27 @@ pub fn lint_path(path: &Path, options: &Options) -> Result<LintReport, LoadError
     Ok(lint_loaded(loaded, options))
 }
 
+/// Entry counts of a linted model ([`LintReport::stats`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Graphs: the main graph, subgraphs and function bodies.
+    pub graphs: usize,
+    /// Nodes of the main graph.
+    pub nodes: usize,
+    /// `initializer` entries of the main graph.
+    pub initializers: usize,
+    /// `sparse_initializer` entries of the main graph.
+    pub sparse_initializers: usize,
+    /// `value_info` entries of the main graph.
+    pub value_info: usize,
+    /// Values the main graph names (inputs, initializers, node outputs).
+    pub values: usize,
+}
+
 /// Wall time of each stage of one lint run (the benchmark's hidden `--timings` flag).
 #[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
 pub struct Timings {
     /// Reading, scanning, decoding and graph building.
     pub load: LoadTimes,

@@ -7,7 +7,7 @@
 
 use std::cell::{Cell, RefCell};
 
-pub use constraint::Constraint;
+pub(crate) use constraint::Constraint;
 
 use crate::model::{AttrError, Attrs, Node};
 use crate::shape::broadcast::{Outcome, Rule};

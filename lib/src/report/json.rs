@@ -70,16 +70,16 @@ fn file_json(file: &FileReport, with_shapes: bool) -> Value {
             object.insert("error".into(), Value::Null);
             let diagnostics = report.findings.iter().map(finding_json).collect();
             object.insert("diagnostics".into(), Value::Array(diagnostics));
+            let stats = report.stats();
             object.insert(
                 "stats".into(),
                 json!({
-                    "graphs": report.model.graphs.len(),
-                    "nodes": report.model.main().map_or(0, |g| g.nodes.len()),
-                    "initializers": report.model.main().map_or(0, |g| g.counts.initializers),
-                    "sparse_initializers":
-                        report.model.main().map_or(0, |g| g.counts.sparse_initializers),
-                    "value_info": report.model.main().map_or(0, |g| g.counts.value_info),
-                    "values": report.model.main().map_or(0, |g| g.values.len()),
+                    "graphs": stats.graphs,
+                    "nodes": stats.nodes,
+                    "initializers": stats.initializers,
+                    "sparse_initializers": stats.sparse_initializers,
+                    "value_info": stats.value_info,
+                    "values": stats.values,
                 }),
             );
             if with_shapes {
