@@ -42,11 +42,8 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
             continue;
         };
         for node in &graph.nodes {
-            let Some(node_facts) = facts.nodes.get(node.index) else {
-                continue;
-            };
             // Root cause only: the first failing broadcast of a node is reported.
-            for check in &node_facts.checks {
+            for check in facts.checks(node.index) {
                 match &check.outcome.verdict {
                     Verdict::Valid => {}
                     Verdict::Invalid(violation) => {

@@ -30,8 +30,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             continue;
         };
         for node in &graph.nodes {
-            let Some(NodeStatus::Failed(error)) = facts.nodes.get(node.index).map(|f| &f.status)
-            else {
+            let NodeStatus::Failed(error) = facts.status(node.index) else {
                 continue;
             };
             if error.is_fault() {

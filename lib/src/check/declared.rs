@@ -27,10 +27,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
                 continue;
             };
             // Only shapes the engine inferred itself can contradict a declaration.
-            if !matches!(
-                facts.nodes.get(node.index).map(|f| &f.status),
-                Some(NodeStatus::Inferred)
-            ) {
+            if !matches!(facts.status(node.index), NodeStatus::Inferred) {
                 continue;
             }
             let declared_shape = declared::shape_of(value.declared.as_deref());

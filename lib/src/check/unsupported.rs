@@ -26,9 +26,9 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             continue;
         };
         for node in &graph.nodes {
-            let version = match facts.nodes.get(node.index).map(|f| &f.status) {
-                Some(NodeStatus::Unsupported) => None,
-                Some(NodeStatus::UnknownVersion(why, version)) => Some((*why, *version)),
+            let version = match facts.status(node.index) {
+                NodeStatus::Unsupported => None,
+                NodeStatus::UnknownVersion(why, version) => Some((*why, *version)),
                 _ => continue,
             };
             by_op

@@ -80,8 +80,45 @@ pub struct NodeFacts {
 pub struct GraphFacts {
     /// One entry per value.
     pub values: Vec<ValueFacts>,
-    /// One entry per node.
-    pub nodes: Vec<NodeFacts>,
+    /// The nodes whose facts are not the common ones (inferred, no conditional or invalid
+    /// broadcast), by index: a million-node model has a few hundred (issue 19: statuses and
+    /// checks sparse).
+    nodes: HashMap<usize, NodeFacts>,
+    /// Whether the graph ran; the nodes of a graph that never ran were not reached.
+    ran: bool,
+}
+
+/// The status of every node of a graph that ran and that has no entry: what nearly every node's
+/// is.
+static INFERRED: NodeStatus = NodeStatus::Inferred;
+static NOT_REACHED: NodeStatus = NodeStatus::NotReached;
+
+impl GraphFacts {
+    /// How node `index` was handled.
+    pub fn status(&self, index: usize) -> &NodeStatus {
+        match self.nodes.get(&index) {
+            Some(facts) => &facts.status,
+            None if self.ran => &INFERRED,
+            None => &NOT_REACHED,
+        }
+    }
+
+    /// The broadcasts node `index` performs whose outcome is conditional or invalid.
+    pub fn checks(&self, index: usize) -> &[BroadcastCheck] {
+        self.nodes
+            .get(&index)
+            .map_or(&[], |facts| facts.checks.as_ref())
+    }
+
+    /// Records what propagation found at node `index` (the last run of a graph run several
+    /// times wins).
+    fn set_node(&mut self, index: usize, facts: NodeFacts) {
+        if matches!(facts.status, NodeStatus::Inferred) && facts.checks.is_empty() {
+            self.nodes.remove(&index);
+        } else {
+            self.nodes.insert(index, facts);
+        }
+    }
 }
 
 /// The result of propagation over a whole model, indexed by [`GraphId`].
@@ -145,15 +182,7 @@ pub(crate) fn infer_forcing(
             .rev()
             .map(|f| ((f.domain.as_str(), f.name.as_str()), f.graph))
             .collect(),
-        facts: model
-            .graphs
-            .iter()
-            .map(|graph| GraphFacts {
-                // Filled by the graph's first run; graphs never run get unknowns below.
-                values: Vec::new(),
-                nodes: vec![NodeFacts::default(); graph.nodes.len()],
-            })
-            .collect(),
+        facts: model.graphs.iter().map(|_| GraphFacts::default()).collect(),
         fresh: Fresh::default(),
         depth: 0,
         work: Cell::new(0),
@@ -413,6 +442,13 @@ impl<'m> Engine<'m> {
         }
         if let Some(facts) = self.graph_facts(graph.id) {
             facts.values = initial;
+            facts.ran = true;
+            // Nodes on a cycle are left out of the order: not reached.
+            if graph.order.len() < graph.nodes.len() {
+                for node in graph.nodes.iter().filter(|node| node.in_cycle) {
+                    facts.set_node(node.index, NodeFacts::default());
+                }
+            }
         }
         if let Some(slot) = self.pending.get_mut(graph.id.0 as usize) {
             *slot = pending;
@@ -575,16 +611,16 @@ impl<'m> Engine<'m> {
                 pending.clear(*value);
             }
         }
-        if let Some(entry) = facts.nodes.get_mut(node.index) {
-            let mut checks = checks;
-            checks.retain(|check| !matches!(check.outcome.verdict, Verdict::Valid));
-            // A boxed slice drops the spare capacity (most nodes would hold an empty buffer to
-            // the end) and is a word narrower than a vector.
-            *entry = NodeFacts {
+        let mut checks = checks;
+        checks.retain(|check| !matches!(check.outcome.verdict, Verdict::Valid));
+        // A boxed slice drops the spare capacity and is a word narrower than a vector.
+        facts.set_node(
+            node.index,
+            NodeFacts {
                 status,
                 checks: checks.into_boxed_slice(),
-            };
-        }
+            },
+        );
     }
 
     fn rule(&self, node: &Node) -> Resolved {
