@@ -55,7 +55,7 @@ fn load(model: &ModelProto) -> onnx_bcast_lint::model::Model {
 fn producers(graph: &onnx_bcast_lint::model::Graph, index: usize) -> Vec<Option<usize>> {
     use onnx_bcast_lint::model::Origin;
     graph.nodes[index]
-        .inputs
+        .inputs()
         .iter()
         .map(|value| match graph.value(value.unwrap()).unwrap().origin {
             Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
@@ -125,8 +125,8 @@ fn empty_input_name_is_an_absent_optional_input() {
     };
     let loaded = load(&model(graph));
     let clip = &loaded.main().unwrap().nodes[0];
-    assert!(clip.inputs[0].is_some());
-    assert!(clip.inputs[1].is_none());
+    assert!(clip.inputs()[0].is_some());
+    assert!(clip.inputs()[1].is_none());
     assert!(loaded.problems.is_empty());
 }
 

@@ -41,7 +41,7 @@ pub(super) fn note(model: &Model, findings: &mut [Finding]) {
         };
         let fed = !node.subgraphs.is_empty()
             || node
-                .inputs
+                .inputs()
                 .iter()
                 .flatten()
                 .any(|v| reached.get(v.0 as usize).copied().unwrap_or(false));
@@ -51,7 +51,7 @@ pub(super) fn note(model: &Model, findings: &mut [Finding]) {
         if let Some(slot) = dependent.get_mut(index) {
             *slot = true;
         }
-        for output in node.outputs.iter().flatten() {
+        for output in node.outputs().iter().flatten() {
             if let Some(slot) = reached.get_mut(output.0 as usize) {
                 *slot = true;
             }

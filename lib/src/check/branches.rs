@@ -91,7 +91,7 @@ fn diverging_ifs(model: &Model, inference: &Inference) -> Vec<(GraphId, usize)> 
             continue;
         };
         for node in graph.nodes.iter().filter(|node| is_if(node)) {
-            let cond = node.inputs.first().copied().flatten();
+            let cond = node.inputs().first().copied().flatten();
             let cond = cond.and_then(|value| facts.values.get(value.0 as usize));
             if known_condition(cond).is_some() {
                 continue;
@@ -231,7 +231,7 @@ impl<'a> Failures<'a> {
             .iter()
             .find(|&&(in_graph, node, _)| (in_graph, node) == (graph.id, index))
             .map(|&(_, _, taken)| taken);
-        let cond = node.inputs.first().copied().flatten().and_then(|value| {
+        let cond = node.inputs().first().copied().flatten().and_then(|value| {
             self.inference
                 .graph(graph.id)
                 .and_then(|facts| facts.values.get(value.0 as usize))
@@ -293,7 +293,7 @@ fn live_nodes(graph: &Graph, captured: &HashMap<(GraphId, usize), Vec<ValueId>>)
         }
         *seen = true;
         if let Some(node) = graph.node(producer) {
-            pending.extend(node.inputs.iter().flatten());
+            pending.extend(node.inputs().iter().flatten());
         }
         if let Some(values) = captured.get(&(graph.id, producer)) {
             pending.extend(values);

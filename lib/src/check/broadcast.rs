@@ -107,7 +107,7 @@ fn slot_names(graph: &Graph, node: &Node, check: &BroadcastCheck) -> Vec<String>
         .slots
         .iter()
         .map(|&slot| {
-            node.inputs.get(slot).copied().flatten().map_or_else(
+            node.inputs().get(slot).copied().flatten().map_or_else(
                 || format!("input {slot}"),
                 |v| graph.value_name(v).to_owned(),
             )
@@ -121,7 +121,7 @@ fn shapes_of<'f>(node: &Node, facts: &'f GraphFacts, check: &BroadcastCheck) -> 
         .slots
         .iter()
         .map(|&slot| {
-            node.inputs
+            node.inputs()
                 .get(slot)
                 .copied()
                 .flatten()

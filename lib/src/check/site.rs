@@ -25,7 +25,7 @@ fn anchor(graph: &Graph, node: &Node) -> String {
     if node.named {
         return node.name.to_string();
     }
-    match node.outputs.iter().flatten().next() {
+    match node.outputs().iter().flatten().next() {
         Some(output) => format!("{}->{}", node.op_type, graph.value_name(*output)),
         None => node.name.to_string(),
     }
@@ -38,7 +38,7 @@ pub(super) fn input_sites(
     node: &Node,
     offending: &[usize],
 ) -> Vec<InputSite> {
-    node.inputs
+    node.inputs()
         .iter()
         .enumerate()
         .filter_map(|(slot, value)| {

@@ -510,7 +510,7 @@ impl<'m> Engine<'m> {
             return;
         };
         let mut reread = Vec::new();
-        for &value in node.inputs.iter().flatten() {
+        for &value in node.inputs().iter().flatten() {
             if pending.get(value) && pending.read_again(value) {
                 pending.clear(value);
                 reread.push(value);
@@ -542,7 +542,7 @@ impl<'m> Engine<'m> {
         // Plain nodes (nearly all) read their inputs' facts in place; only nodes that run a body
         // need owned copies, since the body's inference mutates the facts.
         let owned_inputs = || -> Vec<Option<ValueFacts>> {
-            node.inputs
+            node.inputs()
                 .iter()
                 .map(|value| value.and_then(|v| self.charged(graph.id, v)))
                 .collect()
@@ -563,7 +563,7 @@ impl<'m> Engine<'m> {
             let minted = self.fresh.take_minted();
             if !minted.is_empty() {
                 let declared: Vec<Shape> = node
-                    .outputs
+                    .outputs()
                     .iter()
                     .map(|value| {
                         let value = value.and_then(|v| graph.value(v));
@@ -582,7 +582,7 @@ impl<'m> Engine<'m> {
         };
         let mut pending = self.pending.get_mut(graph.id.0 as usize);
         let mut outputs = outputs.into_iter();
-        for value in &node.outputs {
+        for value in node.outputs() {
             let inferred = outputs.next().unwrap_or_else(ValueFacts::unknown);
             let Some(value) = value else { continue };
             let declared = graph.value(*value).and_then(|v| v.declared.as_deref());
@@ -652,12 +652,12 @@ impl<'m> Engine<'m> {
         // Most nodes read no such value: they allocate nothing here.
         let pending = self.pending.get(graph.id.0 as usize);
         let decoded: Vec<Option<ValueTensor<Real>>> = if node
-            .inputs
+            .inputs()
             .iter()
             .flatten()
             .any(|&v| pending.is_some_and(|p| p.get(v)))
         {
-            node.inputs
+            node.inputs()
                 .iter()
                 .map(|value| self.pending_reals(graph.id, (*value)?))
                 .collect()
@@ -665,7 +665,7 @@ impl<'m> Engine<'m> {
             Vec::new()
         };
         let ctx_inputs = node
-            .inputs
+            .inputs()
             .iter()
             .enumerate()
             .map(|(slot, value)| {

@@ -296,7 +296,7 @@ impl Builder<'_> {
             let value = self.resolve(id, &name, &mut table, &mut captures, Some(index), parent_id);
             if let Some(input) = nodes
                 .get_mut(index)
-                .and_then(|node| node.inputs.get_mut(slot))
+                .and_then(|node| node.inputs_mut().get_mut(slot))
             {
                 *input = Some(value);
             }
@@ -405,7 +405,10 @@ impl Builder<'_> {
         })?;
         let (mut node, subgraphs) = self.node(built.graph, index, raw, layout, built.opsets, table);
         built.pending.extend(subgraphs);
-        node.inputs = built.resolve_inputs(index, &mut raw.input, table);
+        let mut slots = built.resolve_inputs(index, &mut raw.input, table, node.slots.len());
+        node.input_count = u32::try_from(slots.len()).unwrap_or(u32::MAX);
+        slots.extend_from_slice(&node.slots);
+        node.slots = slots.into_boxed_slice();
         built.nodes.push(node);
         Ok(())
     }
@@ -545,8 +548,8 @@ impl Builder<'_> {
             opset: opsets.version(&domain),
             op_type,
             domain,
-            inputs: Box::default(),
-            outputs: outputs.into_boxed_slice(),
+            slots: outputs.into_boxed_slice(),
+            input_count: 0,
             attributes: attributes.into_boxed_slice(),
             subgraphs: Box::default(),
             span,
@@ -656,7 +659,7 @@ impl Builder<'_> {
             _ => None,
         };
         let explicit = graph.nodes.iter().flat_map(|node| {
-            node.inputs
+            node.inputs()
                 .iter()
                 .flatten()
                 .map(move |&value| (node.index, value))
@@ -748,19 +751,20 @@ struct BuiltNodes<'a> {
 impl BuiltNodes<'_> {
     /// The inputs of node `index` that are already defined; the others are left `None` and
     /// deferred. A name defined now is the value resolution would give at the end: the first
-    /// definition of a name wins.
+    /// definition of a name wins. The vector has room for `outputs` more slots.
     fn resolve_inputs(
         &mut self,
         index: usize,
         names: &mut Vec<ByteString>,
         table: &Table,
-    ) -> Box<[Option<ValueId>]> {
+        outputs: usize,
+    ) -> Vec<Option<ValueId>> {
         // Exported graphs mostly read what the last few nodes wrote: those values and their
         // names are still in cache, while a probe of the name index is a few cache misses at a
         // million values. Names are unique in the table, so a match is the value the index
         // would give.
         let recent = self.nodes.get(index.saturating_sub(RECENT_NODES)..);
-        let mut inputs = Vec::with_capacity(names.len());
+        let mut inputs = Vec::with_capacity(names.len() + outputs);
         for (slot, name) in names.drain(..).enumerate() {
             if name.is_empty() {
                 inputs.push(None);
@@ -770,7 +774,7 @@ impl BuiltNodes<'_> {
                 recent
                     .iter()
                     .rev()
-                    .flat_map(|node| node.outputs.iter().flatten())
+                    .flat_map(|node| node.outputs().iter().flatten())
                     .copied()
                     .find(|&value| table.name_of(value) == &*name)
             });
@@ -780,7 +784,7 @@ impl BuiltNodes<'_> {
             }
             inputs.push(value);
         }
-        inputs.into_boxed_slice()
+        inputs
     }
 }
 

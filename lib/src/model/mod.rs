@@ -130,10 +130,11 @@ pub struct Node {
     pub domain: ArcStr,
     /// The opset version in force for this node's domain, if the model imports it.
     pub opset: Option<i64>,
-    /// Input values by slot; `None` for an absent optional input (an empty name).
-    pub inputs: Box<[Option<ValueId>]>,
-    /// Output values by slot; `None` for an unused optional output.
-    pub outputs: Box<[Option<ValueId>]>,
+    /// Input values by slot, then output values by slot, in one allocation per node (issue 19):
+    /// read them with [`Node::inputs`] and [`Node::outputs`].
+    pub(crate) slots: Box<[Option<ValueId>]>,
+    /// How many of `slots` are inputs.
+    pub(crate) input_count: u32,
     /// Attributes, with graph bodies moved out into [`Node::subgraphs`].
     pub attributes: Box<[Attribute]>,
     /// Graph-valued attributes: `(attribute name, graph)`, in attribute order.
@@ -273,6 +274,27 @@ impl Value {
 }
 
 impl Node {
+    /// Input values by slot; `None` for an absent optional input (an empty name).
+    pub fn inputs(&self) -> &[Option<ValueId>] {
+        self.slots
+            .get(..self.input_count as usize)
+            .unwrap_or_default()
+    }
+
+    /// Output values by slot; `None` for an unused optional output.
+    pub fn outputs(&self) -> &[Option<ValueId>] {
+        self.slots
+            .get(self.input_count as usize..)
+            .unwrap_or_default()
+    }
+
+    /// The inputs, to resolve the ones defined after their node.
+    pub(crate) fn inputs_mut(&mut self) -> &mut [Option<ValueId>] {
+        self.slots
+            .get_mut(..self.input_count as usize)
+            .unwrap_or_default()
+    }
+
     /// Typed access to this node's attributes.
     pub fn attrs(&self) -> Attrs<'_> {
         Attrs::new(self)

@@ -18,7 +18,7 @@ pub(super) fn sort(graph: &Graph, implicit: &[(usize, ValueId)]) -> (Vec<usize>,
     let edges = graph
         .nodes
         .iter()
-        .map(|node| node.inputs.len())
+        .map(|node| node.inputs().len())
         .sum::<usize>()
         .saturating_add(implicit.len());
     let mut dag: DiGraph<(), ()> = DiGraph::with_capacity(graph.nodes.len(), edges);
@@ -26,7 +26,7 @@ pub(super) fn sort(graph: &Graph, implicit: &[(usize, ValueId)]) -> (Vec<usize>,
         dag.add_node(());
     }
     let explicit = graph.nodes.iter().flat_map(|node| {
-        node.inputs
+        node.inputs()
             .iter()
             .flatten()
             .map(move |&value| (node.index, value))

@@ -37,7 +37,7 @@ pub(super) fn batch_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }
     }
     let mut outputs = vec![Output::shape(x.shape.clone()).elem(x.elem)];
-    let wanted = ctx.node().outputs.len();
+    let wanted = ctx.node().outputs().len();
     if wanted > 1 {
         let mean = ctx.required(3)?;
         let var = ctx.required(4)?;

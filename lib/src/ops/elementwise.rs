@@ -155,7 +155,7 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (None, Some(Err(real))) => Output::reals(real, elem),
         (None, None) => Output::shape(input.shape.clone()).elem(elem),
     }];
-    if ctx.node().op_type == "Dropout" && ctx.node().outputs.len() > 1 {
+    if ctx.node().op_type == "Dropout" && ctx.node().outputs().len() > 1 {
         // The mask is `T1` (bool) from Dropout-10; Dropout-7 declares it `T`, the input's type
         // (Dropout doc, opsets 7 and 10).
         let mask = if ctx.opset() >= 10 {

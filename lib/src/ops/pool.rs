@@ -40,7 +40,7 @@ pub(super) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     dims.extend(window.conv_out(x.map(|d| d.get(2..).unwrap_or_default())));
     let shape = Shape::Ranked(dims);
     let mut outputs = vec![Output::shape(shape.clone()).elem(x_in.elem)];
-    if op == "MaxPool" && ctx.node().outputs.len() > 1 {
+    if op == "MaxPool" && ctx.node().outputs().len() > 1 {
         outputs.push(Output::shape(shape).elem(Some(elem::INT64)));
     }
     Ok(Inferred::many(outputs))

@@ -153,7 +153,7 @@ fn num_outputs(ctx: &Ctx<'_>, sizes: &Sizes, outputs: usize) -> Result<usize, Ru
 /// `Split(input, split, axis, num_outputs)` in the given version's form.
 fn split(ctx: &Ctx<'_>, form: Form) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
-    let outputs = ctx.node().outputs.len();
+    let outputs = ctx.node().outputs().len();
     let part = |dims: Vec<Dim>| Output::shape(Shape::Ranked(dims)).elem(data.elem);
     let sizes = explicit_sizes(ctx, form)?;
     let parts = if form == Form::V18 {

@@ -80,7 +80,7 @@ pub(super) fn of(
     }
     if let Some((_, inputs)) = NAMED_INPUTS.iter().find(|(o, _)| *o == op) {
         for &(slot, name) in *inputs {
-            let Some(value) = node.inputs.get(slot).copied().flatten() else {
+            let Some(value) = node.inputs().get(slot).copied().flatten() else {
                 continue;
             };
             let known = facts.and_then(|f| f.values.get(value.0 as usize));

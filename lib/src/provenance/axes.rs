@@ -172,7 +172,7 @@ pub(super) fn links(
         Some(Link::Same { slot, axis })
     };
     if BROADCASTING.contains(&op) {
-        return Some((0..node.inputs.len()).filter_map(aligned).collect());
+        return Some((0..node.inputs().len()).filter_map(aligned).collect());
     }
     if SHAPE_PRESERVING.contains(&op) {
         return Some(if out_slot == 0 {
@@ -183,7 +183,7 @@ pub(super) fn links(
     }
     // Resize computes its output from X's dims and `scales`; given `sizes` (input 3), the
     // output dim is the requested size and only an equal input dim is the same number.
-    let sized = op == "Resize" && node.inputs.get(3).copied().flatten().is_some();
+    let sized = op == "Resize" && node.inputs().get(3).copied().flatten().is_some();
     if AXISWISE.contains(&op) || (op == "Resize" && !sized) {
         return Some(vec![Link::Computed { slot: 0, axis }]);
     }
@@ -267,7 +267,7 @@ fn by_attributes(
         "Concat" => {
             let k = normalise(int("axis")?, out_rank)?;
             Some(
-                (0..node.inputs.len())
+                (0..node.inputs().len())
                     .map(|slot| {
                         if axis == k {
                             Link::Computed { slot, axis }

@@ -123,7 +123,7 @@ pub fn attach(model: &Model, inference: &Inference, findings: &mut [Finding]) {
             let Some(site) = finding.inputs.get_mut(input) else {
                 continue;
             };
-            let Some(value) = node.inputs.get(site.slot).copied().flatten() else {
+            let Some(value) = node.inputs().get(site.slot).copied().flatten() else {
                 continue;
             };
             let start = walk::Start {

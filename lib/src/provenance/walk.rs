@@ -126,11 +126,15 @@ fn moves(model: &Model, inference: &Inference, at: Start) -> Vec<(Start, Option<
         return Vec::new();
     };
     let input = |slot: usize| {
-        node.inputs.get(slot).copied().flatten().map(|value| Start {
-            graph: at.graph,
-            value,
-            axis: 0,
-        })
+        node.inputs()
+            .get(slot)
+            .copied()
+            .flatten()
+            .map(|value| Start {
+                graph: at.graph,
+                value,
+                axis: 0,
+            })
     };
     let rank = |slot: usize| -> Option<usize> {
         let at = input(slot)?;
@@ -168,7 +172,7 @@ fn moves(model: &Model, inference: &Inference, at: Start) -> Vec<(Start, Option<
         }
         None if matches!(dim, Dim::Sym(_)) => {
             // An equal symbolic dim is the same number: prefer the axis aligned from the right.
-            for slot in 0..node.inputs.len() {
+            for slot in 0..node.inputs().len() {
                 let Some(first) = input(slot) else { continue };
                 let Some(r) = rank(slot) else { continue };
                 let aligned = (at.axis + r).checked_sub(out_rank);

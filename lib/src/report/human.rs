@@ -335,7 +335,7 @@ fn node_line(
     node: &Node,
 ) -> (String, std::ops::Range<usize>, Vec<std::ops::Range<usize>>) {
     let outputs: Vec<&str> = node
-        .outputs
+        .outputs()
         .iter()
         .map(|v| v.map_or("", |v| graph.value_name(v)))
         .collect();
@@ -349,8 +349,8 @@ fn node_line(
     line.push_str(&node.op_type);
     let op_span = op_start..line.len();
     line.push_str(" (");
-    let mut spans = Vec::with_capacity(node.inputs.len());
-    for (slot, input) in node.inputs.iter().enumerate() {
+    let mut spans = Vec::with_capacity(node.inputs().len());
+    for (slot, input) in node.inputs().iter().enumerate() {
         if slot > 0 {
             line.push_str(", ");
         }

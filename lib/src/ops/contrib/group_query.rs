@@ -66,7 +66,7 @@ pub(super) fn group_query(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Output::shape(present.clone()).elem(present_elem),
         Output::shape(present).elem(present_elem),
     ];
-    if ctx.node().outputs.len() > 3 {
+    if ctx.node().outputs().len() > 3 {
         outputs.push(Output::shape(Shape::Unranked));
     }
     Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))

@@ -122,7 +122,7 @@ pub(super) fn multi_head(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Output::shape(present(at(k_dims, 2))).elem(query.elem),
         Output::shape(present(at(v_dims, 2))).elem(query.elem),
     ];
-    if ctx.node().outputs.len() > 3 {
+    if ctx.node().outputs().len() > 3 {
         outputs.push(Output::shape(Shape::Unranked));
     }
     let mut inferred = Inferred::many(outputs);
