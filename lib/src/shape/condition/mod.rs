@@ -6,6 +6,7 @@
 //! by the bounded search in `search.rs`; `plain.rs` rewrites them as people read them.
 
 mod candidates;
+mod joint;
 #[cfg(test)]
 mod laws;
 mod periodic;
@@ -15,6 +16,7 @@ mod plain_laws;
 mod search;
 mod value_set;
 
+pub(crate) use joint::forced_jointly;
 pub use plain::Plain;
 pub use search::BUDGET;
 
