@@ -62,11 +62,12 @@ fn options((dims, allow, limits, initializers_as_constants): PyOptions) -> PyRes
         options = options.allow(code);
     }
     if let Some((max_depth, max_rank, max_nodes)) = limits {
-        options = options.with_limits(Limits {
-            max_depth,
-            max_rank,
-            max_nodes,
-        });
+        options = options.with_limits(
+            Limits::default()
+                .with_max_depth(max_depth)
+                .with_max_rank(max_rank)
+                .with_max_nodes(max_nodes),
+        );
     }
     Ok(options)
 }
@@ -156,7 +157,7 @@ impl NativeReport {
         let Some(report) = self.report() else {
             return Ok(list);
         };
-        for finding in &report.findings {
+        for finding in report.findings() {
             let node = match &finding.node {
                 None => py.None().into_bound(py),
                 Some(node) => (
@@ -217,16 +218,13 @@ impl NativeReport {
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
         if let Some(report) = self.report() {
-            let main = report.model.main();
-            dict.set_item("graphs", report.model.graphs.len())?;
-            dict.set_item("nodes", main.map_or(0, |g| g.nodes.len()))?;
-            dict.set_item("initializers", main.map_or(0, |g| g.counts.initializers))?;
-            dict.set_item(
-                "sparse_initializers",
-                main.map_or(0, |g| g.counts.sparse_initializers),
-            )?;
-            dict.set_item("value_info", main.map_or(0, |g| g.counts.value_info))?;
-            dict.set_item("values", main.map_or(0, |g| g.values.len()))?;
+            let stats = report.stats();
+            dict.set_item("graphs", stats.graphs)?;
+            dict.set_item("nodes", stats.nodes)?;
+            dict.set_item("initializers", stats.initializers)?;
+            dict.set_item("sparse_initializers", stats.sparse_initializers)?;
+            dict.set_item("value_info", stats.value_info)?;
+            dict.set_item("values", stats.values)?;
         }
         Ok(dict)
     }

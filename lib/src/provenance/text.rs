@@ -14,7 +14,7 @@ impl DimProvenance {
     }
 
     /// The sentence for this dim of the input called `input`. Runs of nodes of one operator
-    /// are told together, their attributes listed in order: "3 Conv (strides = [5], [2], [2])".
+    /// are told together, their attributes listed in order: `3 Conv (strides = [5], [2], [2])`.
     pub fn note(&self, input: &str) -> String {
         let mut text = format!(
             "{} (axis {} of `{input}`) is {}",

@@ -70,16 +70,16 @@ fn file_json(file: &FileReport, with_shapes: bool) -> Value {
             object.insert("error".into(), Value::Null);
             let diagnostics = report.findings.iter().map(finding_json).collect();
             object.insert("diagnostics".into(), Value::Array(diagnostics));
+            let stats = report.stats();
             object.insert(
                 "stats".into(),
                 json!({
-                    "graphs": report.model.graphs.len(),
-                    "nodes": report.model.main().map_or(0, |g| g.nodes.len()),
-                    "initializers": report.model.main().map_or(0, |g| g.counts.initializers),
-                    "sparse_initializers":
-                        report.model.main().map_or(0, |g| g.counts.sparse_initializers),
-                    "value_info": report.model.main().map_or(0, |g| g.counts.value_info),
-                    "values": report.model.main().map_or(0, |g| g.values.len()),
+                    "graphs": stats.graphs,
+                    "nodes": stats.nodes,
+                    "initializers": stats.initializers,
+                    "sparse_initializers": stats.sparse_initializers,
+                    "value_info": stats.value_info,
+                    "values": stats.values,
                 }),
             );
             if with_shapes {
@@ -135,7 +135,7 @@ pub fn facts_json(finding: &Finding) -> Value {
 }
 
 /// A shape as JSON: a list of dims, or null for an unknown rank.
-pub fn shape_json(shape: &Shape) -> Value {
+pub(crate) fn shape_json(shape: &Shape) -> Value {
     match shape.dims() {
         None => Value::Null,
         Some(dims) => Value::Array(dims.iter().map(dim_json).collect()),

@@ -17,8 +17,7 @@ mod search;
 mod value_set;
 
 pub(crate) use joint::forced_jointly;
-pub use plain::Plain;
-pub use search::BUDGET;
+pub(crate) use plain::Plain;
 
 use std::collections::BTreeSet;
 use std::fmt::{self, Display, Formatter};
