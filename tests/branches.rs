@@ -26,7 +26,7 @@ fn the_branch_before_a_gemm_that_only_takes_2d_is_the_squeezed_one() {
     let report = lint("w4_unbatched_branch.onnx");
     assert_eq!(shape_of(&report, "frames"), "[n, 8]");
     assert_eq!(shape_of(&report, "y"), "[n, 4]");
-    assert!(!report.has_errors(), "{:?}", report.findings);
+    assert!(!report.has_errors(), "{:?}", report.findings());
 }
 
 #[test]
@@ -34,5 +34,5 @@ fn a_failure_on_a_node_that_feeds_no_output_settles_nothing() {
     let report = lint("w4_unbatched_branch_unused.onnx");
     assert_eq!(shape_of(&report, "frames"), "[...]");
     // Without the settled branch, the Gemm may see 2-D or 3-D input: no error either way.
-    assert!(!report.has_errors(), "{:?}", report.findings);
+    assert!(!report.has_errors(), "{:?}", report.findings());
 }

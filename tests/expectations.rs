@@ -19,9 +19,9 @@ fn codes(name: &str) -> (BTreeSet<Code>, Vec<String>) {
         .join("tests/models")
         .join(name);
     let report = lint_path(&path, &Options::new()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let codes = report.findings.iter().map(|f| f.code).collect();
+    let codes = report.findings().iter().map(|f| f.code).collect();
     let messages = report
-        .findings
+        .findings()
         .iter()
         .map(|f| format!("{} {}", f.code, f.message))
         .collect();
@@ -53,7 +53,7 @@ fn clean_models_have_no_errors_or_warnings() {
             .join(&name);
         let report = lint_path(&path, &Options::new()).unwrap();
         let serious: Vec<String> = report
-            .findings
+            .findings()
             .iter()
             .filter(|f| f.severity() != Severity::Info)
             .map(|f| format!("{} {}", f.code, f.message))

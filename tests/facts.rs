@@ -23,7 +23,7 @@ fn findings_with(name: &str, options: &Options) -> Vec<Finding> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/models")
         .join(name);
-    lint_path(&path, options).unwrap().findings
+    lint_path(&path, options).unwrap().into_findings()
 }
 
 /// The only finding of `code` in `name`.
@@ -297,7 +297,7 @@ fn every_fixture_finding_states_its_facts() {
         let Ok(report) = lint_path(&path, &Options::new()) else {
             continue;
         };
-        for finding in &report.findings {
+        for finding in report.findings() {
             seen += 1;
             assert_eq!(finding.code, finding.facts.code(), "{}", path.display());
             let m = &finding.message;

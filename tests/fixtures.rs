@@ -151,5 +151,5 @@ fn captured_float_initializers_are_read_as_data_in_branches() {
         report.shape("y").map(ToString::to_string).as_deref(),
         Some("[1, 1, 4, 6]")
     );
-    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert!(report.findings().is_empty(), "{:?}", report.findings());
 }

@@ -102,7 +102,7 @@ impl Harness {
                 assert!(!error.to_string().is_empty(), "{label}");
             }
             Ok(Ok(report)) => {
-                for finding in &report.findings {
+                for finding in report.findings() {
                     assert!(!finding.message.is_empty(), "{label}");
                 }
             }

@@ -1,10 +1,17 @@
-//! The library as a converter calls it (issue 19 item 3): shapes reflect the caller's bindings,
-//! errors read as sentences, and the protobuf types come from the crate itself.
+//! The library as a converter calls it (issue 19 items 2 and 3), through its public surface
+//! only: shapes reflect the caller's bindings, errors read as sentences, the protobuf types come
+//! from the crate itself, and every accessor of a report gives what the model holds.
 
 use std::path::Path;
+use std::time::Instant;
 
+use onnx_bcast_lint::diag::Facts;
 use onnx_bcast_lint::proto::{Message, ModelProto};
-use onnx_bcast_lint::{lint_model, lint_path, Code, Options};
+use onnx_bcast_lint::report::{json, FileReport};
+use onnx_bcast_lint::{
+    lint_bytes, lint_model, lint_path, lint_path_timed, Code, Dim, Fingerprint, Limits, Options,
+    Severity, Shape, Stats,
+};
 
 fn model(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,7 +25,7 @@ fn shapes_reflect_the_callers_bindings() {
     let unbound = lint_path(&model("w1_symbolic.onnx"), &Options::new()).unwrap();
     let x = unbound.shape("x").unwrap().to_string();
     assert!(x.contains("seq"), "unbound x is {x}");
-    assert!(unbound.findings.iter().any(|f| f.code == Code::W1));
+    assert!(unbound.findings().iter().any(|f| f.code == Code::W1));
 
     let options = Options::new().with_dim("batch", 2).with_dim("seq", 77);
     let bound = lint_path(&model("w1_symbolic.onnx"), &options).unwrap();
@@ -30,12 +37,12 @@ fn shapes_reflect_the_callers_bindings() {
             "{name}: {text}"
         );
     }
-    assert!(bound.findings.is_empty(), "{:?}", bound.findings);
+    assert!(bound.findings().is_empty(), "{:?}", bound.findings());
 
     let breaking = Options::new().with_dim("seq", 5);
     let report = lint_path(&model("w1_symbolic.onnx"), &breaking).unwrap();
     assert!(report.has_errors());
-    assert!(report.findings.iter().any(|f| f.code == Code::E1));
+    assert!(report.findings().iter().any(|f| f.code == Code::E1));
 }
 
 #[test]
@@ -53,47 +60,146 @@ fn lint_model_takes_a_model_decoded_with_the_crates_own_prost() {
     let bytes = std::fs::read(model("e1_static_mismatch.onnx")).unwrap();
     let proto = ModelProto::decode(bytes.as_slice()).unwrap();
     let report = lint_model(proto, &Options::new()).unwrap();
-    assert!(report.findings.iter().any(|f| f.code == Code::E1));
+    assert!(report.findings().iter().any(|f| f.code == Code::E1));
 }
 
 #[test]
-fn stats_count_the_models_entries_as_the_json_output_does() {
-    let report = lint_path(&model("w4_unbatched_branch.onnx"), &Options::new()).unwrap();
-    let stats = report.stats();
-    // The main graph and the If's two branches.
-    assert_eq!(stats.graphs, 3);
-    assert_eq!(stats.nodes, 5);
-    assert_eq!(stats.initializers, 4);
-    assert_eq!(stats.sparse_initializers, 0);
-    // x, 4 initializers, and the outputs of the 5 nodes.
-    assert_eq!(stats.values, 10);
-}
-
-#[test]
-fn graph_shapes_reads_any_graph_by_the_path_findings_name() {
-    let report = lint_path(&model("w4_unbatched_branch.onnx"), &Options::new()).unwrap();
-    let path = "main//rnn/unbatch/then_branch";
-    assert!(
-        report
-            .findings
-            .iter()
-            .any(|f| f.node.as_ref().is_some_and(|node| node.graph == path)),
-        "{:?}",
-        report.findings
-    );
-    let squeezed: Vec<String> = report
-        .graph_shapes(path)
-        .filter(|(name, _)| *name == "squeezed")
-        .map(|(_, shape)| shape.to_string())
-        .collect();
-    assert_eq!(squeezed, vec!["[n, 8]".to_owned()]);
-    let main: Vec<_> = report.graph_shapes("main").map(|(name, _)| name).collect();
+fn declared_dims_are_the_main_inputs_symbols_before_binding() {
+    let options = Options::new().with_dim("seq", 77);
+    let report = lint_path(&model("w1_symbolic.onnx"), &options).unwrap();
+    let declared: Vec<&str> = report.declared_dims().iter().map(String::as_str).collect();
+    assert_eq!(declared, ["batch", "seq"]);
+    // Bound, `seq` is gone from the shapes, though still declared.
     assert_eq!(
-        main,
-        report
-            .main_shapes()
-            .map(|(name, _)| name)
-            .collect::<Vec<_>>()
+        report.shape("x").and_then(Shape::dims),
+        Some(
+            &[
+                Dim::Sym(onnx_bcast_lint::shape::Expr::symbol("batch")),
+                Dim::Known(77)
+            ][..]
+        )
     );
-    assert_eq!(report.graph_shapes("no/such/graph").count(), 0);
+}
+
+#[test]
+fn stats_count_the_model_as_the_json_output_does() {
+    // ok_subgraphs: If (then, else with a nested If of two branches), Loop and Scan bodies.
+    let path = model("ok_subgraphs.onnx");
+    let report = lint_path(&path, &Options::new()).unwrap();
+    let stats: Stats = report.stats();
+    assert_eq!(
+        (stats.graphs, stats.nodes, stats.initializers, stats.values),
+        (7, 3, 3, 9)
+    );
+    assert_eq!((stats.sparse_initializers, stats.value_info), (0, 0));
+    let files = [FileReport {
+        path: "ok_subgraphs.onnx".into(),
+        outcome: Ok(report),
+    }];
+    let document: serde_json::Value = serde_json::from_str(&json::render(&files, false)).unwrap();
+    let counted = &document["files"][0]["stats"];
+    assert_eq!(counted["graphs"], stats.graphs);
+    assert_eq!(counted["nodes"], stats.nodes);
+    assert_eq!(counted["values"], stats.values);
+}
+
+#[test]
+fn every_graph_is_named_by_path_and_its_shapes_read_by_it() {
+    let report = lint_path(&model("ok_subgraphs.onnx"), &Options::new()).unwrap();
+    let paths: Vec<&str> = report.graph_paths().collect();
+    assert_eq!(paths.len(), report.stats().graphs);
+    assert_eq!(paths.first(), Some(&"main"));
+    for path in [
+        "main/if/then_branch",
+        "main/if/else_branch/nested_if/then_branch",
+        "main/loop/body",
+        "main/scan/body",
+    ] {
+        assert!(paths.contains(&path), "{path} missing from {paths:?}");
+    }
+    // then_branch adds the outer x: [2, 3] and w: [3].
+    let then_out = report.shape_in("main/if/then_branch", "then_out").unwrap();
+    assert_eq!(then_out, &Shape::from_known(&[2, 3]));
+    let shapes: Vec<(&str, &Shape)> = report
+        .graph_shapes("main/if/then_branch")
+        .unwrap()
+        .collect();
+    assert!(shapes.contains(&("then_out", then_out)), "{shapes:?}");
+    // A value of a branch is not one of the main graph's, and a made-up path names nothing.
+    assert_eq!(report.shape("then_out"), None);
+    assert!(report.graph_shapes("main/nowhere").is_none());
+    assert_eq!(report.shape_in("main/nowhere", "x"), None);
+    // The main graph's shapes, by path and by the shortcut, agree.
+    let main: Vec<_> = report.graph_shapes("main").unwrap().collect();
+    assert_eq!(main, report.main_shapes().collect::<Vec<_>>());
+    assert_eq!(main.len(), report.stats().values);
+    assert_eq!(report.shape("if_out"), Some(&Shape::from_known(&[2, 3])));
+}
+
+#[test]
+fn findings_carry_typed_facts_severity_and_a_stable_fingerprint() {
+    let bytes = std::fs::read(model("e1_static_mismatch.onnx")).unwrap();
+    let first = lint_bytes(bytes.clone().into(), Path::new("a.onnx"), &Options::new()).unwrap();
+    let again = lint_bytes(bytes.into(), Path::new("b.onnx"), &Options::new()).unwrap();
+    let finding = &first.findings()[0];
+    assert_eq!(
+        (finding.code, finding.severity()),
+        (Code::E1, Severity::Error)
+    );
+    assert!(matches!(
+        finding.facts,
+        Facts::BroadcastClash { axis: Some(1), .. }
+    ));
+    let print = finding.fingerprint();
+    assert_eq!(print, again.findings()[0].fingerprint());
+    assert_eq!(Fingerprint::parse(print.as_str()), Some(print));
+    let codes: Vec<Code> = first.findings().iter().map(|f| f.code).collect();
+    let owned: Vec<Code> = first.into_findings().iter().map(|f| f.code).collect();
+    assert_eq!(codes, owned);
+}
+
+#[test]
+fn allowed_codes_are_not_reported() {
+    let report = lint_path(
+        &model("e1_static_mismatch.onnx"),
+        &Options::new().allow(Code::E1),
+    )
+    .unwrap();
+    assert!(report.findings().iter().all(|f| f.code != Code::E1));
+    assert!(!report.has_errors());
+}
+
+#[test]
+fn limits_builders_replace_one_limit_each() {
+    let base = Limits::default();
+    let limits = base.with_max_rank(3).with_max_depth(7).with_max_nodes(9);
+    assert_eq!(
+        (limits.max_rank, limits.max_depth, limits.max_nodes),
+        (3, 7, 9)
+    );
+    assert_eq!(base.with_max_rank(3).max_nodes, base.max_nodes);
+    // The timed entry point honours them: x: [2, 3] has rank 2.
+    let options = Options::new().with_limits(base.with_max_rank(1));
+    let (outcome, _) = lint_path_timed(&model("e1_static_mismatch.onnx"), &options);
+    let error = outcome.unwrap_err();
+    assert_eq!(error.code(), "load/limit", "{error}");
+}
+
+#[test]
+fn timings_account_for_no_more_than_the_run() {
+    let start = Instant::now();
+    let (outcome, timings) = lint_path_timed(&model("w1_symbolic.onnx"), &Options::new());
+    let wall = start.elapsed();
+    assert!(outcome
+        .unwrap()
+        .findings()
+        .iter()
+        .any(|f| f.code == Code::W1));
+    let stages = timings.read()
+        + timings.scan()
+        + timings.decode()
+        + timings.graph()
+        + timings.infer()
+        + timings.check();
+    assert!(stages <= wall, "{stages:?} > {wall:?}");
 }

@@ -160,10 +160,7 @@ fn nested_ifs(depth: usize) -> ModelProto {
 
 #[test]
 fn subgraph_nesting_beyond_the_limit_is_a_limit_error() {
-    let options = Options::new().with_limits(Limits {
-        max_depth: 12,
-        ..Limits::default()
-    });
+    let options = Options::new().with_limits(Limits::default().with_max_depth(12));
     // Two branches per level: keep the tree small.
     let deep = nested_ifs(13);
     for outcome in every_entry(&deep, &options) {
@@ -177,10 +174,7 @@ fn subgraph_nesting_beyond_the_limit_is_a_limit_error() {
 
 #[test]
 fn node_count_beyond_the_limit_is_a_limit_error() {
-    let options = Options::new().with_limits(Limits {
-        max_nodes: 10,
-        ..Limits::default()
-    });
+    let options = Options::new().with_limits(Limits::default().with_max_nodes(10));
     let mut graph = GraphProto {
         input: vec![static_input("v0", 1, &[2])],
         ..Default::default()
@@ -201,10 +195,7 @@ fn node_count_beyond_the_limit_is_a_limit_error() {
 
 #[test]
 fn declared_rank_beyond_the_limit_is_a_limit_error() {
-    let options = Options::new().with_limits(Limits {
-        max_rank: 8,
-        ..Limits::default()
-    });
+    let options = Options::new().with_limits(Limits::default().with_max_rank(8));
     let graph = GraphProto {
         node: vec![node("Relu", &["x"], &["y"])],
         input: vec![static_input("x", 1, &[1; 9])],
@@ -217,10 +208,7 @@ fn declared_rank_beyond_the_limit_is_a_limit_error() {
 
 #[test]
 fn initializer_rank_beyond_the_limit_is_a_limit_error() {
-    let options = Options::new().with_limits(Limits {
-        max_rank: 8,
-        ..Limits::default()
-    });
+    let options = Options::new().with_limits(Limits::default().with_max_rank(8));
     let graph = GraphProto {
         node: vec![node("Relu", &["w"], &["y"])],
         initializer: vec![int64s("w", vec![1; 9], vec![0])],
@@ -234,10 +222,7 @@ fn initializer_rank_beyond_the_limit_is_a_limit_error() {
 /// `Reshape` to a computed target of 100 ones: a rank the data allows but the limit does not.
 #[test]
 fn inferred_rank_beyond_the_limit_becomes_unknown() {
-    let options = Options::new().with_limits(Limits {
-        max_rank: 64,
-        ..Limits::default()
-    });
+    let options = Options::new().with_limits(Limits::default().with_max_rank(64));
     let graph = GraphProto {
         node: vec![
             node("ConstantOfShape", &["len"], &["ones"]),
@@ -656,7 +641,7 @@ fn conditions_are_combined_within_groups_of_shared_symbols() {
     for outcome in every_entry(&model(graph), &Options::new()) {
         let report = outcome.unwrap();
         let w1: Vec<&str> = report
-            .findings
+            .findings()
             .iter()
             .filter(|f| f.code == Code::W1)
             .map(|f| f.message.as_str())

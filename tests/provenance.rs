@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use onnx_bcast_lint::provenance::{DimProvenance, SourceKind};
+use onnx_bcast_lint::diag::{DimProvenance, SourceKind};
 use onnx_bcast_lint::shape::Dim;
 use onnx_bcast_lint::{lint_path, Code, LintReport, Options};
 
@@ -28,10 +28,10 @@ fn lint(name: &str) -> LintReport {
 /// The provenance of input `input` of the only finding of `code`.
 fn provenance_of<'r>(report: &'r LintReport, code: Code, input: &str) -> &'r [DimProvenance] {
     let finding = report
-        .findings
+        .findings()
         .iter()
         .find(|f| f.code == code)
-        .unwrap_or_else(|| panic!("no {code}: {:?}", report.findings));
+        .unwrap_or_else(|| panic!("no {code}: {:?}", report.findings()));
     &finding
         .inputs
         .iter()
@@ -151,7 +151,7 @@ fn every_chain_of_every_fixture_agrees_with_the_inferred_shapes() {
         let Ok(report) = lint_path(&path, &Options::new()) else {
             continue;
         };
-        for finding in &report.findings {
+        for finding in report.findings() {
             for input in &finding.inputs {
                 for dim in &input.provenance {
                     chains += 1;

@@ -991,7 +991,7 @@ fn ints_attr(name: &str, values: &[i64]) -> AttributeProto {
 /// The codes found at a node of the main graph.
 fn codes_at(report: &LintReport, node: &str) -> Vec<Code> {
     report
-        .findings
+        .findings()
         .iter()
         .filter(|f| {
             f.node
@@ -1004,7 +1004,7 @@ fn codes_at(report: &LintReport, node: &str) -> Vec<Code> {
 
 fn all_findings(report: &LintReport) -> String {
     report
-        .findings
+        .findings()
         .iter()
         .map(|f| {
             let at = f.node.as_ref().map_or("-", |n| n.name.as_str());

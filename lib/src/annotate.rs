@@ -36,7 +36,7 @@ const LEN: u64 = 2;
 
 /// Why the annotated copy could not be written.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum AnnotateError {
+pub(crate) enum AnnotateError {
     /// The input could not be read again, or the output not written.
     #[error("cannot write shapes to {path}: {source}")]
     #[diagnostic(code("write-shapes/io"))]
@@ -180,7 +180,11 @@ fn entries(report: &LintReport) -> (BTreeSet<String>, Vec<u8>) {
 
 /// Writes to `out` a copy of the model at `input` (the file `report` was linted from) whose
 /// main graph's `value_info` holds every inferred shape. The input is only read.
-pub fn write_shapes(input: &Path, report: &LintReport, out: &Path) -> Result<(), AnnotateError> {
+pub(crate) fn write_shapes(
+    input: &Path,
+    report: &LintReport,
+    out: &Path,
+) -> Result<(), AnnotateError> {
     let shown = |p: &Path| p.display().to_string();
     let same = std::fs::canonicalize(input)
         .ok()

@@ -260,12 +260,12 @@ fn print_timings(paths: &[PathBuf], timings: &[Timings]) {
         eprintln!(
             "timings {} read={:.3} scan={:.3} decode={:.3} graph={:.3} infer={:.3} check={:.3}",
             path.display(),
-            ms(t.load.read),
-            ms(t.load.scan),
-            ms(t.load.decode),
-            ms(t.load.graph),
-            ms(t.infer),
-            ms(t.check),
+            ms(t.read()),
+            ms(t.scan()),
+            ms(t.decode()),
+            ms(t.graph()),
+            ms(t.infer()),
+            ms(t.check()),
         );
     }
 }
@@ -525,7 +525,7 @@ fn finish(
             // Large files' pages are given back after loading: their residency was taken then.
             timings
                 .iter()
-                .filter_map(|t| t.load.file_resident_kb)
+                .filter_map(Timings::file_resident_kb)
                 .chain(resident_file_kb())
                 .max()
                 .unwrap_or(0)

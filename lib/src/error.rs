@@ -11,7 +11,18 @@ use std::path::PathBuf;
 /// value elements copied by data propagation ([`crate::infer::MAX_VALUE_WORK`]), re-inference of
 /// function and loop bodies (a multiple of the model's size), and the size of symbolic
 /// expressions (terms, nodes and degree, in `shape::expr`).
+///
+/// Built from [`Limits::default`] and its `with_*` methods (more limits may come):
+///
+/// ```
+/// use onnx_bcast_lint::{Limits, Options};
+/// let limits = Limits::default().with_max_rank(64).with_max_nodes(1_000_000);
+/// assert_eq!((limits.max_rank, limits.max_depth), (64, Limits::default().max_depth));
+/// let options = Options::new().with_limits(limits);
+/// # let _ = options;
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Deepest nesting of protobuf messages (prost refuses more than 100 anyway).
     pub max_depth: usize,
@@ -19,6 +30,29 @@ pub struct Limits {
     pub max_rank: usize,
     /// Most nodes in a model, all graphs and functions together.
     pub max_nodes: usize,
+}
+
+impl Limits {
+    /// Replaces the deepest nesting of protobuf messages.
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Replaces the largest rank of a tensor or shape.
+    #[must_use]
+    pub fn with_max_rank(mut self, max_rank: usize) -> Self {
+        self.max_rank = max_rank;
+        self
+    }
+
+    /// Replaces the most nodes in a model, all graphs and functions together.
+    #[must_use]
+    pub fn with_max_nodes(mut self, max_nodes: usize) -> Self {
+        self.max_nodes = max_nodes;
+        self
+    }
 }
 
 impl Default for Limits {
@@ -31,8 +65,10 @@ impl Default for Limits {
     }
 }
 
-/// A model that cannot be linted at all. The command exits with code 2 for these.
+/// A model that cannot be linted at all. The command exits with code 2 for these. New kinds may
+/// be added.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[non_exhaustive]
 pub enum LoadError {
     /// The file could not be opened or read.
     #[error("cannot read {path}: {source}")]

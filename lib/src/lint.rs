@@ -12,7 +12,7 @@ use crate::check::{self, CheckOptions};
 use crate::diag::{Code, Finding};
 use crate::error::{Limits, LoadError};
 use crate::infer::{self, Inference};
-use crate::model::{self, LoadTimes, Model};
+use crate::model::{self, Graph, LoadTimes, Model};
 use crate::proto::ModelProto;
 use crate::shape::{Binding, Shape};
 
@@ -78,9 +78,24 @@ impl Options {
     }
 }
 
-/// The result of linting one model: its findings, and the shapes and counts a caller reads
-/// through accessors (the loaded model and its inference stay inside the crate, so their
-/// representation can change without breaking callers).
+/// The result of linting one model: its findings, the inferred shape of every value, and counts
+/// of what the model declares. Read through accessors, so that the model's internal storage can
+/// change without breaking callers.
+///
+/// ```
+/// use onnx_bcast_lint::{lint_path, Options, Shape};
+/// let report = lint_path(
+///     std::path::Path::new("../tests/models/ok_subgraphs.onnx"),
+///     &Options::new(),
+/// )?;
+/// assert!(report.findings().is_empty());
+/// assert_eq!(report.shape("if_out"), Some(&Shape::from_known(&[2, 3])));
+/// // Subgraphs by path: `main/<node name>/<attribute>`.
+/// let then_out = report.shape_in("main/if/then_branch", "then_out");
+/// assert_eq!(then_out.map(ToString::to_string).as_deref(), Some("[2, 3]"));
+/// assert_eq!(report.graph_paths().count(), report.stats().graphs);
+/// # Ok::<(), onnx_bcast_lint::LoadError>(())
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct LintReport {
@@ -88,15 +103,41 @@ pub struct LintReport {
     pub(crate) model: Model,
     /// Every inferred shape, per graph and value.
     pub(crate) inference: Inference,
-    /// Findings in graph order.
-    pub findings: Vec<Finding>,
-    /// Every symbol the main graph's inputs declare, before `--dim` bindings: `dim_param`
-    /// names and `input:axis` for axes declared without a size or a name (what
-    /// [`Options::with_dim`] can bind).
-    pub declared_dims: BTreeSet<String>,
+    /// Findings in graph order (the command's gate drops the suppressed ones in place).
+    pub(crate) findings: Vec<Finding>,
+    /// Symbols the main graph's inputs declare, before bindings.
+    pub(crate) declared_dims: BTreeSet<String>,
+}
+
+/// Counts of the main graph, as the JSON output's `stats` gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Graphs of the model: the main graph, every subgraph and every function body.
+    pub graphs: usize,
+    /// Nodes of the main graph.
+    pub nodes: usize,
+    /// `initializer` entries of the main graph.
+    pub initializers: usize,
+    /// `sparse_initializer` entries of the main graph.
+    pub sparse_initializers: usize,
+    /// `value_info` entries of the main graph.
+    pub value_info: usize,
+    /// Distinct values (inputs, initializers, node outputs) of the main graph.
+    pub values: usize,
 }
 
 impl LintReport {
+    /// Findings in graph order: by graph, node, then code.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// The findings, taking them out of the report.
+    pub fn into_findings(self) -> Vec<Finding> {
+        self.findings
+    }
+
     /// Whether any finding is an error.
     pub fn has_errors(&self) -> bool {
         self.findings
@@ -104,23 +145,14 @@ impl LintReport {
             .any(|f| f.severity() == crate::diag::Severity::Error)
     }
 
-    /// `(value name, inferred shape)` for every value of the main graph, in value order.
-    pub fn main_shapes(&self) -> impl Iterator<Item = (&str, &Shape)> {
-        let graph = self.model.main();
-        let facts = self.inference.graphs.first();
-        graph.into_iter().flat_map(move |graph| {
-            graph
-                .values
-                .iter()
-                .enumerate()
-                .filter_map(move |(i, value)| {
-                    let shape = &facts?.values.get(i)?.shape;
-                    Some((&*value.name, shape))
-                })
-        })
+    /// Every symbol the main graph's inputs declare, before [`Options::with_dim`] bindings:
+    /// `dim_param` names and `input:axis` for axes declared without a size or a name (what
+    /// [`Options::with_dim`] can bind).
+    pub fn declared_dims(&self) -> &BTreeSet<String> {
+        &self.declared_dims
     }
 
-    /// The entry counts of the model, as the JSON output's `stats` gives them.
+    /// Counts of the model and its main graph.
     pub fn stats(&self) -> Stats {
         let main = self.model.main();
         Stats {
@@ -133,32 +165,60 @@ impl LintReport {
         }
     }
 
-    /// `(value name, inferred shape)` for every value of the graph at `path` (`main`,
-    /// `main/<node>/then_branch`, `function/<domain>/<name>`: the paths findings name), in value
-    /// order; empty if no graph has that path.
-    pub fn graph_shapes<'r>(&'r self, path: &str) -> impl Iterator<Item = (&'r str, &'r Shape)> {
-        let graph = self.model.graphs.iter().find(|graph| graph.path == path);
-        let facts = graph.and_then(|graph| self.inference.graph(graph.id));
-        graph.into_iter().flat_map(move |graph| {
-            graph
-                .values
-                .iter()
-                .enumerate()
-                .filter_map(move |(i, value)| {
-                    let shape = &facts?.values.get(i)?.shape;
-                    Some((&*value.name, shape))
-                })
-        })
+    /// The path of every graph, main graph first: `main`, `main/<node name>/then_branch`,
+    /// `function/<domain>/<name>` (the `graph` of a finding's node names one of these).
+    pub fn graph_paths(&self) -> impl Iterator<Item = &str> {
+        self.model.graphs.iter().map(|graph| graph.path.as_str())
+    }
+
+    /// `(value name, inferred shape)` for every value of the main graph, in value order.
+    pub fn main_shapes(&self) -> impl Iterator<Item = (&str, &Shape)> {
+        self.model
+            .main()
+            .into_iter()
+            .flat_map(|graph| self.shapes_of(graph))
+    }
+
+    /// `(value name, inferred shape)` for every value of the graph at `path` (one of
+    /// [`LintReport::graph_paths`]), in value order; `None` if no graph has that path. Two
+    /// subgraphs of nodes with the same name share a path: the first is given.
+    pub fn graph_shapes(&self, path: &str) -> Option<impl Iterator<Item = (&str, &Shape)>> {
+        Some(self.shapes_of(self.graph_at(path)?))
     }
 
     /// The inferred shape of a main-graph value.
     pub fn shape(&self, name: &str) -> Option<&Shape> {
-        let id = self.model.main()?.lookup(name)?;
+        self.shape_of(self.model.main()?, name)
+    }
+
+    /// The inferred shape of the value `name` in the graph at `path` (one of
+    /// [`LintReport::graph_paths`]).
+    pub fn shape_in(&self, path: &str, name: &str) -> Option<&Shape> {
+        self.shape_of(self.graph_at(path)?, name)
+    }
+
+    fn graph_at(&self, path: &str) -> Option<&Graph> {
+        self.model.graphs.iter().find(|graph| graph.path == path)
+    }
+
+    fn shapes_of<'r>(&'r self, graph: &'r Graph) -> impl Iterator<Item = (&'r str, &'r Shape)> {
+        let facts = self
+            .inference
+            .graph(graph.id)
+            .map_or(&[][..], |f| &f.values);
+        graph
+            .values
+            .iter()
+            .zip(facts)
+            .map(|(value, fact)| (&*value.name, &fact.shape))
+    }
+
+    fn shape_of<'r>(&'r self, graph: &'r Graph, name: &str) -> Option<&'r Shape> {
+        let id = graph.lookup(name)?;
         Some(
             &self
                 .inference
-                .graphs
-                .first()?
+                .graph(graph.id)?
                 .values
                 .get(id.0 as usize)?
                 .shape,
@@ -173,34 +233,53 @@ pub fn lint_path(path: &Path, options: &Options) -> Result<LintReport, LoadError
     Ok(lint_loaded(loaded, options))
 }
 
-/// Entry counts of a linted model ([`LintReport::stats`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Stats {
-    /// Graphs: the main graph, subgraphs and function bodies.
-    pub graphs: usize,
-    /// Nodes of the main graph.
-    pub nodes: usize,
-    /// `initializer` entries of the main graph.
-    pub initializers: usize,
-    /// `sparse_initializer` entries of the main graph.
-    pub sparse_initializers: usize,
-    /// `value_info` entries of the main graph.
-    pub value_info: usize,
-    /// Values the main graph names (inputs, initializers, node outputs).
-    pub values: usize,
-}
-
-/// Wall time of each stage of one lint run (the benchmark's hidden `--timings` flag).
+/// Wall time of each stage of one lint run (the command's hidden `--timings` flag, which the
+/// benchmark reads).
 #[derive(Debug, Clone, Copy, Default)]
 #[non_exhaustive]
 pub struct Timings {
-    /// Reading, scanning, decoding and graph building.
-    pub load: LoadTimes,
+    load: LoadTimes,
+    infer: Duration,
+    check: Duration,
+}
+
+impl Timings {
+    /// Opening and mapping the file (or reading standard input).
+    pub fn read(&self) -> Duration {
+        self.load.read
+    }
+
+    /// The wire-format pre-scan that locates decode errors and node byte ranges.
+    pub fn scan(&self) -> Duration {
+        self.load.scan
+    }
+
+    /// Decoding the protobuf.
+    pub fn decode(&self) -> Duration {
+        self.load.decode
+    }
+
+    /// Building the graphs (values, nodes, topological orders).
+    pub fn graph(&self) -> Duration {
+        self.load.graph
+    }
+
     /// Shape propagation.
-    pub infer: Duration,
+    pub fn infer(&self) -> Duration {
+        self.infer
+    }
+
     /// Every check, findings sorted.
-    pub check: Duration,
+    pub fn check(&self) -> Duration {
+        self.check
+    }
+
+    /// For a file whose pages are given back once its graphs are built: the process's resident
+    /// file-backed memory (`RssFile`, kB, Linux) just before, which shows that weight payloads
+    /// were never paged in.
+    pub fn file_resident_kb(&self) -> Option<u64> {
+        self.load.file_resident_kb
+    }
 }
 
 /// [`lint_path`], also returning the time of each stage.
@@ -212,34 +291,14 @@ pub struct Timings {
 ///     &Options::new(),
 /// );
 /// let report = report?;
-/// assert_eq!(report.findings[0].code.as_str(), "W1"); // valid only if seq is 1 or 77
-/// println!("inference took {:?}", timings.infer);
+/// assert_eq!(report.findings()[0].code.as_str(), "W1"); // valid only if seq is 1 or 77
+/// println!("inference took {:?}", timings.infer());
 /// # Ok::<(), onnx_bcast_lint::LoadError>(())
 /// ```
 pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, LoadError>, Timings) {
     let mut timings = Timings::default();
-    let report =
-        model::load_path_timed(path, options.limits, &mut timings.load).map(|mut model| {
-            let declared_dims = bind::declared_symbols(&model);
-            bind::bind(&mut model, options.binding());
-            let start = Instant::now();
-            let inference = check::infer_settled(
-                &model,
-                &options.limits,
-                options.assumptions,
-                &options.checks,
-            );
-            timings.infer = start.elapsed();
-            let start = Instant::now();
-            let findings = check::run(&model, &inference, &options.checks);
-            timings.check = start.elapsed();
-            LintReport {
-                model,
-                inference,
-                findings,
-                declared_dims,
-            }
-        });
+    let report = model::load_path_timed(path, options.limits, &mut timings.load)
+        .map(|model| lint_loaded_timed(model, options, &mut timings));
     (report, timings)
 }
 
@@ -249,7 +308,7 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
 /// use onnx_bcast_lint::{lint_bytes, Options};
 /// let bytes = std::fs::read("../tests/models/e1_static_mismatch.onnx")?;
 /// let report = lint_bytes(bytes.into(), std::path::Path::new("upload.onnx"), &Options::new())?;
-/// let finding = &report.findings[0];
+/// let finding = &report.findings()[0];
 /// assert_eq!(finding.code.as_str(), "E1");
 /// println!("{finding}"); // error[E1]: ...
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -279,17 +338,26 @@ pub fn lint_model(proto: ModelProto, options: &Options) -> Result<LintReport, Lo
     Ok(lint_loaded(loaded, options))
 }
 
-fn lint_loaded(mut model: Model, options: &Options) -> LintReport {
+fn lint_loaded(model: Model, options: &Options) -> LintReport {
+    lint_loaded_timed(model, options, &mut Timings::default())
+}
+
+/// Binds, infers and checks a loaded model, recording the time of inference and checks.
+fn lint_loaded_timed(mut model: Model, options: &Options, timings: &mut Timings) -> LintReport {
     // Bound before inference: one deployment's sizes are what every stage sees.
     let declared_dims = bind::declared_symbols(&model);
     bind::bind(&mut model, options.binding());
+    let start = Instant::now();
     let inference = check::infer_settled(
         &model,
         &options.limits,
         options.assumptions,
         &options.checks,
     );
+    timings.infer = start.elapsed();
+    let start = Instant::now();
     let findings = check::run(&model, &inference, &options.checks);
+    timings.check = start.elapsed();
     LintReport {
         model,
         inference,

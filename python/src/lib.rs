@@ -62,11 +62,12 @@ fn options((dims, allow, limits, initializers_as_constants): PyOptions) -> PyRes
         options = options.allow(code);
     }
     if let Some((max_depth, max_rank, max_nodes)) = limits {
-        options = options.with_limits(Limits {
-            max_depth,
-            max_rank,
-            max_nodes,
-        });
+        options = options.with_limits(
+            Limits::default()
+                .with_max_depth(max_depth)
+                .with_max_rank(max_rank)
+                .with_max_nodes(max_nodes),
+        );
     }
     Ok(options)
 }
@@ -156,7 +157,7 @@ impl NativeReport {
         let Some(report) = self.report() else {
             return Ok(list);
         };
-        for finding in &report.findings {
+        for finding in report.findings() {
             let node = match &finding.node {
                 None => py.None().into_bound(py),
                 Some(node) => (

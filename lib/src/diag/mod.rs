@@ -10,6 +10,8 @@ use std::ops::Range;
 use serde::Serialize;
 
 pub use facts::{Facts, Mismatch, NodeName, Operand, SizeAt, Structure};
+// Where an offending dim comes from: the data of `InputSite::provenance`.
+pub use crate::provenance::{DimProvenance, Source, SourceKind, Step};
 
 /// Stable diagnostic codes. A code never changes meaning (README: "Diagnostic codes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -65,7 +67,7 @@ impl Code {
     }
 
     /// One line saying what the code means (SARIF `shortDescription`); the full texts are
-    /// [`crate::report::explain`]'s.
+    /// `onnx-bcast-lint --explain CODE`.
     pub fn summary(self) -> &'static str {
         crate::report::explain::of(self).summary
     }

@@ -106,7 +106,7 @@ pub struct Step {
 }
 
 /// Fills the provenance of the offending dims of every finding, within the model's budget.
-pub fn attach(model: &Model, inference: &Inference, findings: &mut [Finding]) {
+pub(crate) fn attach(model: &Model, inference: &Inference, findings: &mut [Finding]) {
     let mut budget = MAX_VISITS_PER_MODEL;
     for finding in findings.iter_mut() {
         let Some(site) = &finding.node else { continue };

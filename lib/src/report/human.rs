@@ -33,7 +33,7 @@ pub fn render(files: &[FileReport], style: Style) -> String {
 
 /// [`render`] for a run where warnings fail too (`--deny warnings`): quiet output keeps them,
 /// since it must still show every finding that failed the run.
-pub fn render_gate(files: &[FileReport], style: Style, deny_warnings: bool) -> String {
+pub(crate) fn render_gate(files: &[FileReport], style: Style, deny_warnings: bool) -> String {
     render_run(
         files,
         style,
@@ -45,7 +45,7 @@ pub fn render_gate(files: &[FileReport], style: Style, deny_warnings: bool) -> S
 /// [`render`] for the command: `deny_warnings[i]` says whether warnings fail the run in
 /// `files[i]` (a configuration may deny them for some models only), and `totals` gives the
 /// summary line (with the counts of suppressed and baselined findings).
-pub fn render_run(
+pub(crate) fn render_run(
     files: &[FileReport],
     style: Style,
     deny_warnings: &[bool],

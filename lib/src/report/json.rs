@@ -135,7 +135,7 @@ pub fn facts_json(finding: &Finding) -> Value {
 }
 
 /// A shape as JSON: a list of dims, or null for an unknown rank.
-pub fn shape_json(shape: &Shape) -> Value {
+pub(crate) fn shape_json(shape: &Shape) -> Value {
     match shape.dims() {
         None => Value::Null,
         Some(dims) => Value::Array(dims.iter().map(dim_json).collect()),

@@ -1,7 +1,7 @@
 //! Output formats: human (miette), JSON (schema v1) and SARIF 2.1.0. Rendering is pure: it
 //! returns strings, and only `main.rs` prints.
 
-pub mod explain;
+pub(crate) mod explain;
 pub mod human;
 pub mod json;
 mod provenance;
@@ -10,9 +10,10 @@ pub mod sarif;
 use crate::lint::LintReport;
 use crate::LoadError;
 
-/// The output format.
+/// The output format (the command's `--format`).
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Format {
+pub(crate) enum Format {
     /// miette reports with the node shown in a listing of its graph.
     #[default]
     Human,
@@ -33,7 +34,7 @@ pub struct FileReport {
 
 /// Counts over a batch, for the summary line and the exit code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Totals {
+pub(crate) struct Totals {
     /// Findings of severity error.
     pub errors: usize,
     /// Findings of severity warning.
@@ -52,7 +53,7 @@ pub struct Totals {
 
 impl Totals {
     /// Counts the findings of every file.
-    pub fn of(files: &[FileReport]) -> Self {
+    pub(crate) fn of(files: &[FileReport]) -> Self {
         let mut totals = Totals {
             files: files.len(),
             ..Totals::default()
@@ -75,7 +76,7 @@ impl Totals {
     }
 
     /// `3 errors, 1 warning, 0 infos in 2 files`.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let plural = |n: usize, word: &str| {
             if n == 1 {
                 format!("{n} {word}")

@@ -10,24 +10,28 @@
 //! `Shape` displays as `[batch, seq+1, 768]`; an unknown dim as `?`; an unranked shape as
 //! `[...]`; a scalar as `[]`.
 
-pub mod broadcast;
-pub mod condition;
+pub(crate) mod broadcast;
+pub(crate) mod condition;
 mod dim;
 mod expr;
 mod parse;
-pub mod real;
+pub(crate) mod real;
 mod tri;
-pub mod values;
-pub mod verify;
+pub(crate) mod values;
+pub(crate) mod verify;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Display, Formatter};
 
-pub use broadcast::{Outcome, Rule, Verdict, Violation};
-pub use condition::Condition;
+// The public part: what a report's shapes and a finding's facts are made of.
+pub use broadcast::{Rule, ViolationKind};
 pub use dim::Dim;
 pub use expr::Expr;
 pub use tri::Tri;
+pub use verify::Mismatch;
+
+pub(crate) use broadcast::{Verdict, Violation};
+pub(crate) use condition::Condition;
 
 /// Values for symbols, by name.
 pub type Binding = BTreeMap<String, i64>;

@@ -10,7 +10,7 @@ use crate::diag::Code;
 
 /// The documentation of one code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Explanation {
+pub(crate) struct Explanation {
     /// The code as printed: `E1`, `load/decode`.
     pub code: &'static str,
     /// `error`, `warning`, `info` or `file error` (the README's severity column).
@@ -31,22 +31,23 @@ pub struct Explanation {
 
 /// Every code's documentation: the finding codes in [`Code::ALL`] order, then the `load/...`
 /// codes.
-pub const ALL: &[Explanation] = texts::ALL;
+pub(crate) const ALL: &[Explanation] = texts::ALL;
 
 /// The documentation of `code` (case-insensitive), if it is one.
-pub fn find(code: &str) -> Option<&'static Explanation> {
+pub(crate) fn find(code: &str) -> Option<&'static Explanation> {
     let code = code.trim();
     ALL.iter().find(|e| e.code.eq_ignore_ascii_case(code))
 }
 
 /// The documentation of a finding code.
-pub fn of(code: Code) -> &'static Explanation {
+pub(crate) fn of(code: Code) -> &'static Explanation {
     // Every finding code has an entry: `every_finding_code_is_explained` checks it.
     find(code.as_str()).unwrap_or(&texts::MISSING)
 }
 
 /// Every known code, comma-separated (for the error on an unknown one).
-pub fn known_codes() -> String {
+#[cfg(feature = "cli")]
+pub(crate) fn known_codes() -> String {
     ALL.iter().map(|e| e.code).collect::<Vec<_>>().join(", ")
 }
 
@@ -84,7 +85,7 @@ fn section(out: &mut String, title: &str, body: &str, verbatim: bool) {
 }
 
 /// What `--explain` prints: the code, its severity and summary, then one section per part.
-pub fn render(explanation: &Explanation) -> String {
+pub(crate) fn render(explanation: &Explanation) -> String {
     let mut out = format!(
         "{} ({}): {}\n",
         explanation.code, explanation.severity, explanation.summary
@@ -98,7 +99,7 @@ pub fn render(explanation: &Explanation) -> String {
 }
 
 /// SARIF's rule `help` in Markdown: the same parts as [`render`].
-pub fn markdown(explanation: &Explanation) -> String {
+pub(crate) fn markdown(explanation: &Explanation) -> String {
     let mut example = String::new();
     for line in explanation.example.lines() {
         let _ = writeln!(example, "    {line}");

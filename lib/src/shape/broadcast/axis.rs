@@ -17,13 +17,19 @@
 
 use super::Offender;
 use crate::shape::condition::Atom;
-use crate::shape::{Binding, Condition, Dim, Expr, Shape, Tri};
+#[cfg(test)]
+use crate::shape::Shape;
+use crate::shape::{Binding, Condition, Dim, Expr, Tri};
 
 /// How one output axis of a numpy-style broadcast came about (STYLE: one arm per row of the
 /// broadcasting table). Only `Conflict` is an error by itself; `Unproven` axes carry the
 /// conditions or run-time checks of the `Outcome`.
+///
+/// The table's reference, checked by the worked examples below; the broadcast itself is decided
+/// from the `Outcome`, so nothing else reads it.
+#[cfg(test)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum AxisVerdict {
+pub(crate) enum AxisVerdict {
     /// Every input reaching the axis has the same size (or all are 1).
     Equal,
     /// Some inputs are 1 (or lack the axis) and are stretched to the one other size.
@@ -37,7 +43,8 @@ pub enum AxisVerdict {
 
 /// The per-axis verdicts of `multidirectional(inputs)`, one per output axis (empty when no
 /// input is ranked; unranked inputs are left out, as in the rule itself).
-pub fn axis_verdicts(inputs: &[&Shape]) -> Vec<AxisVerdict> {
+#[cfg(test)]
+pub(crate) fn axis_verdicts(inputs: &[&Shape]) -> Vec<AxisVerdict> {
     let ranked: Vec<(usize, &[Dim])> = inputs
         .iter()
         .enumerate()

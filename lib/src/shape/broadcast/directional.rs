@@ -78,7 +78,7 @@ pub(crate) fn match_run(
 /// ONNX unidirectional broadcasting: B (input 1) is broadcast to A (input 0); the output is
 /// A's shape. B may not have a higher rank, and each of B's dims (right-aligned) must be 1 or
 /// A's dim. An unranked A gives an unranked, valid outcome; an unranked B gives A, valid.
-pub fn unidirectional(a: &Shape, b: &Shape) -> Outcome {
+pub(crate) fn unidirectional(a: &Shape, b: &Shape) -> Outcome {
     let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
         return Outcome {
             shape: a.clone(),

@@ -5,7 +5,9 @@
 //! yet") unless B is a single element. Both output A's shape.
 
 use super::directional::match_run;
-use super::{verdict_of, Offender, Outcome, Rule, Verdict, Violation, ViolationKind};
+#[cfg(test)]
+use super::Offender;
+use super::{verdict_of, Outcome, Rule, Verdict, Violation, ViolationKind};
 use crate::shape::condition::Atom;
 use crate::shape::{Condition, Dim, Shape, Tri};
 
@@ -40,7 +42,7 @@ fn run_start(rank_a: usize, rank_b: usize, axis: Option<i64>) -> Option<usize> {
 /// either a single element (a scalar or all dims 1, rank <= A's) or its shape is a contiguous
 /// run of A's shape starting at `axis` (suffix-matched when `axis` is absent); B's 1s do not
 /// stretch. A symbolic B that might be all 1s is accepted on that condition. Output: A's shape.
-pub fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outcome {
+pub(crate) fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outcome {
     let rule = Rule::Legacy;
     let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
         return valid(if broadcast || a.rank().is_some() {
@@ -133,7 +135,10 @@ fn either(run: &Condition, ones: &[Atom]) -> Condition {
 /// `rank(A) - rank(B)` (B's rank before trimming); B's trailing 1s are dropped; the rest must
 /// lie within A from `axis` on, each dim 1 or equal to A's. Output: A's shape. A dim of B
 /// past A's end that is not 1 is a `RunOutOfRange` violation naming B's axis.
-pub fn pdpd(a: &Shape, b: &Shape, axis: i64) -> Outcome {
+///
+/// No ONNX operator uses it: the laws check it against its reference for when one does.
+#[cfg(test)]
+pub(crate) fn pdpd(a: &Shape, b: &Shape, axis: i64) -> Outcome {
     let rule = Rule::Pdpd;
     let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
         return valid(a);

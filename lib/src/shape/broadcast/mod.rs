@@ -16,10 +16,14 @@ mod laws;
 mod legacy;
 mod violation;
 
-pub use axis::{axis_verdicts, AxisVerdict};
-pub use directional::unidirectional;
-pub use legacy::{legacy, pdpd};
-pub use violation::{Offender, Rule, Violation, ViolationKind};
+#[cfg(test)]
+pub(crate) use axis::{axis_verdicts, AxisVerdict};
+pub(crate) use directional::unidirectional;
+pub(crate) use legacy::legacy;
+#[cfg(test)]
+pub(crate) use legacy::pdpd;
+pub(crate) use violation::{Offender, Violation};
+pub use violation::{Rule, ViolationKind};
 
 use std::fmt::{self, Display, Formatter};
 
@@ -119,7 +123,7 @@ pub(crate) fn verdict_of(
 /// Unranked inputs: as in MLIR `InferResultShape` they are left out of the checks, but the
 /// output is unranked because an unranked input may have the highest rank. No ranked input
 /// gives an unranked, valid outcome.
-pub fn multidirectional(inputs: &[&Shape]) -> Outcome {
+pub(crate) fn multidirectional(inputs: &[&Shape]) -> Outcome {
     numpy_style(Rule::Multidirectional, inputs)
 }
 
@@ -127,7 +131,7 @@ pub fn multidirectional(inputs: &[&Shape]) -> Outcome {
 /// rule in 002): `numpy.array(input) * numpy.ones(target)`, so the output is the numpy
 /// broadcast of both and may differ from `target` (when it has 1s or a smaller rank). Input 0
 /// is `input`, input 1 is `target`.
-pub fn bidirectional(input: &Shape, target: &Shape) -> Outcome {
+pub(crate) fn bidirectional(input: &Shape, target: &Shape) -> Outcome {
     numpy_style(Rule::Bidirectional, &[input, target])
 }
 

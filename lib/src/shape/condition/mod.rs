@@ -6,6 +6,7 @@
 //! by the bounded search in `search.rs`; `plain.rs` rewrites them as people read them.
 
 mod candidates;
+mod joint;
 #[cfg(test)]
 mod laws;
 mod periodic;
@@ -15,8 +16,8 @@ mod plain_laws;
 mod search;
 mod value_set;
 
-pub use plain::Plain;
-pub use search::BUDGET;
+pub(crate) use joint::forced_jointly;
+pub(crate) use plain::Plain;
 
 use std::collections::BTreeSet;
 use std::fmt::{self, Display, Formatter};

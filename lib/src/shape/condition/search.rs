@@ -18,7 +18,7 @@ use super::Condition;
 use crate::shape::{Binding, Dim, Tri};
 
 /// Most assignments tried by one search.
-pub const BUDGET: usize = 4_096;
+pub(crate) const BUDGET: usize = 4_096;
 
 impl Condition {
     /// Calls `visit` on candidate assignments until it returns `true` or the budget runs out;

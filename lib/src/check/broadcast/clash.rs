@@ -1,0 +1,107 @@
+//! E1 for a broadcast that fails on every input (or, under `--dim` bindings, on this deployment's
+//! dims), and E4 for an operator constraint checked with the broadcast that fails the same way.
+//! Broadcasting.md and each operator's doc state the rule the verdict came from.
+
+use super::fix::{stretch_fix, suggest_fix};
+use super::{input_sites, node_site, operands, shapes_of, slot_names};
+use crate::diag::{Facts, Finding, SizeAt};
+use crate::infer::GraphFacts;
+use crate::model::{Graph, Node};
+use crate::ops::{BroadcastCheck, Constraint};
+use crate::shape::{Binding, Condition, Rule, Violation};
+
+/// E1 for a broadcast that fails whatever the input values: the clashing axis, each
+/// offending input's size there, and a likely fix.
+pub(super) fn incompatible(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    check: &BroadcastCheck,
+    violation: &Violation,
+) -> Finding {
+    let names = slot_names(graph, node, check);
+    let shapes = shapes_of(node, facts, check);
+    // Under the unidirectional rule input 0 may only stand in for the target (Gemm's (M, N),
+    // Attention's score shape): the message names the target and only B is labelled.
+    let unidirectional = check.rule == Rule::Unidirectional;
+    let offending: Vec<usize> = violation
+        .inputs
+        .iter()
+        .filter(|offender| !unidirectional || offender.input > 0)
+        .filter_map(|offender| check.slots.get(offender.input).copied())
+        .collect();
+    let fix = suggest_fix(&names, &shapes, check.rule == Rule::Legacy).or_else(|| {
+        unidirectional
+            .then(|| stretch_fix(names.get(1)?, &check.outcome.shape))
+            .flatten()
+    });
+    let sizes = violation
+        .inputs
+        .iter()
+        .map(|o| {
+            let name = names
+                .get(o.input)
+                .cloned()
+                .unwrap_or_else(|| format!("input {}", o.input));
+            SizeAt::new(name, o.input, o.axis, o.dim.clone())
+        })
+        .collect();
+    let facts_of = Facts::BroadcastClash {
+        rule: check.rule,
+        violation: violation.kind,
+        axis: violation.axis,
+        sizes,
+        operands: operands(graph, node, facts, check),
+        target: unidirectional.then(|| check.outcome.shape.clone()),
+        fix,
+    };
+    Finding::new(
+        facts_of,
+        Some(node_site(graph, node)),
+        input_sites(graph, Some(facts), node, &offending),
+    )
+}
+
+/// E1 for a broadcast whose condition the `--dim` binding makes false.
+pub(super) fn definite_under_binding(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    check: &BroadcastCheck,
+    condition: &Condition,
+    binding: &Binding,
+) -> Finding {
+    let facts_of = Facts::BroadcastBroken {
+        rule: check.rule,
+        operands: operands(graph, node, facts, check),
+        condition: condition.plain().to_string(),
+        binding: binding.clone(),
+    };
+    Finding::new(
+        facts_of,
+        Some(node_site(graph, node)),
+        input_sites(graph, Some(facts), node, &check.slots),
+    )
+}
+
+/// E4 for an operator constraint that fails: always, or (`under`) for this deployment's dims.
+pub(super) fn constraint_finding(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    constraint: &Constraint,
+    under: Option<(&Condition, &Binding)>,
+) -> Finding {
+    let facts_of = Facts::ConstraintUnmet {
+        constraint: constraint.requires.clone(),
+        found: constraint.found.clone(),
+        fix: constraint.fix.clone(),
+        condition: under.map(|(condition, _)| condition.plain().to_string()),
+        binding: under.map(|(_, binding)| binding.clone()),
+    };
+    Finding::new(
+        facts_of,
+        Some(node_site(graph, node)),
+        input_sites(graph, Some(facts), node, &constraint.slots),
+    )
+}

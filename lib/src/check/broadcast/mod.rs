@@ -1,0 +1,156 @@
+//! E1 and W1: broadcasting verdicts of every node, under the rule each node uses
+//! (multidirectional, unidirectional, bidirectional, opset < 7 `broadcast`/`axis`); and W4, the
+//! operator constraints that hold only under a condition, solved with them (one model, one set
+//! of symbols), with their E4 when a `--dim` binding breaks one.
+//!
+//! E1 — why it matters: the node fails at run time whatever the input values. Example:
+//! `Add(x: [2, 3], y: [4])`, axis 1 is 3 vs 4. Fix: reshape or unsqueeze one input.
+//!
+//! W1 — valid only under a condition on symbolic dims (`seq ∈ {1, 77}`); the message gives the
+//! condition and a binding that breaks it. Conditions of all nodes are combined, since a
+//! `dim_param` names one value across the model: when together they force a symbol to one value,
+//! one warning says so at the nodes that force it. With `--dim` bindings a condition becomes
+//! definite: false is an E1, true is no finding.
+//!
+//! Files: this one walks every node's broadcast checks and sorts them into definite failures
+//! (`clash.rs`: E1, and E4 for operator constraints) and conditional ones (`conditional.rs`: W1
+//! and W4, solved together through `shape::condition::forced_jointly`); `fix.rs` names a likely
+//! fix for a clash.
+
+mod clash;
+mod conditional;
+mod fix;
+
+use super::site::{input_sites, node_site};
+use crate::diag::{Finding, Operand};
+use crate::infer::{GraphFacts, Inference};
+use crate::model::{Graph, Model, Node};
+use crate::ops::BroadcastCheck;
+use crate::shape::condition::Plain;
+use crate::shape::{Binding, Condition, Shape, Tri, Verdict};
+use clash::{constraint_finding, definite_under_binding, incompatible};
+
+/// A node whose broadcast holds only under a condition.
+struct Conditional<'m> {
+    graph: &'m Graph,
+    node: &'m Node,
+    facts: &'m GraphFacts,
+    check: &'m BroadcastCheck,
+    condition: Condition,
+    /// Its plain form, computed once (messages, grouping and counterexample read it).
+    plain: Plain,
+}
+
+/// E1 and W1 findings of the whole model.
+pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut conditionals = Vec::new();
+    for (g, graph) in model.graphs.iter().enumerate() {
+        let Some(facts) = inference.graphs.get(g) else {
+            continue;
+        };
+        for node in &graph.nodes {
+            // Root cause only: the first failing broadcast of a node is reported.
+            for check in facts.checks(node.index) {
+                match &check.outcome.verdict {
+                    Verdict::Valid => {}
+                    Verdict::Invalid(violation) => {
+                        findings.push(match &check.constraint {
+                            Some(constraint) => {
+                                constraint_finding(graph, node, facts, constraint, None)
+                            }
+                            None => incompatible(graph, node, facts, check, violation),
+                        });
+                        break;
+                    }
+                    Verdict::Conditional(condition) => {
+                        if binding.is_empty() {
+                            conditionals.push(Conditional {
+                                graph,
+                                node,
+                                facts,
+                                check,
+                                condition: condition.clone(),
+                                plain: condition.plain(),
+                            });
+                            continue;
+                        }
+                        match condition.eval(binding) {
+                            Tri::Yes => {}
+                            Tri::No => {
+                                findings.push(match &check.constraint {
+                                    Some(constraint) => constraint_finding(
+                                        graph,
+                                        node,
+                                        facts,
+                                        constraint,
+                                        Some((condition, binding)),
+                                    ),
+                                    None => definite_under_binding(
+                                        graph, node, facts, check, condition, binding,
+                                    ),
+                                });
+                                break;
+                            }
+                            Tri::Unknown => conditionals.push(Conditional {
+                                graph,
+                                node,
+                                facts,
+                                check,
+                                condition: condition.clone(),
+                                plain: condition.plain(),
+                            }),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    findings.extend(conditional::findings(&conditionals));
+    findings
+}
+
+/// The names of the inputs the check broadcasts (`input N` for a missing one), in its order.
+fn slot_names(graph: &Graph, node: &Node, check: &BroadcastCheck) -> Vec<String> {
+    check
+        .slots
+        .iter()
+        .map(|&slot| {
+            node.inputs().get(slot).copied().flatten().map_or_else(
+                || format!("input {slot}"),
+                |v| graph.value_name(v).to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The shapes of the inputs the check broadcasts, in its order (unranked when unknown).
+fn shapes_of<'f>(node: &Node, facts: &'f GraphFacts, check: &BroadcastCheck) -> Vec<&'f Shape> {
+    static UNRANKED: Shape = Shape::Unranked;
+    check
+        .slots
+        .iter()
+        .map(|&slot| {
+            node.inputs()
+                .get(slot)
+                .copied()
+                .flatten()
+                .and_then(|v| facts.values.get(v.0 as usize))
+                .map_or(&UNRANKED, |f| &f.shape)
+        })
+        .collect()
+}
+
+/// The inputs the check broadcasts, in its order, with their shapes.
+fn operands(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    check: &BroadcastCheck,
+) -> Vec<Operand> {
+    slot_names(graph, node, check)
+        .into_iter()
+        .zip(shapes_of(node, facts, check))
+        .map(|(name, shape)| Operand::new(name, shape.clone()))
+        .collect()
+}
