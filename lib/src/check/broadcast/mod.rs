@@ -64,18 +64,13 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
                         break;
                     }
                     Verdict::Conditional(condition) => {
-                        if binding.is_empty() {
-                            conditionals.push(Conditional {
-                                graph,
-                                node,
-                                facts,
-                                check,
-                                condition: condition.clone(),
-                                plain: condition.plain(),
-                            });
-                            continue;
-                        }
-                        match condition.eval(binding) {
+                        // Without a binding nothing is decided: every conditional is reported.
+                        let decided = if binding.is_empty() {
+                            Tri::Unknown
+                        } else {
+                            condition.eval(binding)
+                        };
+                        match decided {
                             Tri::Yes => {}
                             Tri::No => {
                                 findings.push(match &check.constraint {
