@@ -8,7 +8,7 @@ import time
 
 import onnx
 
-from .symexpr import ExprError, Unbound, evaluate
+from .symexpr import ExprError, Unbound, evaluate, parse
 
 ENGINE_TIMEOUT = 120
 
@@ -128,6 +128,43 @@ def add_counts(a, b):
     return a
 
 
+def _bare_fresh(d):
+    """The engine's fresh symbol (`NonZero#3`, `Resize#0`: its names of data-dependent sizes
+    contain '#') when the dim is that symbol alone, else None."""
+    if not isinstance(d, str) or "#" not in d:
+        return None
+    try:
+        node = parse(d)
+    except ExprError:
+        return None
+    return node.value if node.kind == "name" and "#" in node.value else None
+
+
+def _fresh_values(binds, shapes, names):
+    """Per binding, what each fresh symbol is at run time, read where a dim is the bare symbol,
+    and the symbols read with two different values there (each is one size, so that is a wrong
+    inference). Dims built from the symbols (`(Resize#0+1)/2`) are then evaluated and checked
+    like any other, rather than left unevaluable."""
+    envs, conflicts = [], []
+    for b in binds:
+        seen, bad = {}, set()
+        for name in names:
+            inferred, real = shapes.get(name), b["shapes"].get(name)
+            if not isinstance(inferred, list) or real is None or len(inferred) != len(real):
+                continue
+            for d, v in zip(inferred, real):
+                sym = _bare_fresh(d)
+                if sym is None:
+                    continue
+                if seen.setdefault(sym, v) != v:
+                    bad.add(sym)
+        env = dict(b["env"])
+        env.update({k: v for k, v in seen.items() if k not in bad})
+        envs.append(env)
+        conflicts.append(bad)
+    return envs, conflicts
+
+
 def score(truth, producers, shapes):
     """Score inferred `shapes` (name -> dims|None) on node outputs of the main graph.
 
@@ -137,11 +174,13 @@ def score(truth, producers, shapes):
     if not binds:
         return total, per_op, wrong
     names = [n for n in producers if any(n in b["shapes"] for b in binds)]
+    envs, conflicts = _fresh_values(binds, shapes, names)
     for name in names:
         idx, op, dom = producers[name]
         opk = op if dom in ("", "ai.onnx") else f"{dom}:{op}"
         c = empty_counts()
-        truths = [(b["env"], b["shapes"][name]) for b in binds if name in b["shapes"]]
+        truths = [(env, b["shapes"][name]) for b, env in zip(binds, envs) if name in b["shapes"]]
+        clashing = set().union(*conflicts)
         rank = len(truths[0][1])
         inferred = shapes.get(name)
         c["values"] = 1
@@ -168,7 +207,12 @@ def score(truth, producers, shapes):
                     if "unknown" in kinds:
                         continue
                     c["known"] += 1
-                    if "unevaluable" in kinds:
+                    if _bare_fresh(d) in clashing:
+                        # One symbol, two sizes in one run: not a size at all.
+                        c["wrong"] += 1
+                        wrong.append({"value": name, "node": idx, "op": opk, "axis": ax, "inferred": d,
+                                      "truth": [t[ax] for _, t in truths], "why": "fresh symbol with two sizes"})
+                    elif "unevaluable" in kinds:
                         c["unevaluable"] += 1
                     elif ok:
                         c["correct"] += 1

@@ -554,6 +554,46 @@ def ok_detection_head():
     return model(g)
 
 
+@fixture("ok_named_sizes.onnx")
+def ok_named_sizes():
+    """Sizes taken from values the engine cannot compute. A `k` given as a graph input feeds
+    two `TopK` nodes, whose outputs are added; torchvision's resize computes the output size of
+    a `Resize` in float (`floor(h * 0.7)`), and the same `sizes` value resizes two tensors that
+    are then added. Each unknown element is named once (`TopK#0`, `Resize#1`...), where a size is
+    first taken from it, and every reader of the value shares the name, so both `Add`
+    broadcasts are proven."""
+    g = graph(
+        [
+            node("TopK", ["scores", "k"], ["top_a", "index_a"], name="/head/topk_scores", axis=1),
+            node("TopK", ["logits", "k"], ["top_b", "index_b"], name="/head/topk_logits", axis=1),
+            node("Add", ["top_a", "top_b"], ["top_sum"], name="/head/add"),
+            node("Shape", ["image"], ["image_shape"], name="/resize/shape", start=2),
+            node("Cast", ["image_shape"], ["hw"], name="/resize/cast", to=F),
+            node("Mul", ["hw", "ratio"], ["scaled"], name="/resize/scale"),
+            node("Floor", ["scaled"], ["floored"], name="/resize/floor"),
+            node("Cast", ["floored"], ["new_hw"], name="/resize/size", to=TensorProto.INT64),
+            node("Concat", ["nc", "new_hw"], ["sizes"], name="/resize/sizes", axis=0),
+            node("Resize", ["image", "", "", "sizes"], ["small"], name="/resize/image"),
+            node("Resize", ["mask", "", "", "sizes"], ["small_mask"], name="/resize/mask"),
+            node("Mul", ["small", "small_mask"], ["masked"], name="/resize/apply"),
+        ],
+        "ok_named_sizes",
+        [
+            vi("scores", F, ["n", 100]),
+            vi("logits", F, ["n", 50]),
+            vi("k", TensorProto.INT64, [1]),
+            vi("image", F, [1, 3, "h", "w"]),
+            vi("mask", F, [1, 3, "h", "w"]),
+        ],
+        [vi("top_sum", F, None), vi("masked", F, None)],
+        initializer=[
+            init("ratio", np.array([0.7], dtype=np.float32)),
+            i64s("nc", [1, 3]),
+        ],
+    )
+    return model(g)
+
+
 def unbatched_branch_model(name, used):
     """TorchScript's export of a module that takes batched and unbatched inputs: `If(Equal(t,
     1))` squeezes axis 2 away ([n, 8]) or keeps it ([n, 8, t]), and a Gemm, which takes only 2-D

@@ -13,12 +13,13 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use crate::error::Limits;
+use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::model::{declared, Graph, GraphId, Initializer, Model, Node, Origin, ValueId};
 use crate::ops::registry::{self, Resolved};
-use crate::ops::{BroadcastCheck, Ctx, Fresh, Input, RuleError, RuleFn};
+use crate::ops::{BroadcastCheck, Ctx, Fresh, Input, Named, RuleError, RuleFn};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
-use crate::shape::{Shape, Verdict};
+use crate::shape::{Dim, Shape, Verdict};
 
 /// Everything inferred about one value.
 #[derive(Debug, Clone)]
@@ -312,6 +313,50 @@ pub(crate) struct Engine<'m> {
     pending: Vec<stored::Pending>,
 }
 
+/// Writes the symbols a rule gave unknown elements of its inputs' values ([`crate::ops::Named`])
+/// into those values, so that their later readers share them. An element the stored value
+/// already knows is kept (the rule saw the value uncharged); a value not stored yet is made, all
+/// unknown but the named element, when its shape is a scalar or a short static vector.
+fn name_elements(facts: &mut GraphFacts, node: &Node, named: Vec<Named>) {
+    for element in named {
+        let Some(value) = node.inputs().get(element.slot).copied().flatten() else {
+            continue;
+        };
+        let Some(stored) = facts.values.get_mut(value.0 as usize) else {
+            continue;
+        };
+        if crate::model::dtype::is_float(stored.elem) {
+            continue;
+        }
+        if stored.value.is_none() {
+            let shape = match stored.shape.dims() {
+                Some([]) => Some(Vec::new()),
+                // Bounded before allocating: the length comes from the model.
+                Some([length]) => length
+                    .as_known()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .filter(|&n| n <= MAX_VALUE_ELEMENTS)
+                    .map(|n| vec![n]),
+                _ => None,
+            };
+            stored.value = shape
+                .and_then(|shape| {
+                    let count = shape.iter().product();
+                    ValueTensor::new(shape, vec![Dim::Unknown; count])
+                })
+                .map(Box::new);
+        }
+        if let Some(slot) = stored
+            .value
+            .as_deref_mut()
+            .and_then(|value| value.data.get_mut(element.index))
+            .filter(|slot| **slot == Dim::Unknown)
+        {
+            *slot = element.dim;
+        }
+    }
+}
+
 impl<'m> Engine<'m> {
     /// The branch given for `If` node `index` of `graph`, if any.
     fn forced_branch(&self, graph: GraphId, index: usize) -> Option<bool> {
@@ -547,6 +592,7 @@ impl<'m> Engine<'m> {
                 .map(|value| value.and_then(|v| self.charged(graph.id, v)))
                 .collect()
         };
+        let mut named = Vec::new();
         let (status, outputs, checks) = if enters_body
             && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
@@ -561,6 +607,7 @@ impl<'m> Engine<'m> {
         } else {
             let (status, mut outputs, checks) = self.apply_rule(graph, node);
             let minted = self.fresh.take_minted();
+            named = self.fresh.take_named();
             if !minted.is_empty() {
                 let declared: Vec<Shape> = node
                     .outputs()
@@ -570,7 +617,13 @@ impl<'m> Engine<'m> {
                         declared::shape_of(value.and_then(|v| v.declared.as_deref()))
                     })
                     .collect();
-                adopt::declared_sizes(&minted, &mut outputs, &declared);
+                let adopted = adopt::declared_sizes(&minted, &mut outputs, &declared);
+                // A named element takes the size its output adopted, so its value agrees.
+                for element in &mut named {
+                    if let Some((_, size)) = adopted.iter().find(|(s, _)| *s == element.dim) {
+                        element.dim = size.clone();
+                    }
+                }
             }
             (status, outputs, checks)
         };
@@ -611,6 +664,7 @@ impl<'m> Engine<'m> {
                 pending.clear(*value);
             }
         }
+        name_elements(facts, node, named);
         let mut checks = checks;
         checks.retain(|check| !matches!(check.outcome.verdict, Verdict::Valid));
         // A boxed slice drops the spare capacity and is a word narrower than a vector.

@@ -1,6 +1,7 @@
 //! Ops whose output sizes come from the data or from a value input: `Compress`, `NonZero` and
 //! `Unique` (data-dependent counts get a fresh symbol, so later uses of the same output still
-//! compare equal), `TopK` (`k`) and `OneHot` (`depth`), where an unknown value is an unknown dim.
+//! compare equal), `TopK` (`k`: an unknown one is named, see `Ctx::size_element`) and `OneHot`
+//! (`depth`), where an unknown value is an unknown dim.
 
 use super::axes::{self, count};
 use super::constraint::Constraint;
@@ -140,12 +141,20 @@ fn top_k(ctx: &Ctx<'_>, k_attribute: bool) -> Result<Inferred, RuleError> {
         };
         Dim::known(k)
     } else {
-        // An unknown k is an unknown size, not a fresh symbol: two TopK nodes fed the same k
-        // value would otherwise get different symbols for one size.
-        ctx.required(1)?
-            .value
-            .and_then(|v| v.data.first().cloned())
-            .unwrap_or(Dim::Unknown)
+        // An unknown k names the element: every node fed the same k value gets one symbol.
+        // It is at most the axis' size ("k argument [6] should not be greater than specified
+        // axis dim value [5]").
+        ctx.required(1)?;
+        let at_most = input
+            .shape
+            .dims()
+            .and_then(|dims| {
+                let axis = axes::normalise(ctx.int("axis", -1).ok()?, dims.len())?;
+                dims.get(axis).cloned()
+            })
+            .into_iter()
+            .collect();
+        ctx.size_element(1, 0, "TopK", at_most)
     };
     if let Some(k) = k.as_known().filter(|&k| k < 0) {
         return Err(

@@ -90,6 +90,20 @@ pub(crate) struct Ctx<'a> {
 pub(crate) struct Fresh {
     serial: Cell<u64>,
     minted: RefCell<Vec<Minted>>,
+    named: RefCell<Vec<Named>>,
+}
+
+/// An unknown element of an input value that a rule used as a size and named with a fresh
+/// symbol: the engine writes the symbol back into that value, so every later reader of the same
+/// value (a second `TopK` fed the same `k`, a `Range` over it) sees the same size.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Named {
+    /// The input slot whose value holds the element.
+    pub(crate) slot: usize,
+    /// The element's row-major index in that value.
+    pub(crate) index: usize,
+    /// The symbol that now names it.
+    pub(crate) dim: Dim,
 }
 
 /// One fresh symbol and the sizes it can never exceed.
@@ -105,6 +119,11 @@ impl Fresh {
     /// The symbols minted since the last call, oldest first.
     pub(crate) fn take_minted(&self) -> Vec<Minted> {
         std::mem::take(&mut *self.minted.borrow_mut())
+    }
+
+    /// The input elements named since the last call, oldest first.
+    pub(crate) fn take_named(&self) -> Vec<Named> {
+        std::mem::take(&mut *self.named.borrow_mut())
     }
 }
 
@@ -206,6 +225,56 @@ impl<'a> Ctx<'a> {
             at_most,
         });
         dim
+    }
+
+    /// Element `index` of integer input `slot`, which the operator uses as an output size
+    /// (`TopK`'s `k`, `Resize`'s `sizes`): the element when the value knows it, otherwise a
+    /// fresh symbol that names it (at most each of `at_most`), which the engine writes back into
+    /// the value so that its other readers share the symbol. Sound because the size is exactly
+    /// the element at run time, and a size is non-negative, as symbols are (a negative element
+    /// fails the node). An absent input, or an index outside the value's length when the
+    /// length is known, gives `Unknown`.
+    pub(crate) fn size_element(
+        &self,
+        slot: usize,
+        index: usize,
+        what: &str,
+        at_most: Vec<Dim>,
+    ) -> Dim {
+        let Some(input) = self
+            .input(slot)
+            .filter(|i| !crate::model::dtype::is_float(i.elem))
+        else {
+            return Dim::Unknown;
+        };
+        if let Some(value) = input.value {
+            match value.data.get(index) {
+                Some(Dim::Unknown) => {}
+                Some(known) => return known.clone(),
+                None => return Dim::Unknown,
+            }
+        } else if !input_holds(input.shape, index) {
+            return Dim::Unknown;
+        }
+        let dim = self.fresh_dim(what, at_most);
+        self.fresh.named.borrow_mut().push(Named {
+            slot,
+            index,
+            dim: dim.clone(),
+        });
+        dim
+    }
+}
+
+/// Whether a value of `shape` (a scalar or a vector of static length) has element `index`.
+fn input_holds(shape: &Shape, index: usize) -> bool {
+    match shape.dims() {
+        Some([]) => index == 0,
+        Some([length]) => length
+            .as_known()
+            .and_then(|n| usize::try_from(n).ok())
+            .is_some_and(|n| index < n),
+        _ => false,
     }
 }
 

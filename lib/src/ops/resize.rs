@@ -135,11 +135,13 @@ fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         resize_lengths::require("Resize", what, given, resized.len())?;
     }
     let mut out = dims.to_vec();
-    let targets = sizes.and_then(|s| s.value).filter(|_| stretch);
-    if let Some(targets) = targets {
-        for (&axis, size) in resized.iter().zip(&targets.data) {
+    // With the `stretch` policy an output size is exactly its `sizes` element: an unknown one
+    // (torchvision's resize computes it in float) is named, so the rest of the graph carries it.
+    let targets = sizes.filter(|s| stretch && (s.value.is_some() || s.shape.dims().is_some()));
+    if targets.is_some() {
+        for (index, &axis) in resized.iter().enumerate() {
             if let Some(slot) = out.get_mut(axis) {
-                *slot = size.clone();
+                *slot = ctx.size_element(3, index, "Resize", Vec::new());
             }
         }
     } else {
