@@ -86,7 +86,7 @@ fn conv(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     };
     let window = Window::from_attrs(ctx, kernel)?;
     let mut dims = vec![dim_at(x, 0), m];
-    dims.extend(window.conv_out(x.map(|d| d.get(2..).unwrap_or_default())));
+    dims.extend(window.checked_out(op, x.map(|d| d.get(2..).unwrap_or_default()), 1)?);
     Ok(
         Inferred::single(Output::shape(Shape::Ranked(dims)).elem(out_elem))
             .with_conditions(pending.into_checks()),

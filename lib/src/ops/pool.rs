@@ -37,7 +37,7 @@ pub(super) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     let window = Window::from_attrs(ctx, kernel.iter().copied().map(Dim::known).collect())?;
     let mut dims = vec![dim_at(x, 0), dim_at(x, 1)];
-    dims.extend(window.conv_out(x.map(|d| d.get(2..).unwrap_or_default())));
+    dims.extend(window.checked_out(op, x.map(|d| d.get(2..).unwrap_or_default()), 0)?);
     let shape = Shape::Ranked(dims);
     let mut outputs = vec![Output::shape(shape.clone()).elem(x_in.elem)];
     if op == "MaxPool" && ctx.node().outputs().len() > 1 {

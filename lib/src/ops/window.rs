@@ -147,6 +147,49 @@ impl Window {
             .collect()
     }
 
+    /// [`Window::conv_out`], requiring every known size to be at least `least`: a window
+    /// larger than the padded input gives a negative size, which no runtime can make (the
+    /// formula is exact for every input the model accepts, so a negative known size means the
+    /// node fails). Convolutions take `least` 1: onnxruntime rejects an empty output too
+    /// ("Invalid input shape"), while its pools return one ("Calculated output dimension is
+    /// negative" only below 0).
+    pub(super) fn checked_out(
+        &self,
+        op: &str,
+        spatial: Option<&[Dim]>,
+        least: i64,
+    ) -> Result<Vec<Dim>, RuleError> {
+        let out = self.conv_out(spatial);
+        for (i, size) in out.iter().enumerate() {
+            let Some(v) = size.as_known().filter(|&v| v < least) else {
+                continue;
+            };
+            let input = spatial
+                .and_then(|s| s.get(i))
+                .cloned()
+                .unwrap_or(Dim::Unknown);
+            let (begin, end) = self.pads_of(i);
+            let stride = self.strides.get(i).copied().unwrap_or(1);
+            let requires = if least > 0 {
+                format!("{op}'s output must have a size of at least {least} on every spatial axis")
+            } else {
+                format!("{op}'s output size must not be negative on any spatial axis")
+            };
+            return Err(Constraint::new(
+                requires,
+                format!(
+                    "spatial axis {i}: input {input}, pads {begin}+{end}, window {}, stride \
+                     {stride} give {v}",
+                    self.extent(i)
+                ),
+                &[0],
+            )
+            .fix("give a larger input, or a smaller kernel, stride or dilation, or more padding")
+            .unmet());
+        }
+        Ok(out)
+    }
+
     fn axis_out(&self, i: usize, input: &Dim) -> Dim {
         let s = self.strides.get(i).copied().unwrap_or(1);
         let stride = Dim::known(s);
@@ -273,5 +316,46 @@ mod tests {
         assert!(got.ends_with("auto_pad is `FOO`"), "{got}");
         // onnxruntime reads an empty auto_pad as NOTSET.
         assert!(conv(vec![string_attr("auto_pad", "")]).is_ok());
+    }
+
+    fn pool(op: &str, length: &str) -> Result<crate::ops::Inferred, RuleError> {
+        run(
+            op,
+            12,
+            &[s(&["1", "1", length])],
+            vec![ints_attr("kernel_shape", &[3])],
+        )
+    }
+
+    #[test]
+    fn a_window_past_the_padded_input_is_unmet() {
+        // onnxruntime: Conv fails from an empty output ("Invalid input shape"), pools only
+        // below it ("Calculated output dimension is negative").
+        let input = |length: &str| {
+            run(
+                "Conv",
+                11,
+                &[s(&["1", "1", length]), s(&["1", "1", "3"])],
+                vec![],
+            )
+        };
+        let got = found(input("2"));
+        assert_eq!(got, "Conv's output must have a size of at least 1 on every spatial axis: spatial axis 0: input 2, pads 0+0, window 3, stride 1 give 0");
+        assert!(input("3").is_ok());
+        assert!(pool("MaxPool", "2").is_ok());
+        let got = found(pool("AveragePool", "1"));
+        assert!(
+            got.starts_with("AveragePool's output size must not be negative"),
+            "{got}"
+        );
+        // A symbolic input is left to run time: its size is exact for the inputs that run.
+        assert!(pool("MaxPool", "n").is_ok());
+        let padded = run(
+            "Conv",
+            11,
+            &[s(&["1", "1", "2"]), s(&["1", "1", "3"])],
+            vec![ints_attr("pads", &[1, 1])],
+        );
+        assert!(padded.is_ok());
     }
 }

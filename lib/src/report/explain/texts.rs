@@ -62,7 +62,7 @@ main (float[2] x) => (float[2] z) {
         code: "E4",
         severity: "error",
         summary: "an operator's own shape constraint fails for every input",
-        meaning: "an operator's own shape constraint (not broadcasting) fails for every input the model accepts: `MatMul`/`Gemm` contracted dims (K), channels, parameter lengths, element counts, ranks, axis attributes out of range, a required input or attribute missing or mistyped; the message states the constraint from the operator doc and the dims found, the labels point at the inputs, `help` gives a likely fix; also such a condition made false by `--dim`",
+        meaning: "an operator's own shape constraint (not broadcasting) fails for every input the model accepts: `MatMul`/`Gemm` contracted dims (K), channels, parameter lengths, element counts, ranks, a convolution or pooling window larger than its padded input (a negative output size; for convolutions an empty one too, as onnxruntime rejects it), axis attributes out of range, a required input or attribute missing or mistyped; the message states the constraint from the operator doc and the dims found, the labels point at the inputs, `help` gives a likely fix; also such a condition made false by `--dim`",
         why: "The operator checks its own constraint when it runs (MatMul's K, Conv's channels, Concat's other dims, Reshape's element count...): with the sizes fixed by the model, the session fails at run time whatever the input values (onnxruntime: `MatMul dimension mismatch`).",
         example: r#"<ir_version: 8, opset_import: ["" : 18]>
 main (float[2, 3] a, float[4, 5] b) => (float[2, 5] c) {
