@@ -267,8 +267,11 @@ fn float_binary(
 /// The opset < 7 rule as models actually run. The opset-6 doc says B's 1s do not stretch, but
 /// runtimes execute these models through the opset 7 version converter, which aligns B at `axis`
 /// (trailing 1s appended) and then broadcasts multidirectionally, so B's 1s do stretch (`PyTorch`'s
-/// exported `add_size1_broadcast` test models rely on it). An error must be a real run-time
-/// failure: the strict verdict stands only when the converted form fails too.
+/// exported `add_size1_broadcast` test models rely on it). Without `broadcast` the converter
+/// keeps B as it is, so a single-element B stretches too (onnx 1.13's `test_softplus_expanded`,
+/// opset 1, adds a scalar to a [3, 4, 5] tensor and ships the outputs). An error must be a real
+/// run-time failure: the strict verdict stands only when the converted form fails too, or gives
+/// another shape than A's.
 fn legacy_at_run_time(
     a: &Shape,
     b: &Shape,
@@ -276,8 +279,15 @@ fn legacy_at_run_time(
     axis: Option<i64>,
 ) -> broadcast::Outcome {
     let strict = broadcast::legacy(a, b, broadcast, axis);
-    if !broadcast || !matches!(strict.verdict, Verdict::Invalid(_)) {
+    if !matches!(strict.verdict, Verdict::Invalid(_)) {
         return strict;
+    }
+    if !broadcast {
+        let converted = broadcast::multidirectional(&[a, b]);
+        if matches!(converted.verdict, Verdict::Invalid(_)) || converted.shape != *a {
+            return strict;
+        }
+        return converted;
     }
     let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
         return strict;
@@ -610,6 +620,28 @@ mod tests {
             out.checks[0].outcome.verdict,
             Verdict::Invalid(_)
         ));
+    }
+
+    #[test]
+    fn legacy_without_broadcast_runs_as_numpy_when_a_keeps_its_shape() {
+        // The opset-7 converter keeps B as it is: numpy shapes that leave A's shape run (onnx
+        // 1.13's opset-1 `test_softplus_expanded` adds a scalar), others are rejected there.
+        let add = |b: &[i64]| {
+            let out = testing::run(
+                "Add",
+                6,
+                &[testing::shape(known(&[3, 4, 5])), testing::shape(known(b))],
+                vec![],
+            )
+            .unwrap();
+            matches!(out.checks[0].outcome.verdict, Verdict::Invalid(_))
+        };
+        for runs in [&[][..], &[5], &[1], &[4, 5], &[3, 1, 1]] {
+            assert!(!add(runs), "{runs:?}");
+        }
+        for fails in [&[2, 5][..], &[2, 3, 4, 5]] {
+            assert!(add(fails), "{fails:?}");
+        }
     }
 
     #[test]
