@@ -7,7 +7,7 @@ use super::constraint::{Constraint, Pending};
 use super::conv_channels::{self, Operands};
 use super::per_channel::{self, Channels};
 use super::pool;
-use super::window::Window;
+use super::window::{Sizing, Window};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
@@ -86,7 +86,8 @@ fn conv(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     };
     let window = Window::from_attrs(ctx, kernel)?;
     let mut dims = vec![dim_at(x, 0), m];
-    dims.extend(window.checked_out(op, x.map(|d| d.get(2..).unwrap_or_default()), 1)?);
+    let spatial = x.map(|d| d.get(2..).unwrap_or_default());
+    dims.extend(window.checked_out(op, spatial, Sizing::Conv, &mut pending)?);
     Ok(
         Inferred::single(Output::shape(Shape::Ranked(dims)).elem(out_elem))
             .with_conditions(pending.into_checks()),

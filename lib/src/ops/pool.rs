@@ -2,9 +2,9 @@
 //! MaxPool-12, AveragePool-19 docs; `window.rs` holds the per-axis arithmetic), the global pools
 //! and `MaxRoiPool`. Each takes X as `(N x C x D1 x ... x Dn)` (`conv::data_dims`).
 
-use super::constraint::Constraint;
+use super::constraint::{Constraint, Pending};
 use super::conv::{data_dims, dim_at};
-use super::window::Window;
+use super::window::{Sizing, Window};
 use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
@@ -37,13 +37,15 @@ pub(super) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     let window = Window::from_attrs(ctx, kernel.iter().copied().map(Dim::known).collect())?;
     let mut dims = vec![dim_at(x, 0), dim_at(x, 1)];
-    dims.extend(window.checked_out(op, x.map(|d| d.get(2..).unwrap_or_default()), 0)?);
+    let mut pending = Pending::default();
+    let spatial = x.map(|d| d.get(2..).unwrap_or_default());
+    dims.extend(window.checked_out(op, spatial, Sizing::Pool, &mut pending)?);
     let shape = Shape::Ranked(dims);
     let mut outputs = vec![Output::shape(shape.clone()).elem(x_in.elem)];
     if op == "MaxPool" && ctx.node().outputs().len() > 1 {
         outputs.push(Output::shape(shape).elem(Some(elem::INT64)));
     }
-    Ok(Inferred::many(outputs))
+    Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))
 }
 
 /// Global pools: `(N, C, 1, ..., 1)`.

@@ -6,9 +6,9 @@
 //! `ceil_mode` is used only when no window can start in the end padding, the case where
 //! runtimes differ (some drop that window).
 
-use super::constraint::Constraint;
+use super::constraint::{Constraint, Pending};
 use super::{Ctx, RuleError};
-use crate::shape::Dim;
+use crate::shape::{Binding, Condition, Dim};
 
 /// How padding is chosen (`auto_pad`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,62 +135,78 @@ impl Window {
 
     /// Output sizes of a convolution or pool for input spatial dims `spatial` (unknown input
     /// gives unknown sizes, one per kernel axis).
-    pub(super) fn conv_out(&self, spatial: Option<&[Dim]>) -> Vec<Dim> {
+    fn sizes(&self, spatial: Option<&[Dim]>, sizing: Sizing) -> Vec<Dim> {
         (0..self.kernel.len())
             .map(|i| {
                 let input = spatial
                     .and_then(|s| s.get(i))
                     .cloned()
                     .unwrap_or(Dim::Unknown);
-                self.axis_out(i, &input)
+                self.axis_out(i, &input, sizing)
             })
             .collect()
     }
 
-    /// [`Window::conv_out`], requiring every known size to be at least `least`: a window
-    /// larger than the padded input gives a negative size, which no runtime can make (the
-    /// formula is exact for every input the model accepts, so a negative known size means the
-    /// node fails). Convolutions take `least` 1: onnxruntime rejects an empty output too
-    /// ("Invalid input shape"), while its pools return one ("Calculated output dimension is
-    /// negative" only below 0).
+    /// The output sizes, each required to be one the node can produce. A known size it cannot
+    /// produce is an error (E4); a symbolic one that falls short when every input symbol is 1
+    /// is a condition on the symbols (W4: a speech encoder's first convolution needs as many
+    /// samples as its window). Sizes that fail only when an input dim is 0 (every padded
+    /// convolution) are not reported: an empty input is no deployment, and every size is
+    /// non-decreasing in the input dims, so a size that holds at 1 holds above it. What each
+    /// operator can produce is in [`Sizing`].
     pub(super) fn checked_out(
         &self,
         op: &str,
         spatial: Option<&[Dim]>,
-        least: i64,
+        sizing: Sizing,
+        pending: &mut Pending,
     ) -> Result<Vec<Dim>, RuleError> {
-        let out = self.conv_out(spatial);
+        let out = self.sizes(spatial, sizing);
+        let least = sizing.least();
+        // Every axis that can fall short, in one condition: one finding per node.
+        let mut holds = Condition::truth();
+        let mut found = Vec::new();
         for (i, size) in out.iter().enumerate() {
-            let Some(v) = size.as_known().filter(|&v| v < least) else {
-                continue;
+            let reportable = match size {
+                Dim::Known(v) => *v < least,
+                Dim::Sym(_) => at_ones(size).is_some_and(|v| v < least),
+                Dim::Unknown => false,
             };
+            if !reportable {
+                continue;
+            }
             let input = spatial
                 .and_then(|s| s.get(i))
                 .cloned()
                 .unwrap_or(Dim::Unknown);
             let (begin, end) = self.pads_of(i);
             let stride = self.strides.get(i).copied().unwrap_or(1);
+            found.push(format!(
+                "spatial axis {i}: input {input}, pads {begin}+{end}, window {}, stride {stride} \
+                 give {size}",
+                self.extent(i)
+            ));
+            // `max(size, least) = size` holds exactly when `size >= least`.
+            holds = holds.and(&Condition::eq(&size.max(&Dim::known(least)), size));
+        }
+        if found.is_empty() {
+            return Ok(out);
+        }
+        let constraint = || {
             let requires = if least > 0 {
                 format!("{op}'s output must have a size of at least {least} on every spatial axis")
             } else {
                 format!("{op}'s output size must not be negative on any spatial axis")
             };
-            return Err(Constraint::new(
-                requires,
-                format!(
-                    "spatial axis {i}: input {input}, pads {begin}+{end}, window {}, stride \
-                     {stride} give {v}",
-                    self.extent(i)
-                ),
-                &[0],
+            Constraint::new(requires, found.join("; "), &[0]).fix(
+                "give a larger input, or a smaller kernel, stride or dilation, or more padding",
             )
-            .fix("give a larger input, or a smaller kernel, stride or dilation, or more padding")
-            .unmet());
-        }
+        };
+        pending.holds_if(&holds, constraint)?;
         Ok(out)
     }
 
-    fn axis_out(&self, i: usize, input: &Dim) -> Dim {
+    fn axis_out(&self, i: usize, input: &Dim, sizing: Sizing) -> Dim {
         let s = self.strides.get(i).copied().unwrap_or(1);
         let stride = Dim::known(s);
         match self.auto_pad {
@@ -202,6 +218,8 @@ impl Window {
                 let numerator = input.add(&Dim::known(begin + end)).sub(&extent);
                 if self.ceil && s > 1 {
                     ceil_out(input, &numerator, &extent, s, begin, end)
+                } else if sizing == Sizing::Pool {
+                    truncated_out(&numerator, s)
                 } else {
                     floor_out(&numerator, s)
                 }
@@ -239,9 +257,71 @@ impl Window {
     }
 }
 
-/// `num // s + 1` (ONNX Conv/pool docs: floor). Runtimes that truncate instead agree with floor
-/// whenever the result is at least 0, and a negative size fails everywhere: the formula holds
-/// for every input the model accepts, even when the numerator is not provably non-negative.
+/// What a windowed operator can produce, as onnxruntime (the runtime a valid model is one that
+/// runs in) and onnx's own shape inference compute it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sizing {
+    /// Convolutions: the floor formula, and a size below 1 fails ("Invalid input shape"). Every
+    /// input that runs has a non-negative numerator, where floor and truncation agree.
+    Conv,
+    /// Pools: the numerator is divided with truncation toward zero, so a window that does not
+    /// fit the padded input still gives 1 when the numerator is above `-stride` (the ONNX
+    /// reference's floor gives 0 there), and only a size below 0 fails ("Calculated output
+    /// dimension is negative").
+    Pool,
+}
+
+impl Sizing {
+    fn least(self) -> i64 {
+        match self {
+            Sizing::Conv => 1,
+            Sizing::Pool => 0,
+        }
+    }
+}
+
+/// The value of `dim` when every symbol in it is 1 (the smallest non-empty input).
+fn at_ones(dim: &Dim) -> Option<i64> {
+    let ones: Binding = dim.symbols().into_iter().map(|s| (s, 1)).collect();
+    dim.eval(&ones)
+}
+
+/// A pool's `trunc(num / s) + 1`. It is the floor formula when the numerator cannot be
+/// negative for a non-empty input; `max(num // s + 1, 1)` when it stays above `-s` (rapidocr's
+/// recognizer pools a height of 1 or 2 with a 3-wide window for inputs up to 32 rows high, and
+/// onnxruntime gives 1 there); otherwise, with `s > 1`, truncation written with floors,
+/// `max(num, 0) // s - max(-num, 0) // s + 1`, exact for every numerator.
+fn truncated_out(num: &Dim, s: i64) -> Dim {
+    if s == 1 {
+        return num.add(&Dim::known(1));
+    }
+    match num {
+        Dim::Known(n) => n
+            .checked_div(s)
+            .and_then(|q| q.checked_add(1))
+            .map_or(Dim::Unknown, Dim::known),
+        Dim::Sym(_) if num.is_non_negative() || at_ones(num).is_some_and(|v| v >= 0) => {
+            floor_out(num, s)
+        }
+        // Above `-s` at every non-empty input, truncation gives 1 where floor gives 0.
+        Dim::Sym(_) if at_ones(num).is_some_and(|v| v > -s) => {
+            floor_out(num, s).max(&Dim::known(1))
+        }
+        Dim::Sym(_) => {
+            let zero = Dim::known(0);
+            let stride = Dim::known(s);
+            num.max(&zero)
+                .floor_div(&stride)
+                .sub(&num.neg().max(&zero).floor_div(&stride))
+                .add(&Dim::known(1))
+        }
+        Dim::Unknown => Dim::Unknown,
+    }
+}
+
+/// `num // s + 1` (ONNX Conv/pool docs: floor). Convolutions fail for a negative numerator
+/// in onnxruntime, so the formula holds for every input that runs, even when the numerator
+/// is not provably non-negative. Pools divide with truncation ([`truncated_out`]).
 fn floor_out(num: &Dim, s: i64) -> Dim {
     if s == 1 {
         return num.add(&Dim::known(1));
@@ -348,8 +428,10 @@ mod tests {
             got.starts_with("AveragePool's output size must not be negative"),
             "{got}"
         );
-        // A symbolic input is left to run time: its size is exact for the inputs that run.
-        assert!(pool("MaxPool", "n").is_ok());
+        // A symbolic input short of the window is a condition (W4), not an error.
+        let conditional = pool("MaxPool", "n").unwrap();
+        assert_eq!(conditional.checks.len(), 1);
+        assert!(conditional.checks[0].constraint.is_some());
         let padded = run(
             "Conv",
             11,
@@ -357,5 +439,38 @@ mod tests {
             vec![ints_attr("pads", &[1, 1])],
         );
         assert!(padded.is_ok());
+    }
+
+    fn strided_pool(length: &str, kernel: i64, stride: i64) -> crate::shape::Dim {
+        let out = run(
+            "AveragePool",
+            19,
+            &[s(&["1", "1", length])],
+            vec![
+                ints_attr("kernel_shape", &[kernel]),
+                ints_attr("strides", &[stride]),
+            ],
+        )
+        .unwrap();
+        out.outputs[0].shape.dims().unwrap()[2].clone()
+    }
+
+    #[test]
+    fn pools_divide_with_truncation_as_onnxruntime_does() {
+        use crate::shape::{Binding, Dim};
+        // onnxruntime (and onnx's shape inference) give 1 where the ONNX reference's floor
+        // gives 0: a 2-wide window over 1 element, a 3-wide one over 2 (rapidocr's recognizer).
+        assert_eq!(strided_pool("1", 2, 2), Dim::known(1));
+        assert_eq!(strided_pool("2", 3, 3), Dim::known(1));
+        assert_eq!(strided_pool("1", 4, 2), Dim::known(0));
+        assert_eq!(strided_pool("7", 3, 2), Dim::known(3));
+        // Symbolic: exact at every size (onnxruntime: 1, 1, 1, 1, 2, 2 for n = 1..6).
+        let n = strided_pool("n", 3, 3);
+        for (value, want) in [(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 2), (9, 3)] {
+            let binding: Binding = [("n".to_string(), value)].into();
+            assert_eq!(n.eval(&binding), Some(want), "n = {value}: {n}");
+        }
+        // A window that fits every non-empty input keeps the plain floor form.
+        assert_eq!(strided_pool("n", 1, 2).to_string(), "(n+1)/2");
     }
 }
