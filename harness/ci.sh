@@ -28,5 +28,9 @@ if [[ -s out/false_alarms.md ]] && grep -q '^- ' out/false_alarms.md; then
 fi
 echo "ci: --write-shapes round trip (harness/out/write_shapes.txt):"
 cat out/write_shapes.txt
+# Every symbolic dim against onnxruntime at small sizes (1..33), where rules break first.
+.venv/bin/python -m conformance.small_bindings > out/small_bindings.txt || rc=1
+echo "ci: small bindings (harness/out/small_bindings.txt):"
+cat out/small_bindings.txt
 echo "ci: harness took $(( $(date +%s) - start ))s"
 exit $rc
