@@ -152,8 +152,8 @@ fn w1_forced_value_names_the_symbol_its_value_and_the_nodes() {
 }
 
 #[test]
-fn e2_gives_declared_and_inferred_shapes() {
-    let finding = only("e2_declared_mismatch.onnx", Code::E2);
+fn w2_gives_declared_and_inferred_shapes() {
+    let finding = only("w2_declared_mismatch.onnx", Code::W2);
     let Facts::DeclaredMismatch {
         value,
         declared,

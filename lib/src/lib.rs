@@ -7,7 +7,7 @@
 //! - [`shape`]: dims (static, symbolic, unknown), shapes, and every broadcasting rule of the specs.
 //! - `infer`: shape propagation in topological order, with small integer tensors carried as
 //!   symbolic values so computed Reshape/Expand targets are known.
-//! - `check`: findings (`E1` `W1` `E2` `E3` `E4` `W4` `I1`), each carrying its facts as data
+//! - `check`: findings (`E1` `W1` `W2` `E3` `E4` `W4` `I1`), each carrying its facts as data
 //!   ([`diag::Facts`]) from which its message is written; [`report`]: human, JSON and SARIF output.
 //!
 //! ```

@@ -5,7 +5,7 @@ import pytest
 import onnx_bcast_lint as obl
 from conftest import MODELS, models
 
-PREFIX_CODE = {"e1_": "E1", "w1_": "W1", "e2_": "E2", "e3_": "E3", "e4_": "E4", "w4_": "W4",
+PREFIX_CODE = {"e1_": "E1", "w1_": "W1", "w2_": "W2", "e3_": "E3", "e4_": "E4", "w4_": "W4",
                "i1_": "I1"}
 
 
@@ -15,7 +15,7 @@ def test_fixture_reports_its_code(path):
     report = obl.lint(path)
     code = PREFIX_CODE[path.name[:3]]
     assert code in [f.code for f in report.findings]
-    if code in ("W1", "W4"):
+    if code in ("W1", "W2", "W4"):
         assert report.ok and not report.errors and report.warnings
     if code.startswith("E"):
         assert not report.ok and report.errors
@@ -33,7 +33,7 @@ def test_clean_fixture_has_no_error_or_warning(path):
 
 
 def test_codes_constant_lists_every_code():
-    assert set(obl.CODES) == {"E1", "W1", "E2", "E3", "E4", "W4", "I1"}
+    assert set(obl.CODES) == {"E1", "W1", "E2", "E3", "E4", "W4", "W2", "I1"}
 
 
 def test_e1_finding_attributes():
@@ -61,8 +61,9 @@ def test_facts_carry_what_the_message_states():
     assert w1.facts["kind"] == "conditional_broadcast"
     assert w1.facts["condition"] == "seq ≤ 64" and w1.facts["condition"] in w1.message
     assert w1.facts["counterexample"] == {"seq": 65}
-    (e2,) = obl.lint(MODELS / "e2_declared_mismatch.onnx").findings
-    assert (e2.facts["declared"], e2.facts["inferred"]) == ([2, 5], [2, 3])
+    (w2,) = obl.lint(MODELS / "w2_declared_mismatch.onnx").findings
+    assert (w2.facts["declared"], w2.facts["inferred"]) == ([2, 5], [2, 3])
+    assert w2.severity == "warning"
     i1 = obl.lint(MODELS / "i1_future_opset.onnx").infos[0]
     assert (i1.facts["op_type"], i1.facts["version"]) == ("Add", 99)
 

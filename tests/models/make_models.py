@@ -1107,18 +1107,18 @@ def w1_conv_frames():
     return model(g)
 
 
-# =========================================================================== E2: declared shape
+# =========================================================================== W2: declared shape
 
 
-@fixture("e2_declared_mismatch.onnx")
-def e2_declared_mismatch():
+@fixture("w2_declared_mismatch.onnx")
+def w2_declared_mismatch():
     """value_info declares r: [2, 5]; Relu of x [2, 3] gives [2, 3]."""
     g = graph(
         [
             node("Relu", ["x"], ["r"], name="relu"),
             node("Add", ["r", "b"], ["y"], name="add"),
         ],
-        "e2_declared_mismatch",
+        "w2_declared_mismatch",
         [vi("x", F, [2, 3])],
         [vi("y", F, [2, 3])],
         initializer=[init("b", weights([3]))],
@@ -1127,12 +1127,12 @@ def e2_declared_mismatch():
     return model(g)
 
 
-@fixture("e2_output_mismatch.onnx")
-def e2_output_mismatch():
+@fixture("w2_output_mismatch.onnx")
+def w2_output_mismatch():
     """The graph output y is declared [2, 4]; Add([2, 3], [3]) gives [2, 3]."""
     g = graph(
         [node("Add", ["x", "b"], ["y"], name="add")],
-        "e2_output_mismatch",
+        "w2_output_mismatch",
         [vi("x", F, [2, 3])],
         [vi("y", F, [2, 4])],
         initializer=[init("b", weights([3]))],

@@ -77,7 +77,7 @@ fn unmet(graph: &Graph, facts: &GraphFacts, node: &Node, error: &RuleError) -> F
 
 /// A graph input that has an initializer (its default from IR 4, a constant before) must
 /// declare the initializer's shape: onnxruntime refuses the model when they differ, and
-/// `onnx.shape_inference` raises. Compared under the E2 rules: a symbolic declared dim that
+/// `onnx.shape_inference` raises. Compared under the W2 rules: a symbolic declared dim that
 /// may take the initializer's size is no contradiction.
 fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
     let mut findings = Vec::new();

@@ -1,9 +1,12 @@
-//! E2: a declared shape (`value_info`, graph output) contradicts the inferred one, under the MLIR
+//! W2: a declared shape (`value_info`, graph output) contradicts the inferred one, under the MLIR
 //! result-verification rules (different rank; two static dims that differ; symbolic dims that are
 //! provably different). Tool-invented placeholders never contradict anything.
 //!
-//! Why it matters: runtimes and downstream tools trust declared shapes. Fix: correct the
-//! declaration, or the computation that produces the value.
+//! A warning, not an error: onnxruntime runs such a model (it merges a contradicting
+//! declaration leniently at load and warns when an output's shape differs from it), so the
+//! model is valid. Why it matters: callers and downstream tools read the declared interface
+//! and get other shapes. Fix: correct the declaration, or the computation that produces the
+//! value.
 
 use super::site::{input_sites, node_site};
 use crate::diag::{Facts, Finding};

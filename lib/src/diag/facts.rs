@@ -97,7 +97,7 @@ pub enum Facts {
         /// Whether only operator constraints (no broadcast) take part.
         constraints_only: bool,
     },
-    /// E2: a declared shape contradicts the inferred one.
+    /// W2: a declared shape contradicts the inferred one.
     #[non_exhaustive]
     DeclaredMismatch {
         /// The value whose declaration is wrong.
@@ -202,7 +202,7 @@ impl Facts {
                     Code::W1
                 }
             }
-            Facts::DeclaredMismatch { .. } => Code::E2,
+            Facts::DeclaredMismatch { .. } => Code::W2,
             Facts::Structure { .. } => Code::E3,
             Facts::Unsupported { .. } => Code::I1,
             Facts::ConstraintUnmet { .. }

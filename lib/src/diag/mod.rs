@@ -20,7 +20,8 @@ pub enum Code {
     E1,
     /// Broadcasting is valid only under a condition on symbolic dims.
     W1,
-    /// A declared shape contradicts the inferred one.
+    /// Retired: declared-shape contradictions are reported as [`Code::W2`] (onnxruntime runs
+    /// such models). Still recognised by `--allow`, `ignore` and `--explain`.
     E2,
     /// A structural problem (cycle, undefined input, duplicate producer, missing op type, no graph).
     E3,
@@ -30,11 +31,14 @@ pub enum Code {
     E4,
     /// An operator's own shape constraint holds only under a condition on symbolic dims.
     W4,
+    /// A declared shape (`value_info`, graph output) contradicts the inferred one; onnxruntime
+    /// warns and runs with the computed shape.
+    W2,
 }
 
 impl Code {
     /// Every code, in the order they were introduced (SARIF rule indices follow it).
-    pub const ALL: [Code; 7] = [
+    pub const ALL: [Code; 8] = [
         Code::E1,
         Code::W1,
         Code::E2,
@@ -42,6 +46,7 @@ impl Code {
         Code::I1,
         Code::E4,
         Code::W4,
+        Code::W2,
     ];
 
     /// The code as printed.
@@ -54,6 +59,7 @@ impl Code {
             Code::I1 => "I1",
             Code::E4 => "E4",
             Code::W4 => "W4",
+            Code::W2 => "W2",
         }
     }
 
@@ -61,7 +67,7 @@ impl Code {
     pub fn severity(self) -> Severity {
         match self {
             Code::E1 | Code::E2 | Code::E3 | Code::E4 => Severity::Error,
-            Code::W1 | Code::W4 => Severity::Warning,
+            Code::W1 | Code::W2 | Code::W4 => Severity::Warning,
             Code::I1 => Severity::Info,
         }
     }

@@ -11,7 +11,7 @@ use crate::shape::{Dim, Shape, Tri};
 type Outcome = (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>);
 
 /// Fills the unknown parts of `inferred` from `declared` (ONNX IR: a declared shape is a promise
-/// of the model; contradictions are reported by the E2 check, not resolved here).
+/// of the model; contradictions are reported by the W2 check, not resolved here).
 pub(crate) fn refine(inferred: &Shape, declared: &Shape) -> Shape {
     match (inferred, declared) {
         (Shape::Unranked, _) => declared.clone(),

@@ -98,11 +98,12 @@ fn rule_name(code: Code) -> &'static str {
     match code {
         Code::E1 => "IncompatibleBroadcast",
         Code::W1 => "ConditionalBroadcast",
-        Code::E2 => "DeclaredShapeMismatch",
+        Code::E2 => "RetiredDeclaredShapeError",
         Code::E3 => "StructuralProblem",
         Code::I1 => "UnsupportedOperator",
         Code::E4 => "OperatorConstraintViolated",
         Code::W4 => "ConditionalOperatorConstraint",
+        Code::W2 => "DeclaredShapeMismatch",
     }
 }
 

@@ -8,7 +8,7 @@ use std::fmt::{self, Display, Formatter};
 
 use super::{Dim, Shape, Tri};
 
-/// A declared shape that contradicts the inferred one: where the two first depart (E2's facts).
+/// A declared shape that contradicts the inferred one: where the two first depart (W2's facts).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
 pub enum Mismatch {

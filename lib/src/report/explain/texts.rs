@@ -34,15 +34,15 @@ main (float[batch, seq] x, float[batch, 77] y) => (float[batch, 77] z) {
     Explanation {
         code: "E2",
         severity: "error",
-        summary: "a declared shape contradicts the inferred one",
-        meaning: "a declared shape (`value_info`, graph output) contradicts the inferred one",
-        why: "Runtimes trust declared shapes: onnxruntime checks a graph output's shape against its declaration and may plan memory from `value_info`; a contradiction fails the session (`[ShapeInferenceError] ... Incompatible dimensions`) or the run, and misleads every tool that reads the declaration.",
+        summary: "retired: a declared shape that contradicts the inferred one is reported as W2",
+        meaning: "retired, no longer reported: a declared shape (`value_info`, graph output) that contradicts the inferred one is a `W2` warning, as onnxruntime runs such models; `E2` stays a known code so that configurations and baselines naming it still load",
+        why: "It no longer fails a run: onnxruntime merges a contradicting declaration leniently when it loads the model and warns when an output's shape differs from its declaration, then returns the computed shape, so the model is valid and an error on it would be a false alarm.",
         example: r#"<ir_version: 8, opset_import: ["" : 18]>
 main (float[2, 3] x, float[2, 3] y) => (float[2, 4] z) {
     z = Add (x, y)
 }"#,
-        fix: "Correct or remove the declaration (`value_info`, the graph output's type), usually by fixing the exporter; `onnx.shape_inference.infer_shapes` rewrites `value_info` from the graph.",
-        spec: "ONNX `docs/IR.md`, \"Graphs\" and \"Static tensor shapes\" (`ValueInfoProto` of inputs, outputs and `value_info`); ONNX shape inference in strict mode reports the same contradiction.",
+        fix: "Nothing to change in the model for this code: see `W2`. Remove `E2` from `allow`, `ignore` and baselines when convenient; the same findings now carry `W2` fingerprints.",
+        spec: "ONNX `docs/IR.md`, \"Graphs\" and \"Static tensor shapes\"; see `W2`.",
     },
     Explanation {
         code: "E3",
@@ -83,6 +83,19 @@ main (float[batch, k] a, float[64, 8] w) => (float[batch, 8] c) {
 }"#,
         fix: "Bind your deployment's sizes with `--dim` (`--dim k=64`) to check it; if the dim can only take one value, declare it as that size in the model.",
         spec: "The operator's page in ONNX `docs/Operators.md`; ONNX `docs/IR.md`, \"Static tensor shapes\" (a `dim_param` names one value across the model).",
+    },
+    Explanation {
+        code: "W2",
+        severity: "warning",
+        summary: "a declared shape contradicts the inferred one",
+        meaning: "a declared shape (`value_info`, graph output) contradicts the inferred one: a different rank, two static sizes that differ, or symbolic sizes that provably differ (a placeholder such as `?` or `unk__3` contradicts nothing)",
+        why: "The model still runs: onnxruntime merges the declaration leniently at load (\"Falling back to lenient merge\") and, for a graph output, warns at run time that the computed shape differs from it (`VerifyOutputSizes`), then returns the computed shape. But the declaration is the model's interface: a caller that allocates or reshapes by it, and every tool that reads it, gets another shape than the model produces.",
+        example: r#"<ir_version: 8, opset_import: ["" : 18]>
+main (float[2, 3] x, float[2, 3] y) => (float[2, 4] z) {
+    z = Add (x, y)
+}"#,
+        fix: "Correct or remove the declaration (`value_info`, the graph output's type), usually by fixing the exporter; `onnx.shape_inference.infer_shapes` rewrites `value_info` from the graph.",
+        spec: "ONNX `docs/IR.md`, \"Graphs\" and \"Static tensor shapes\" (`ValueInfoProto` of inputs, outputs and `value_info`); ONNX shape inference in strict mode reports the same contradiction; onnxruntime warns and runs.",
     },
     Explanation {
         code: "I1",
