@@ -120,10 +120,10 @@ fn conv_transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         slot: 1,
     };
     per_channel::require(ctx, 2, "B", out_channels, &mut pending)?;
-    let checks = pending.into_checks();
     let Some(kernel) = kernel_of(ctx, w)? else {
         return Ok(
-            Inferred::single(Output::shape(unranked_or(x)).elem(x_in.elem)).with_conditions(checks),
+            Inferred::single(Output::shape(unranked_or(x)).elem(x_in.elem))
+                .with_conditions(pending.into_checks()),
         );
     };
     let n = kernel.len();
@@ -149,13 +149,15 @@ fn conv_transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         // Exporters sometimes include N and C; the runtime then reads the trailing values.
         Some(_) => dims.extend(vec![Dim::Unknown; n]),
         None => {
+            // onnxruntime: "Computed output dimension is <= 0".
             let spatial = x.map(|d| d.get(2..).unwrap_or_default());
-            dims.extend(window.transpose_out(spatial, padding));
+            let sizes = window.transpose_out(spatial, padding);
+            dims.extend(window.require("ConvTranspose", spatial, sizes, 1, &mut pending)?);
         }
     }
     Ok(
         Inferred::single(Output::shape(Shape::Ranked(dims)).elem(x_in.elem))
-            .with_conditions(checks),
+            .with_conditions(pending.into_checks()),
     )
 }
 

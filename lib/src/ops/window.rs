@@ -162,7 +162,20 @@ impl Window {
         pending: &mut Pending,
     ) -> Result<Vec<Dim>, RuleError> {
         let out = self.sizes(spatial, sizing);
-        let least = sizing.least();
+        self.require(op, spatial, out, sizing.least(), pending)
+    }
+
+    /// Requires each of `out` (the sizes made of `spatial`) to be at least `least`, as
+    /// [`Window::checked_out`] states it; `ConvTranspose` too ("Computed output dimension is
+    /// <= 0").
+    pub(super) fn require(
+        &self,
+        op: &str,
+        spatial: Option<&[Dim]>,
+        out: Vec<Dim>,
+        least: i64,
+        pending: &mut Pending,
+    ) -> Result<Vec<Dim>, RuleError> {
         // Every axis that can fall short, in one condition: one finding per node.
         let mut holds = Condition::truth();
         let mut found = Vec::new();
@@ -227,8 +240,10 @@ impl Window {
         }
     }
 
-    /// `ConvTranspose` sizes: `SAME_*` gives `in * s`; otherwise
-    /// `s * (in - 1) + output_padding + extent - begin - end`.
+    /// `ConvTranspose` sizes: `s * (in - 1) + output_padding + extent - begin - end`. With
+    /// `SAME_*` the doc's `in * s`, which needs the padding `extent + output_padding - s` to be
+    /// non-negative: onnxruntime pads nothing below that, giving `s * (in - 1) + extent +
+    /// output_padding` (a 1-wide kernel of stride 2 makes 1, 3, 9 of 1, 2, 5).
     pub(super) fn transpose_out(
         &self,
         spatial: Option<&[Dim]>,
@@ -240,12 +255,21 @@ impl Window {
                     .and_then(|s| s.get(i))
                     .cloned()
                     .unwrap_or(Dim::Unknown);
-                let s = Dim::known(self.strides.get(i).copied().unwrap_or(1));
+                let stride = self.strides.get(i).copied().unwrap_or(1);
+                let s = Dim::known(stride);
+                let extra = output_padding.get(i).copied().unwrap_or(0);
                 if self.auto_pad == AutoPad::Same {
-                    return input.mul(&s);
+                    let padding = self
+                        .extent(i)
+                        .as_known()
+                        .and_then(|e| e.checked_add(extra)?.checked_sub(stride));
+                    return match padding {
+                        Some(p) if p >= 0 => input.mul(&s),
+                        Some(p) => input.mul(&s).add(&Dim::known(p)),
+                        None => Dim::Unknown,
+                    };
                 }
                 let (begin, end) = self.pads_of(i);
-                let extra = output_padding.get(i).copied().unwrap_or(0);
                 input
                     .sub(&Dim::known(1))
                     .mul(&s)
@@ -472,5 +496,28 @@ mod tests {
         }
         // A window that fits every non-empty input keeps the plain floor form.
         assert_eq!(strided_pool("n", 1, 2).to_string(), "(n+1)/2");
+    }
+
+    #[test]
+    fn same_padded_transpose_pads_nothing_below_the_stride() {
+        // onnxruntime: `in * s` needs `extent + output_padding - s` padding; below 0 it pads
+        // nothing (a 1-wide kernel of stride 2 makes 1, 3, 9 of 1, 2, 5).
+        let transpose = |k: i64, padding: i64| {
+            let out = run(
+                "ConvTranspose",
+                11,
+                &[s(&["1", "1", "n"]), s(&["1", "1", &k.to_string()])],
+                vec![
+                    string_attr("auto_pad", "SAME_UPPER"),
+                    ints_attr("strides", &[2]),
+                    ints_attr("output_padding", &[padding]),
+                ],
+            )
+            .unwrap();
+            out.outputs[0].shape.dims().unwrap()[2].to_string()
+        };
+        assert_eq!(transpose(1, 0), "2*n-1");
+        assert_eq!(transpose(1, 1), "2*n");
+        assert_eq!(transpose(3, 0), "2*n");
     }
 }
