@@ -234,25 +234,17 @@ impl Builder<'_> {
             let (name, tensor, origin): (String, Initializer, Origin) = entry?;
             self.check_dims(&name, &tensor.dims)?;
             let index = initializers.len();
-            let defined = table.lookup(&name);
-            let is_input = defined
-                .and_then(|value| table.values.get(value.0 as usize))
-                .is_some_and(|value| value.origin == Origin::Input);
-            match defined {
-                Some(value) if is_input => {
-                    // IR < 4: an initializer doubles as the default of a graph input.
-                    if let Some(slot) = table.values.get_mut(value.0 as usize) {
-                        slot.initializer = Some(index);
-                    }
-                }
-                Some(_) => self.problem(id, None, ProblemKind::DuplicateProducer { name }),
-                None => {
-                    let (value, _) = table.define(name.into(), origin);
-                    // Its type is its tensor's, read from the tensor when needed: no declaration
-                    // is built (a model with its own weights has one initializer per two nodes).
-                    if let Some(slot) = table.values.get_mut(value.0 as usize) {
-                        slot.initializer = Some(index);
-                    }
+            // One probe of the name index: defined now unless already defined.
+            let (value, fresh) = table.define(name.into(), origin);
+            match table.values.get_mut(value.0 as usize) {
+                // Its type is its tensor's, read from the tensor when needed: no declaration is
+                // built (a model with its own weights has one initializer per two nodes).
+                Some(slot) if fresh => slot.initializer = Some(index),
+                // IR < 4: an initializer doubles as the default of a graph input.
+                Some(slot) if slot.origin == Origin::Input => slot.initializer = Some(index),
+                _ => {
+                    let name = table.name_of(value).to_owned();
+                    self.problem(id, None, ProblemKind::DuplicateProducer { name });
                 }
             }
             initializers.push(tensor);
