@@ -230,7 +230,10 @@ fn graph_cost(graph: &Graph) -> usize {
         .values
         .iter()
         .map(|value| {
-            let rank = match value.initializer.and_then(|i| graph.initializers.get(i)) {
+            let rank = match value
+                .initializer
+                .and_then(|i| graph.initializers.get(i as usize))
+            {
                 Some(tensor) if value.is_initializer() => tensor.dims.len(),
                 _ => declared::shape_rank(value.declared.as_deref()),
             };
@@ -407,7 +410,9 @@ impl<'m> Engine<'m> {
                     }
                 }
                 Origin::Initializer | Origin::SparseInitializer => {
-                    let held = value.initializer.and_then(|i| graph.initializers.get(i));
+                    let held = value
+                        .initializer
+                        .and_then(|i| graph.initializers.get(i as usize));
                     let stored = held.filter(|_| value.origin == Origin::Initializer);
                     if stored.is_some_and(Initializer::holds_reals) {
                         pending.set(id);
@@ -472,7 +477,9 @@ impl<'m> Engine<'m> {
         declared_shape: Shape,
         declared_elem: Option<i32>,
     ) -> ValueFacts {
-        let stored = value.initializer.and_then(|i| graph.initializers.get(i));
+        let stored = value
+            .initializer
+            .and_then(|i| graph.initializers.get(i as usize));
         let stored_shape = stored.map(|t| declared::tensor_shape(&t.dims));
         // A declaration that contradicts its initializer is E4's root cause; nothing known
         // downstream of it, so the nodes it feeds report nothing more.

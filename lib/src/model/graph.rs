@@ -233,15 +233,15 @@ impl Builder<'_> {
         for entry in dense.chain(sparse) {
             let (name, tensor, origin): (String, Initializer, Origin) = entry?;
             self.check_dims(&name, &tensor.dims)?;
-            let index = initializers.len();
+            let index = u32::try_from(initializers.len()).ok();
             // One probe of the name index: defined now unless already defined.
             let (value, fresh) = table.define(name.into(), origin);
             match table.values.get_mut(value.0 as usize) {
                 // Its type is its tensor's, read from the tensor when needed: no declaration is
                 // built (a model with its own weights has one initializer per two nodes).
-                Some(slot) if fresh => slot.initializer = Some(index),
+                Some(slot) if fresh => slot.initializer = index,
                 // IR < 4: an initializer doubles as the default of a graph input.
-                Some(slot) if slot.origin == Origin::Input => slot.initializer = Some(index),
+                Some(slot) if slot.origin == Origin::Input => slot.initializer = index,
                 _ => {
                     let name = table.name_of(value).to_owned();
                     self.problem(id, None, ProblemKind::DuplicateProducer { name });

@@ -156,8 +156,9 @@ pub struct Value {
     /// tensor's ([`Value::initializer`]); none is built for it. Boxed: most values of an
     /// exported model declare nothing.
     pub declared: Option<Box<TypeProto>>,
-    /// The initializer holding its data, as an index into [`Graph::initializers`].
-    pub initializer: Option<usize>,
+    /// The initializer holding its data, as an index into [`Graph::initializers`] (32 bits: a
+    /// million-node model has a million and a half values, issue 19).
+    pub initializer: Option<u32>,
 }
 
 /// Where a value comes from.
