@@ -45,6 +45,7 @@ pub(crate) fn build(
         problems: Vec::new(),
         nodes_seen: 0,
         interned: Interner::default(),
+        outputs: Vec::new(),
     };
     let main = proto.graph.unwrap_or_else(|| {
         builder.problems.push(StructuralProblem {
@@ -134,6 +135,9 @@ struct Builder<'p> {
     problems: Vec<StructuralProblem>,
     nodes_seen: usize,
     interned: Interner,
+    /// The output values of the node being added, reused from node to node (one allocation
+    /// per node, its slots, instead of three).
+    outputs: Vec<Option<ValueId>>,
 }
 
 /// A graph held by an attribute, waiting to be built once its parent's values are known.
@@ -397,9 +401,9 @@ impl Builder<'_> {
         })?;
         let (mut node, subgraphs) = self.node(built.graph, index, raw, layout, built.opsets, table);
         built.pending.extend(subgraphs);
-        let mut slots = built.resolve_inputs(index, &mut raw.input, table, node.slots.len());
+        let mut slots = built.resolve_inputs(index, &mut raw.input, table, self.outputs.len());
         node.input_count = u32::try_from(slots.len()).unwrap_or(u32::MAX);
-        slots.extend_from_slice(&node.slots);
+        slots.extend_from_slice(&self.outputs);
         node.slots = slots.into_boxed_slice();
         built.nodes.push(node);
         Ok(())
@@ -507,7 +511,8 @@ impl Builder<'_> {
         }
 
         let is_constant = op_type == "Constant" && domain.is_empty();
-        let mut outputs = Vec::with_capacity(proto.output.len());
+        let outputs = &mut self.outputs;
+        outputs.clear();
         for (slot, output) in proto.output.drain(..).enumerate() {
             if output.is_empty() {
                 outputs.push(None);
@@ -523,13 +528,13 @@ impl Builder<'_> {
             };
             let (value, fresh) = table.define(output, origin);
             if !fresh {
-                self.problem(
+                self.problems.push(StructuralProblem {
                     graph,
-                    Some(index),
-                    ProblemKind::DuplicateProducer {
+                    node: Some(index),
+                    kind: ProblemKind::DuplicateProducer {
                         name: table.name_of(value).to_string(),
                     },
-                );
+                });
             }
             outputs.push(Some(value));
         }
@@ -540,7 +545,8 @@ impl Builder<'_> {
             opset: opsets.version(&domain),
             op_type,
             domain,
-            slots: outputs.into_boxed_slice(),
+            // Filled by `add_node`: the inputs, then `self.outputs`.
+            slots: Box::default(),
             input_count: 0,
             attributes: attributes.into_boxed_slice(),
             subgraphs: Box::default(),
