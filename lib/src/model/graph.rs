@@ -262,6 +262,7 @@ impl Builder<'_> {
             nodes: Vec::with_capacity(node_count),
             pending: Vec::new(),
             deferred: Vec::new(),
+            next_weight: 0,
         };
         match proto.nodes {
             Nodes::Decoded(list) => {
@@ -744,6 +745,9 @@ struct BuiltNodes<'a> {
     /// Inputs not yet defined when their node was added: `(node, slot, name)`, resolved once
     /// every output is known.
     deferred: Vec<(usize, usize, ByteString)>,
+    /// The value after the furthest initializer an input resolved to so far: where the next
+    /// weight read is expected.
+    next_weight: u32,
 }
 
 impl BuiltNodes<'_> {
@@ -776,7 +780,29 @@ impl BuiltNodes<'_> {
                     .copied()
                     .find(|&value| table.name_of(value) == &*name)
             });
-            let value = near.or_else(|| table.lookup(&name));
+            // Exporters write the initializers in the order the layers read them (each layer
+            // its own weights): the next one read is mostly the one after the last read, whose
+            // value and name are in cache, while a probe of the name index misses at a million
+            // values (issue 19). Only forward: shared constants and weights read again stay with
+            // the index.
+            let value = near.or_else(|| {
+                let expected = ValueId(self.next_weight);
+                let found = if table.name_of(expected) == &*name {
+                    Some(expected)
+                } else {
+                    table.lookup(&name)
+                };
+                if let Some(found) = found.filter(|&found| {
+                    found.0 >= self.next_weight
+                        && table
+                            .values
+                            .get(found.0 as usize)
+                            .is_some_and(|value| value.origin == Origin::Initializer)
+                }) {
+                    self.next_weight = found.0.saturating_add(1);
+                }
+                found
+            });
             if value.is_none() {
                 self.deferred.push((index, slot, name));
             }
