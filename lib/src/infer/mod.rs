@@ -83,7 +83,7 @@ pub struct GraphFacts {
     /// The nodes whose facts are not the common ones (inferred, no conditional or invalid
     /// broadcast), by index: a million-node model has a few hundred (issue 19: statuses and
     /// checks sparse).
-    nodes: HashMap<usize, NodeFacts>,
+    nodes: HashMap<usize, NodeFacts, foldhash::fast::RandomState>,
     /// Whether the graph ran; the nodes of a graph that never ran were not reached.
     ran: bool,
 }
@@ -114,7 +114,10 @@ impl GraphFacts {
     /// times wins).
     fn set_node(&mut self, index: usize, facts: NodeFacts) {
         if matches!(facts.status, NodeStatus::Inferred) && facts.checks.is_empty() {
-            self.nodes.remove(&index);
+            // Nearly every node, and the map is mostly empty: no hash then.
+            if !self.nodes.is_empty() {
+                self.nodes.remove(&index);
+            }
         } else {
             self.nodes.insert(index, facts);
         }
