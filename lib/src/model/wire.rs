@@ -157,6 +157,12 @@ pub(crate) enum VarintError {
 /// Reads the base-128 varint (protobuf encoding) at `*pos`, not reading at or past `end`, and
 /// advances `*pos` past it; on an error `*pos` is where reading stopped.
 pub(crate) fn read_varint(bytes: &[u8], pos: &mut usize, end: usize) -> Result<u64, VarintError> {
+    // Tags and the lengths of names are one byte: returned before the loop (the scan and the
+    // node decoder read some twenty varints per node).
+    if let Some(&byte) = bytes.get(*pos).filter(|&&byte| byte < 0x80 && *pos < end) {
+        *pos += 1;
+        return Ok(u64::from(byte));
+    }
     let mut value: u64 = 0;
     for shift in 0..10u32 {
         if *pos >= end {
@@ -494,6 +500,39 @@ mod tests {
 
     fn limits() -> Limits {
         Limits::default()
+    }
+
+    /// The one-byte fast path reads what the loop reads, and stops at `end` as it does.
+    #[test]
+    fn varints_read_as_the_loop_reads_them() {
+        fn by_loop(bytes: &[u8], pos: &mut usize, end: usize) -> Result<u64, VarintError> {
+            let mut value: u64 = 0;
+            for shift in 0..10u32 {
+                let Some(&byte) = bytes.get(*pos).filter(|_| *pos < end) else {
+                    return Err(VarintError::Truncated);
+                };
+                *pos += 1;
+                value |= u64::from(byte & 0x7f).checked_shl(shift * 7).unwrap_or(0);
+                if byte & 0x80 == 0 {
+                    return Ok(value);
+                }
+            }
+            Err(VarintError::TooLong)
+        }
+        for first in 0..=255u8 {
+            for second in [0x00, 0x01, 0x7f, 0x80, 0xff] {
+                let bytes = [first, second, 0x80, 0x01];
+                for start in 0..2 {
+                    for end in 0..=bytes.len() {
+                        let (mut fast, mut slow) = (start, start);
+                        let got = read_varint(&bytes, &mut fast, end);
+                        let want = by_loop(&bytes, &mut slow, end);
+                        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+                        assert_eq!(fast, slow, "{bytes:?} from {start} to {end}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
