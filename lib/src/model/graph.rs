@@ -465,10 +465,8 @@ impl Builder<'_> {
         } else {
             ByteString::from(format!("{op_type}_{index}"))
         };
-        let (span, mut sub_layouts) = match layout {
-            Some(layout) => (layout.span, layout.subgraphs),
-            None => (0..0, Vec::new()),
-        };
+        let (span, sub_layouts) = layout.map_or((0..0, None), |l| (l.span, l.subgraphs));
+        let mut sub_layouts = sub_layouts.map(|s| *s).unwrap_or_default();
         sub_layouts.reverse();
         let mut take_layout = |ordinal: usize| {
             if sub_layouts.last().is_some_and(|(at, _)| *at == ordinal) {

@@ -19,8 +19,11 @@ use crate::error::Limits;
 pub(crate) struct NodeLayout {
     /// Byte range of the `NodeProto` message body in the file.
     pub(crate) span: Range<usize>,
-    /// `(attribute ordinal, layout)` for each graph-valued attribute, in file order.
-    pub(crate) subgraphs: Vec<(usize, GraphLayout)>,
+    /// `(attribute ordinal, layout)` for each graph-valued attribute, in file order; `None`
+    /// when there is none. A thin box: nearly every node has none, and a million-node model
+    /// holds a layout per node while it is built (24 bytes each instead of 40, issue 19).
+    #[allow(clippy::box_collection, reason = "one word for the common empty case")]
+    pub(crate) subgraphs: Option<Box<Vec<(usize, GraphLayout)>>>,
 }
 
 /// Node layouts of one graph (or function body), in file order.
@@ -402,8 +405,11 @@ impl Scanner<'_> {
                     },
                 )?;
                 let ordinal = *attr_ordinal;
-                node.subgraphs
-                    .extend(graphs.into_iter().map(|graph| (ordinal, graph)));
+                if !graphs.is_empty() {
+                    node.subgraphs
+                        .get_or_insert_with(Box::default)
+                        .extend(graphs.into_iter().map(|graph| (ordinal, graph)));
+                }
                 Ok(())
             }
             (Kind::Graph, Sink::Attribute { graphs }) if number == 6 || number == 11 => {
@@ -655,7 +661,10 @@ mod tests {
             let [serial, parallel] = both(&bytes, Limits::default());
             let serial = serial.unwrap();
             assert_eq!(serial.graph.nodes.len(), 6_000);
-            assert_eq!(serial.graph.nodes[2_000].subgraphs.len(), 2);
+            assert_eq!(
+                serial.graph.nodes[2_000].subgraphs.as_ref().unwrap().len(),
+                2
+            );
             assert_eq!(parallel.unwrap(), serial);
         }
 
