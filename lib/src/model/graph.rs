@@ -31,6 +31,7 @@ pub(crate) fn build(
     in_file: Option<(Bytes, ModelLayout)>,
     path: &Path,
     limits: Limits,
+    release: Option<&(dyn Fn(Range<usize>) + Sync)>,
 ) -> Result<Model, LoadError> {
     let opsets = Opsets::from_imports(&proto.opset_import);
     let (file, graph_layout, mut function_layouts) = match in_file {
@@ -46,6 +47,7 @@ pub(crate) fn build(
         nodes_seen: 0,
         interned: Interner::default(),
         outputs: Vec::new(),
+        release,
     };
     let main = proto.graph.unwrap_or_else(|| {
         builder.problems.push(StructuralProblem {
@@ -138,6 +140,8 @@ struct Builder<'p> {
     /// The output values of the node being added, reused from node to node (one allocation
     /// per node, its slots, instead of three).
     outputs: Vec<Option<ValueId>>,
+    /// Gives back the file's pages of a node range already built (main graph of a large file).
+    release: Option<&'p (dyn Fn(Range<usize>) + Sync)>,
 }
 
 /// A graph held by an attribute, waiting to be built once its parent's values are known.
@@ -427,6 +431,10 @@ impl Builder<'_> {
         // The layouts not yet taken by `add_node` start with the ready chunk's.
         ready.take_spans(built.layouts.as_ref(), 0);
         ready.decode(&file);
+        // The main graph's chunk before the one just built: its names are no longer compared
+        // with recent inputs, so its pages can be given back.
+        let release = self.release.filter(|_| built.graph == GraphId(0));
+        let mut built_before: Option<Range<usize>> = None;
         loop {
             spare.take_spans(built.layouts.as_ref(), ready.spans.len());
             let mut build_ready = || -> Result<(), LoadError> {
@@ -439,6 +447,12 @@ impl Builder<'_> {
                 return build_ready();
             }
             rayon::join(|| spare.decode(&file), build_ready).1?;
+            if let Some(release) = release {
+                if let Some(range) = built_before.take() {
+                    release(range);
+                }
+                built_before = ready.range();
+            }
             std::mem::swap(&mut ready, &mut spare);
         }
     }
@@ -717,6 +731,11 @@ impl DecodedChunk {
                 .take(DECODE_CHUNK)
                 .map(|layout| layout.span.clone()),
         );
+    }
+
+    /// The bytes from the first node of the chunk to the end of its last.
+    fn range(&self) -> Option<Range<usize>> {
+        Some(self.spans.first()?.start..self.spans.last()?.end)
     }
 
     /// Decodes the nodes at this chunk's spans of `file` into its reused nodes.
