@@ -548,7 +548,7 @@ impl<'m> Engine<'m> {
                 .get(&(node.domain.as_str(), node.op_type.as_str()))
                 .copied()
         };
-        let enters_body = !node.subgraphs.is_empty() || function.is_some();
+        let enters_body = !node.subgraphs().is_empty() || function.is_some();
         // Plain nodes (nearly all) read their inputs' facts in place; only nodes that run a body
         // need owned copies, since the body's inference mutates the facts.
         let owned_inputs = || -> Vec<Option<ValueFacts>> {
@@ -562,7 +562,7 @@ impl<'m> Engine<'m> {
         {
             let why = RuleError::Beyond("inference budget for nested graph bodies spent".into());
             (NodeStatus::Failed(Box::new(why)), Vec::new(), Vec::new())
-        } else if !node.subgraphs.is_empty() {
+        } else if !node.subgraphs().is_empty() {
             let inputs = owned_inputs();
             control::infer(self, graph, node, &inputs)
         } else if let Some(function) = function {

@@ -361,9 +361,9 @@ impl Builder<'_> {
                 depth + 1,
             )?;
             if let Some(node) = self.graph_mut(id).and_then(|g| g.nodes.get_mut(sub.node)) {
-                let mut subgraphs = std::mem::take(&mut node.subgraphs).into_vec();
-                subgraphs.push((sub.attribute, child));
-                node.subgraphs = subgraphs.into_boxed_slice();
+                node.subgraphs
+                    .get_or_insert_with(Box::default)
+                    .push((sub.attribute, child));
             }
             for (graph, value) in child_captures {
                 if graph == id {
@@ -562,7 +562,7 @@ impl Builder<'_> {
             slots: Box::default(),
             input_count: 0,
             attributes: attributes.into_boxed_slice(),
-            subgraphs: Box::default(),
+            subgraphs: None,
             span,
             in_cycle: false,
         };
