@@ -208,7 +208,7 @@ fn subgraphs_capture_outer_values_and_order_the_owner_after_them() {
         then_graph.value(captured).unwrap().origin,
         Origin::Outer { .. }
     ));
-    assert_eq!(main.nodes[0].subgraphs.len(), 2);
+    assert_eq!(main.nodes[0].subgraphs().len(), 2);
     // Spans of inner nodes lie inside the span of their owner.
     let owner = &main.nodes[0].span;
     let inner = &then_graph.nodes[0].span;

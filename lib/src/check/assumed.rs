@@ -39,7 +39,7 @@ pub(super) fn note(model: &Model, findings: &mut [Finding]) {
         let Some(node) = main.nodes.get(index) else {
             continue;
         };
-        let fed = !node.subgraphs.is_empty()
+        let fed = !node.subgraphs().is_empty()
             || node
                 .inputs()
                 .iter()

@@ -144,8 +144,8 @@ fn is_if(node: &crate::model::Node) -> bool {
 /// An `If` node's `(then_branch, else_branch)`.
 fn branches(node: &crate::model::Node) -> Option<(GraphId, GraphId)> {
     Some((
-        branch(node.subgraphs.as_ref(), "then_branch")?,
-        branch(node.subgraphs.as_ref(), "else_branch")?,
+        branch(node.subgraphs(), "then_branch")?,
+        branch(node.subgraphs(), "else_branch")?,
     ))
 }
 

@@ -86,7 +86,10 @@ fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
             let Some(value) = graph.value(id) else {
                 continue;
             };
-            let Some(tensor) = value.initializer.and_then(|i| graph.initializers.get(i)) else {
+            let Some(tensor) = value
+                .initializer
+                .and_then(|i| graph.initializers.get(i as usize))
+            else {
                 continue;
             };
             let declared_shape = declared::shape_of(value.declared.as_deref());

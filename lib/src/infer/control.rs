@@ -97,7 +97,7 @@ pub(crate) fn known_condition(cond: Option<&ValueFacts>) -> Option<bool> {
 }
 
 fn subgraph(node: &Node, attribute: &str) -> Option<GraphId> {
-    node.subgraphs
+    node.subgraphs()
         .iter()
         .find(|(name, _)| name == attribute)
         .map(|(_, id)| *id)
@@ -151,7 +151,7 @@ pub(crate) fn infer<'m>(
         _ => {
             // Any other op with graph attributes: infer the bodies from their declarations so
             // their own nodes are still checked; the node's outputs stay unknown.
-            for (_, id) in &node.subgraphs {
+            for (_, id) in node.subgraphs() {
                 if let Some(body) = model.graph(*id) {
                     engine.run_graph(body, None);
                 }

@@ -84,7 +84,7 @@ pub struct GraphFacts {
     /// The nodes whose facts are not the common ones (inferred, no conditional or invalid
     /// broadcast), by index: a million-node model has a few hundred (issue 19: statuses and
     /// checks sparse).
-    nodes: HashMap<usize, NodeFacts>,
+    nodes: HashMap<usize, NodeFacts, foldhash::fast::RandomState>,
     /// Whether the graph ran; the nodes of a graph that never ran were not reached.
     ran: bool,
 }
@@ -115,7 +115,10 @@ impl GraphFacts {
     /// times wins).
     fn set_node(&mut self, index: usize, facts: NodeFacts) {
         if matches!(facts.status, NodeStatus::Inferred) && facts.checks.is_empty() {
-            self.nodes.remove(&index);
+            // Nearly every node, and the map is mostly empty: no hash then.
+            if !self.nodes.is_empty() {
+                self.nodes.remove(&index);
+            }
         } else {
             self.nodes.insert(index, facts);
         }
@@ -231,7 +234,10 @@ fn graph_cost(graph: &Graph) -> usize {
         .values
         .iter()
         .map(|value| {
-            let rank = match value.initializer.and_then(|i| graph.initializers.get(i)) {
+            let rank = match value
+                .initializer
+                .and_then(|i| graph.initializers.get(i as usize))
+            {
                 Some(tensor) if value.is_initializer() => tensor.dims.len(),
                 _ => declared::shape_rank(value.declared.as_deref()),
             };
@@ -452,7 +458,9 @@ impl<'m> Engine<'m> {
                     }
                 }
                 Origin::Initializer | Origin::SparseInitializer => {
-                    let held = value.initializer.and_then(|i| graph.initializers.get(i));
+                    let held = value
+                        .initializer
+                        .and_then(|i| graph.initializers.get(i as usize));
                     let stored = held.filter(|_| value.origin == Origin::Initializer);
                     if stored.is_some_and(Initializer::holds_reals) {
                         pending.set(id);
@@ -517,7 +525,9 @@ impl<'m> Engine<'m> {
         declared_shape: Shape,
         declared_elem: Option<i32>,
     ) -> ValueFacts {
-        let stored = value.initializer.and_then(|i| graph.initializers.get(i));
+        let stored = value
+            .initializer
+            .and_then(|i| graph.initializers.get(i as usize));
         let stored_shape = stored.map(|t| declared::tensor_shape(&t.dims));
         // A declaration that contradicts its initializer is E4's root cause; nothing known
         // downstream of it, so the nodes it feeds report nothing more.
@@ -583,7 +593,7 @@ impl<'m> Engine<'m> {
                 .get(&(node.domain.as_str(), node.op_type.as_str()))
                 .copied()
         };
-        let enters_body = !node.subgraphs.is_empty() || function.is_some();
+        let enters_body = !node.subgraphs().is_empty() || function.is_some();
         // Plain nodes (nearly all) read their inputs' facts in place; only nodes that run a body
         // need owned copies, since the body's inference mutates the facts.
         let owned_inputs = || -> Vec<Option<ValueFacts>> {
@@ -598,7 +608,7 @@ impl<'m> Engine<'m> {
         {
             let why = RuleError::Beyond("inference budget for nested graph bodies spent".into());
             (NodeStatus::Failed(Box::new(why)), Vec::new(), Vec::new())
-        } else if !node.subgraphs.is_empty() {
+        } else if !node.subgraphs().is_empty() {
             let inputs = owned_inputs();
             control::infer(self, graph, node, &inputs)
         } else if let Some(function) = function {

@@ -265,7 +265,7 @@ mod tests {
             slots: Box::default(),
             input_count: 0,
             attributes,
-            subgraphs: Box::default(),
+            subgraphs: None,
             span: 0..0,
             in_cycle: false,
         }

@@ -31,6 +31,7 @@ pub(crate) fn build(
     in_file: Option<(Bytes, ModelLayout)>,
     path: &Path,
     limits: Limits,
+    release: Option<&(dyn Fn(Range<usize>) + Sync)>,
 ) -> Result<Model, LoadError> {
     let opsets = Opsets::from_imports(&proto.opset_import);
     let (file, graph_layout, mut function_layouts) = match in_file {
@@ -45,6 +46,8 @@ pub(crate) fn build(
         problems: Vec::new(),
         nodes_seen: 0,
         interned: Interner::default(),
+        outputs: Vec::new(),
+        release,
     };
     let main = proto.graph.unwrap_or_else(|| {
         builder.problems.push(StructuralProblem {
@@ -134,6 +137,11 @@ struct Builder<'p> {
     problems: Vec<StructuralProblem>,
     nodes_seen: usize,
     interned: Interner,
+    /// The output values of the node being added, reused from node to node (one allocation
+    /// per node, its slots, instead of three).
+    outputs: Vec<Option<ValueId>>,
+    /// Gives back the file's pages of a node range already built (main graph of a large file).
+    release: Option<&'p (dyn Fn(Range<usize>) + Sync)>,
 }
 
 /// A graph held by an attribute, waiting to be built once its parent's values are known.
@@ -233,26 +241,18 @@ impl Builder<'_> {
         for entry in dense.chain(sparse) {
             let (name, tensor, origin): (String, Initializer, Origin) = entry?;
             self.check_dims(&name, &tensor.dims)?;
-            let index = initializers.len();
-            let defined = table.lookup(&name);
-            let is_input = defined
-                .and_then(|value| table.values.get(value.0 as usize))
-                .is_some_and(|value| value.origin == Origin::Input);
-            match defined {
-                Some(value) if is_input => {
-                    // IR < 4: an initializer doubles as the default of a graph input.
-                    if let Some(slot) = table.values.get_mut(value.0 as usize) {
-                        slot.initializer = Some(index);
-                    }
-                }
-                Some(_) => self.problem(id, None, ProblemKind::DuplicateProducer { name }),
-                None => {
-                    let (value, _) = table.define(name.into(), origin);
-                    // Its type is its tensor's, read from the tensor when needed: no declaration
-                    // is built (a model with its own weights has one initializer per two nodes).
-                    if let Some(slot) = table.values.get_mut(value.0 as usize) {
-                        slot.initializer = Some(index);
-                    }
+            let index = u32::try_from(initializers.len()).ok();
+            // One probe of the name index: defined now unless already defined.
+            let (value, fresh) = table.define(name.into(), origin);
+            match table.values.get_mut(value.0 as usize) {
+                // Its type is its tensor's, read from the tensor when needed: no declaration is
+                // built (a model with its own weights has one initializer per two nodes).
+                Some(slot) if fresh => slot.initializer = index,
+                // IR < 4: an initializer doubles as the default of a graph input.
+                Some(slot) if slot.origin == Origin::Input => slot.initializer = index,
+                _ => {
+                    let name = table.name_of(value).to_owned();
+                    self.problem(id, None, ProblemKind::DuplicateProducer { name });
                 }
             }
             initializers.push(tensor);
@@ -266,6 +266,7 @@ impl Builder<'_> {
             nodes: Vec::with_capacity(node_count),
             pending: Vec::new(),
             deferred: Vec::new(),
+            next_weight: 0,
         };
         match proto.nodes {
             Nodes::Decoded(list) => {
@@ -360,9 +361,9 @@ impl Builder<'_> {
                 depth + 1,
             )?;
             if let Some(node) = self.graph_mut(id).and_then(|g| g.nodes.get_mut(sub.node)) {
-                let mut subgraphs = std::mem::take(&mut node.subgraphs).into_vec();
-                subgraphs.push((sub.attribute, child));
-                node.subgraphs = subgraphs.into_boxed_slice();
+                node.subgraphs
+                    .get_or_insert_with(Box::default)
+                    .push((sub.attribute, child));
             }
             for (graph, value) in child_captures {
                 if graph == id {
@@ -405,9 +406,9 @@ impl Builder<'_> {
         })?;
         let (mut node, subgraphs) = self.node(built.graph, index, raw, layout, built.opsets, table);
         built.pending.extend(subgraphs);
-        let mut slots = built.resolve_inputs(index, &mut raw.input, table, node.slots.len());
+        let mut slots = built.resolve_inputs(index, &mut raw.input, table, self.outputs.len());
         node.input_count = u32::try_from(slots.len()).unwrap_or(u32::MAX);
-        slots.extend_from_slice(&node.slots);
+        slots.extend_from_slice(&self.outputs);
         node.slots = slots.into_boxed_slice();
         built.nodes.push(node);
         Ok(())
@@ -430,6 +431,10 @@ impl Builder<'_> {
         // The layouts not yet taken by `add_node` start with the ready chunk's.
         ready.take_spans(built.layouts.as_ref(), 0);
         ready.decode(&file);
+        // The main graph's chunk before the one just built: its names are no longer compared
+        // with recent inputs, so its pages can be given back.
+        let release = self.release.filter(|_| built.graph == GraphId(0));
+        let mut built_before: Option<Range<usize>> = None;
         loop {
             spare.take_spans(built.layouts.as_ref(), ready.spans.len());
             let mut build_ready = || -> Result<(), LoadError> {
@@ -442,6 +447,12 @@ impl Builder<'_> {
                 return build_ready();
             }
             rayon::join(|| spare.decode(&file), build_ready).1?;
+            if let Some(release) = release {
+                if let Some(range) = built_before.take() {
+                    release(range);
+                }
+                built_before = ready.range();
+            }
             std::mem::swap(&mut ready, &mut spare);
         }
     }
@@ -468,10 +479,8 @@ impl Builder<'_> {
         } else {
             ByteString::from(format!("{op_type}_{index}"))
         };
-        let (span, mut sub_layouts) = match layout {
-            Some(layout) => (layout.span, layout.subgraphs),
-            None => (0..0, Vec::new()),
-        };
+        let (span, sub_layouts) = layout.map_or((0..0, None), |l| (l.span, l.subgraphs));
+        let mut sub_layouts = sub_layouts.map(|s| *s).unwrap_or_default();
         sub_layouts.reverse();
         let mut take_layout = |ordinal: usize| {
             if sub_layouts.last().is_some_and(|(at, _)| *at == ordinal) {
@@ -515,7 +524,8 @@ impl Builder<'_> {
         }
 
         let is_constant = op_type == "Constant" && domain.is_empty();
-        let mut outputs = Vec::with_capacity(proto.output.len());
+        let outputs = &mut self.outputs;
+        outputs.clear();
         for (slot, output) in proto.output.drain(..).enumerate() {
             if output.is_empty() {
                 outputs.push(None);
@@ -531,13 +541,13 @@ impl Builder<'_> {
             };
             let (value, fresh) = table.define(output, origin);
             if !fresh {
-                self.problem(
+                self.problems.push(StructuralProblem {
                     graph,
-                    Some(index),
-                    ProblemKind::DuplicateProducer {
+                    node: Some(index),
+                    kind: ProblemKind::DuplicateProducer {
                         name: table.name_of(value).to_string(),
                     },
-                );
+                });
             }
             outputs.push(Some(value));
         }
@@ -548,10 +558,11 @@ impl Builder<'_> {
             opset: opsets.version(&domain),
             op_type,
             domain,
-            slots: outputs.into_boxed_slice(),
+            // Filled by `add_node`: the inputs, then `self.outputs`.
+            slots: Box::default(),
             input_count: 0,
             attributes: attributes.into_boxed_slice(),
-            subgraphs: Box::default(),
+            subgraphs: None,
             span,
             in_cycle: false,
         };
@@ -722,6 +733,11 @@ impl DecodedChunk {
         );
     }
 
+    /// The bytes from the first node of the chunk to the end of its last.
+    fn range(&self) -> Option<Range<usize>> {
+        Some(self.spans.first()?.start..self.spans.last()?.end)
+    }
+
     /// Decodes the nodes at this chunk's spans of `file` into its reused nodes.
     fn decode(&mut self, file: &Bytes) {
         self.nodes.resize_with(self.spans.len(), RawNode::default);
@@ -746,6 +762,9 @@ struct BuiltNodes<'a> {
     /// Inputs not yet defined when their node was added: `(node, slot, name)`, resolved once
     /// every output is known.
     deferred: Vec<(usize, usize, ByteString)>,
+    /// The value after the furthest initializer an input resolved to so far: where the next
+    /// weight read is expected.
+    next_weight: u32,
 }
 
 impl BuiltNodes<'_> {
@@ -778,7 +797,29 @@ impl BuiltNodes<'_> {
                     .copied()
                     .find(|&value| table.name_of(value) == &*name)
             });
-            let value = near.or_else(|| table.lookup(&name));
+            // Exporters write the initializers in the order the layers read them (each layer
+            // its own weights): the next one read is mostly the one after the last read, whose
+            // value and name are in cache, while a probe of the name index misses at a million
+            // values (issue 19). Only forward: shared constants and weights read again stay with
+            // the index.
+            let value = near.or_else(|| {
+                let expected = ValueId(self.next_weight);
+                let found = if table.name_of(expected) == &*name {
+                    Some(expected)
+                } else {
+                    table.lookup(&name)
+                };
+                if let Some(found) = found.filter(|&found| {
+                    found.0 >= self.next_weight
+                        && table
+                            .values
+                            .get(found.0 as usize)
+                            .is_some_and(|value| value.origin == Origin::Initializer)
+                }) {
+                    self.next_weight = found.0.saturating_add(1);
+                }
+                found
+            });
             if value.is_none() {
                 self.deferred.push((index, slot, name));
             }

@@ -135,7 +135,10 @@ impl super::Model {
             let entry = graph.value(value)?;
             match entry.origin {
                 Origin::Initializer => {
-                    return graph.initializers.get(entry.initializer?)?.real_values()
+                    return graph
+                        .initializers
+                        .get(entry.initializer? as usize)?
+                        .real_values()
                 }
                 Origin::Outer {
                     graph: outer,

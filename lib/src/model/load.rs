@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::io::Read;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -177,7 +178,12 @@ pub fn load_path_timed(
     let source = Source::from_arg(path);
     let (bytes, map) = source.read_releasable()?;
     times.read = start.elapsed();
-    let model = load_bytes_timed(bytes, &source.display_path(), limits, times);
+    let release = |range: Range<usize>| {
+        if let Some(map) = &map {
+            release_range(map, range);
+        }
+    };
+    let model = load_bytes_releasing(bytes, &source.display_path(), limits, times, &release);
     let graph_heavy = model
         .as_ref()
         .is_ok_and(|model| model.node_count() >= RELEASE_FROM_NODES);
@@ -186,6 +192,26 @@ pub fn load_path_timed(
         release_pages(&map);
     }
     model
+}
+
+/// Gives back the pages of `range` of the mapped file: the node list already built, while the
+/// graph is being built (issue 19: the peak of a million-node model is reached while its graph
+/// is built, with the whole node list resident). Pages only partly in `range` are kept. The
+/// names kept as slices of those pages fault back in from the page cache when read. Advice only.
+fn release_range(map: &Mmap, range: Range<usize>) {
+    const PAGE: usize = 4096;
+    let start = range.start.div_ceil(PAGE).saturating_mul(PAGE);
+    let end = (range.end.min(map.len()) / PAGE) * PAGE;
+    if start >= end {
+        return;
+    }
+    // SAFETY: as in `release_pages`: MADV_DONTNEED on a private map that is never written
+    // only unmaps clean pages, whose next read maps the same file contents again.
+    #[cfg(unix)]
+    #[allow(unsafe_code)]
+    let _ = unsafe {
+        map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+    };
 }
 
 /// Node count from which a large file's pages are given back after loading. A model with fewer
@@ -208,6 +234,18 @@ pub fn load_bytes_timed(
     limits: Limits,
     times: &mut LoadTimes,
 ) -> Result<Model, LoadError> {
+    load_bytes_releasing(bytes, path, limits, times, &|_| {})
+}
+
+/// [`load_bytes_timed`], calling `release` with the byte ranges of the main graph's node list
+/// once they are built (only for a graph of [`RELEASE_FROM_NODES`] nodes or more).
+fn load_bytes_releasing(
+    bytes: Bytes,
+    path: &Path,
+    limits: Limits,
+    times: &mut LoadTimes,
+    release: &(dyn Fn(Range<usize>) + Sync),
+) -> Result<Model, LoadError> {
     if bytes.is_empty() {
         return Err(LoadError::Empty {
             path: path.to_path_buf(),
@@ -226,14 +264,16 @@ pub fn load_bytes_timed(
         })?;
     times.decode = start.elapsed();
     let start = Instant::now();
-    let model = build::build(proto.into(), Some((bytes, layout)), path, limits);
+    let heavy = layout.graph.nodes.len() >= RELEASE_FROM_NODES;
+    let release = heavy.then_some(release);
+    let model = build::build(proto.into(), Some((bytes, layout)), path, limits, release);
     times.graph = start.elapsed();
     model
 }
 
 /// Builds the graphs of an already decoded model (no byte spans are known).
 pub fn load_proto(proto: ModelProto, limits: Limits) -> Result<Model, LoadError> {
-    build::build(proto.into(), None, Path::new("<model>"), limits)
+    build::build(proto.into(), None, Path::new("<model>"), limits, None)
 }
 
 fn wire_error(path: &Path, fault: WireFault, limits: Limits) -> LoadError {

@@ -137,8 +137,11 @@ pub struct Node {
     pub(crate) input_count: u32,
     /// Attributes, with graph bodies moved out into [`Node::subgraphs`].
     pub attributes: Box<[Attribute]>,
-    /// Graph-valued attributes: `(attribute name, graph)`, in attribute order.
-    pub subgraphs: Box<[(String, GraphId)]>,
+    /// Graph-valued attributes: `(attribute name, graph)`, in attribute order; read them with
+    /// [`Node::subgraphs`]. `None` when there is none: one word instead of two for nearly every
+    /// node (issue 19).
+    #[allow(clippy::box_collection, reason = "one word for the common empty case")]
+    pub(crate) subgraphs: Option<Box<Vec<(String, GraphId)>>>,
     /// Byte range of the `NodeProto` in the file (empty when the model was not read from bytes).
     pub span: Range<usize>,
     /// Whether the node lies on a cycle (it is then missing from [`Graph::order`]).
@@ -156,8 +159,9 @@ pub struct Value {
     /// tensor's ([`Value::initializer`]); none is built for it. Boxed: most values of an
     /// exported model declare nothing.
     pub declared: Option<Box<TypeProto>>,
-    /// The initializer holding its data, as an index into [`Graph::initializers`].
-    pub initializer: Option<usize>,
+    /// The initializer holding its data, as an index into [`Graph::initializers`] (32 bits: a
+    /// million-node model has a million and a half values, issue 19).
+    pub initializer: Option<u32>,
 }
 
 /// Where a value comes from.
@@ -286,6 +290,11 @@ impl Node {
         self.slots
             .get(self.input_count as usize..)
             .unwrap_or_default()
+    }
+
+    /// Graph-valued attributes: `(attribute name, graph)`, in attribute order.
+    pub fn subgraphs(&self) -> &[(String, GraphId)] {
+        self.subgraphs.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// The inputs, to resolve the ones defined after their node.

@@ -71,32 +71,32 @@ pub(crate) fn int_values(tensor: &TensorProto) -> Option<ValueTensor> {
 /// arithmetic), exactly as stored. Other float widths and external data give `None`.
 pub(crate) fn real_values(tensor: &TensorProto) -> Option<ValueTensor<Real>> {
     let (shape, count) = small_shape(tensor)?;
-    let data: Vec<f64> = match tensor.data_type? {
-        elem::FLOAT => match &tensor.raw_data {
-            Some(raw) => raw
-                .chunks_exact(4)
-                .map(|c| {
-                    <[u8; 4]>::try_from(c)
-                        .ok()
-                        .map(f32::from_le_bytes)
-                        .map(f64::from)
-                })
-                .collect::<Option<_>>()?,
-            None => tensor.float_data.iter().map(|&v| f64::from(v)).collect(),
-        },
-        elem::DOUBLE => match &tensor.raw_data {
-            Some(raw) => raw
-                .chunks_exact(8)
-                .map(|c| <[u8; 8]>::try_from(c).ok().map(f64::from_le_bytes))
-                .collect::<Option<_>>()?,
-            None => tensor.double_data.clone(),
-        },
+    // One pass from the stored bytes to the elements, and nothing built for a tensor whose
+    // element count is not its dims' (as `chunks_exact`, a partial last element is ignored): a
+    // model whose layers have their own weights decodes each weight a rule reads.
+    let mut data: Vec<Real> = Vec::with_capacity(count);
+    match (tensor.data_type?, &tensor.raw_data) {
+        (elem::FLOAT, Some(raw)) if raw.len() / 4 == count => data.extend(
+            raw.chunks_exact(4)
+                .filter_map(|c| <[u8; 4]>::try_from(c).ok())
+                .map(|b| Real::Num(f64::from(f32::from_le_bytes(b)))),
+        ),
+        (elem::FLOAT, None) if tensor.float_data.len() == count => {
+            data.extend(tensor.float_data.iter().map(|&v| Real::Num(f64::from(v))));
+        }
+        (elem::DOUBLE, Some(raw)) if raw.len() / 8 == count => data.extend(
+            raw.chunks_exact(8)
+                .filter_map(|c| <[u8; 8]>::try_from(c).ok())
+                .map(|b| Real::Num(f64::from_le_bytes(b))),
+        ),
+        (elem::DOUBLE, None) if tensor.double_data.len() == count => {
+            data.extend(tensor.double_data.iter().map(|&v| Real::Num(v)));
+        }
         _ => return None,
-    };
-    if data.len() != count {
-        return None;
     }
-    ValueTensor::new(shape, data.into_iter().map(Real::Num).collect())
+    // `chunks_exact` gives whole chunks only, so no element was dropped; `new` still checks the
+    // count against the dims.
+    ValueTensor::new(shape, data)
 }
 
 #[cfg(test)]

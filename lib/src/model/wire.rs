@@ -19,8 +19,11 @@ use crate::error::Limits;
 pub(crate) struct NodeLayout {
     /// Byte range of the `NodeProto` message body in the file.
     pub(crate) span: Range<usize>,
-    /// `(attribute ordinal, layout)` for each graph-valued attribute, in file order.
-    pub(crate) subgraphs: Vec<(usize, GraphLayout)>,
+    /// `(attribute ordinal, layout)` for each graph-valued attribute, in file order; `None`
+    /// when there is none. A thin box: nearly every node has none, and a million-node model
+    /// holds a layout per node while it is built (24 bytes each instead of 40, issue 19).
+    #[allow(clippy::box_collection, reason = "one word for the common empty case")]
+    pub(crate) subgraphs: Option<Box<Vec<(usize, GraphLayout)>>>,
 }
 
 /// Node layouts of one graph (or function body), in file order.
@@ -157,6 +160,12 @@ pub(crate) enum VarintError {
 /// Reads the base-128 varint (protobuf encoding) at `*pos`, not reading at or past `end`, and
 /// advances `*pos` past it; on an error `*pos` is where reading stopped.
 pub(crate) fn read_varint(bytes: &[u8], pos: &mut usize, end: usize) -> Result<u64, VarintError> {
+    // Tags and the lengths of names are one byte: returned before the loop (the scan and the
+    // node decoder read some twenty varints per node).
+    if let Some(&byte) = bytes.get(*pos).filter(|&&byte| byte < 0x80 && *pos < end) {
+        *pos += 1;
+        return Ok(u64::from(byte));
+    }
     let mut value: u64 = 0;
     for shift in 0..10u32 {
         if *pos >= end {
@@ -396,8 +405,11 @@ impl Scanner<'_> {
                     },
                 )?;
                 let ordinal = *attr_ordinal;
-                node.subgraphs
-                    .extend(graphs.into_iter().map(|graph| (ordinal, graph)));
+                if !graphs.is_empty() {
+                    node.subgraphs
+                        .get_or_insert_with(Box::default)
+                        .extend(graphs.into_iter().map(|graph| (ordinal, graph)));
+                }
                 Ok(())
             }
             (Kind::Graph, Sink::Attribute { graphs }) if number == 6 || number == 11 => {
@@ -494,6 +506,39 @@ mod tests {
 
     fn limits() -> Limits {
         Limits::default()
+    }
+
+    /// The one-byte fast path reads what the loop reads, and stops at `end` as it does.
+    #[test]
+    fn varints_read_as_the_loop_reads_them() {
+        fn by_loop(bytes: &[u8], pos: &mut usize, end: usize) -> Result<u64, VarintError> {
+            let mut value: u64 = 0;
+            for shift in 0..10u32 {
+                let Some(&byte) = bytes.get(*pos).filter(|_| *pos < end) else {
+                    return Err(VarintError::Truncated);
+                };
+                *pos += 1;
+                value |= u64::from(byte & 0x7f).checked_shl(shift * 7).unwrap_or(0);
+                if byte & 0x80 == 0 {
+                    return Ok(value);
+                }
+            }
+            Err(VarintError::TooLong)
+        }
+        for first in 0..=255u8 {
+            for second in [0x00, 0x01, 0x7f, 0x80, 0xff] {
+                let bytes = [first, second, 0x80, 0x01];
+                for start in 0..2 {
+                    for end in 0..=bytes.len() {
+                        let (mut fast, mut slow) = (start, start);
+                        let got = read_varint(&bytes, &mut fast, end);
+                        let want = by_loop(&bytes, &mut slow, end);
+                        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+                        assert_eq!(fast, slow, "{bytes:?} from {start} to {end}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -616,7 +661,10 @@ mod tests {
             let [serial, parallel] = both(&bytes, Limits::default());
             let serial = serial.unwrap();
             assert_eq!(serial.graph.nodes.len(), 6_000);
-            assert_eq!(serial.graph.nodes[2_000].subgraphs.len(), 2);
+            assert_eq!(
+                serial.graph.nodes[2_000].subgraphs.as_ref().unwrap().len(),
+                2
+            );
             assert_eq!(parallel.unwrap(), serial);
         }
 

@@ -166,7 +166,7 @@ pub(crate) fn run_in(
         slots: vec![None; outputs].into(),
         input_count: 0,
         attributes: attributes.into_iter().map(Into::into).collect(),
-        subgraphs: Box::default(),
+        subgraphs: None,
         span: 0..0,
         in_cycle: false,
     };

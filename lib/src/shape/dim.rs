@@ -62,6 +62,11 @@ impl Dim {
     #[must_use]
     #[allow(clippy::should_implement_trait, reason = "by-reference, total API")]
     pub fn add(&self, other: &Dim) -> Dim {
+        // Static sizes skip the polynomial (the same result, without building two expressions):
+        // a transformer's Reshape checks multiply thousands of them (issue 19).
+        if let (Dim::Known(a), Dim::Known(b)) = (self, other) {
+            return a.checked_add(*b).map_or(Dim::Unknown, Dim::Known);
+        }
         self.lift(other, Expr::add)
     }
 
@@ -69,6 +74,13 @@ impl Dim {
     #[must_use]
     #[allow(clippy::should_implement_trait, reason = "by-reference, total API")]
     pub fn sub(&self, other: &Dim) -> Dim {
+        if let (Dim::Known(a), Dim::Known(b)) = (self, other) {
+            // As `Expr::sub`: `a + (-b)`, where `-i64::MIN` overflows.
+            return b
+                .checked_neg()
+                .and_then(|minus_b| a.checked_add(minus_b))
+                .map_or(Dim::Unknown, Dim::Known);
+        }
         self.lift(other, Expr::sub)
     }
 
@@ -76,6 +88,9 @@ impl Dim {
     #[must_use]
     #[allow(clippy::should_implement_trait, reason = "by-reference, total API")]
     pub fn mul(&self, other: &Dim) -> Dim {
+        if let (Dim::Known(a), Dim::Known(b)) = (self, other) {
+            return a.checked_mul(*b).map_or(Dim::Unknown, Dim::Known);
+        }
         self.lift(other, Expr::mul)
     }
 
@@ -230,7 +245,42 @@ impl Display for Dim {
 
 #[cfg(test)]
 mod tests {
-    use super::{Dim, Tri};
+    use super::{Dim, Expr, Tri};
+
+    /// The static fast paths of `add`, `sub` and `mul` give what the polynomial gives.
+    #[test]
+    fn static_arithmetic_agrees_with_expressions() {
+        let edges = [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            3,
+            7,
+            i64::MAX,
+            i64::MIN,
+            i64::MAX - 1,
+            i64::MIN + 1,
+        ];
+        let edges = edges
+            .iter()
+            .flat_map(|&a| edges.iter().map(move |&b| (a, b)));
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut random = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            i64::from_ne_bytes(rng.to_ne_bytes()) >> (rng % 64)
+        };
+        let random: Vec<(i64, i64)> = (0..2000).map(|_| (random(), random())).collect();
+        for (a, b) in edges.chain(random) {
+            let (x, y) = (Dim::Known(a), Dim::Known(b));
+            assert_eq!(x.add(&y), x.lift(&y, Expr::add), "{a} + {b}");
+            assert_eq!(x.sub(&y), x.lift(&y, Expr::sub), "{a} - {b}");
+            assert_eq!(x.mul(&y), x.lift(&y, Expr::mul), "{a} * {b}");
+        }
+    }
 
     #[test]
     fn symbolic_constant_becomes_known() {
