@@ -24,6 +24,7 @@ from multiprocessing import Pool
 import onnx
 
 from . import symexpr
+from .score import _fresh_values
 from .truth import compute_truth
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -90,7 +91,10 @@ def one(args):
             result["failures"].append("onnxruntime runs the input, not the copy: " + str(truth_out["reason"])[:300])
         result["ran"] = truth_out["status"] == "ok"
         for binding in truth_out["bindings"] if truth_out["status"] == "ok" else []:
-            env, shapes = binding["env"], binding["shapes"]
+            shapes = binding["shapes"]
+            # Fresh symbols (data-dependent sizes) take their run-time value where a written dim
+            # is the symbol alone, as in scoring; every other use of them is then checked.
+            env = _fresh_values([binding], written, list(written))[0][0]
             for name, dims in written.items():
                 real = shapes.get(name)
                 if real is None or len(real) != len(dims):
@@ -103,8 +107,8 @@ def one(args):
                     try:
                         v = d if isinstance(d, int) else symexpr.evaluate(d, env)
                     except symexpr.Unbound:
-                        # Fresh symbols (data-dependent sizes) have no value under the binding:
-                        # counted, so they are seen rather than hidden.
+                        # A symbol with no value under the binding (a fresh one never written
+                        # alone): counted, so it is seen rather than hidden.
                         result["unevaluated"] += 1
                         continue
                     except Exception as e:
