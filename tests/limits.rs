@@ -651,3 +651,75 @@ fn conditions_are_combined_within_groups_of_shared_symbols() {
         assert!(w1.iter().any(|m| m.contains("b499 ∈ {1, 3}")), "{w1:?}");
     }
 }
+
+/// The value budget pays for elements rules read, not for weights handed to them: a float
+/// weight shared by thousands of nodes that never read it (an ALBERT-like model) spent the
+/// budget on every hand-over, and the shapes computed from values after it were lost
+/// (issue 19: the 10k-node benchmark had 1,784 unknown dims, the 1M-node one 2.1 million).
+#[test]
+fn a_shared_weight_no_rule_reads_does_not_spend_the_value_budget() {
+    // 1,200 Adds of one [4096] float weight: 4.9M elements handed over, the budget is 4M.
+    let adds = 1_200;
+    let mut nodes = Vec::new();
+    let mut previous = "x".to_string();
+    for i in 0..adds {
+        let out = format!("a{i}");
+        nodes.push(node("Add", &[&previous, "w"], &[&out]));
+        previous = out;
+    }
+    // Then a target computed from values: Reshape to [Shape(x)[0], -1].
+    nodes.push(node("Shape", &[&previous], &["shape"]));
+    nodes.push(NodeProto {
+        attribute: vec![AttributeProto {
+            name: Some("axis".into()),
+            i: Some(0),
+            r#type: Some(2),
+            ..Default::default()
+        }],
+        ..node("Gather", &["shape", "zero"], &["rows"])
+    });
+    nodes.push(NodeProto {
+        attribute: vec![AttributeProto {
+            name: Some("axis".into()),
+            i: Some(0),
+            r#type: Some(2),
+            ..Default::default()
+        }],
+        ..node("Concat", &["rows", "minus_one"], &["target"])
+    });
+    nodes.push(node("Reshape", &[&previous, "target"], &["y"]));
+    let graph = GraphProto {
+        node: nodes,
+        name: Some("shared_weight".into()),
+        input: vec![input(
+            "x",
+            1,
+            vec![
+                dim(tensor_shape_proto::dimension::Value::DimParam("n".into())),
+                dim(tensor_shape_proto::dimension::Value::DimValue(4096)),
+            ],
+        )],
+        output: vec![ValueInfoProto {
+            name: Some("y".into()),
+            ..Default::default()
+        }],
+        initializer: vec![
+            TensorProto {
+                name: Some("w".into()),
+                dims: vec![4096],
+                data_type: Some(1),
+                float_data: vec![0.5; 4096],
+                ..Default::default()
+            },
+            int64s("zero", vec![1], vec![0]),
+            int64s("minus_one", vec![1], vec![-1]),
+        ],
+        ..Default::default()
+    };
+    let model = model(graph);
+    for outcome in every_entry(&model, &Options::new()) {
+        let report = outcome.unwrap();
+        let y = report.shape("y").unwrap().to_string();
+        assert_eq!(y, "[n, 4096]", "the Reshape target's values were lost");
+    }
+}

@@ -16,7 +16,9 @@ use crate::error::Limits;
 use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::model::{declared, Graph, GraphId, Initializer, Model, Node, Origin, ValueId};
 use crate::ops::registry::{self, Resolved};
-use crate::ops::{BroadcastCheck, Ctx, Fresh, Input, Named, RuleError, RuleFn};
+use crate::ops::{
+    BroadcastCheck, Charge, Ctx, Fresh, Input, Named, Reals, RuleError, RuleFn, StoredReals,
+};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape, Verdict};
@@ -712,10 +714,10 @@ impl<'m> Engine<'m> {
                 return (status, Vec::new(), Vec::new());
             }
         };
-        // Decoded first, as the inputs borrow them; charged below in slot order, as stored ones.
-        // Most nodes read no such value: they allocate nothing here.
+        // Float elements still in an initializer are decoded only if the rule reads them, and
+        // charged then. Most nodes read no such value: they allocate nothing here.
         let pending = self.pending.get(graph.id.0 as usize);
-        let decoded: Vec<Option<ValueTensor<Real>>> = if node
+        let stored: Vec<Option<StoredReals<'_>>> = if node
             .inputs()
             .iter()
             .flatten()
@@ -723,25 +725,31 @@ impl<'m> Engine<'m> {
         {
             node.inputs()
                 .iter()
-                .map(|value| self.pending_reals(graph.id, (*value)?))
+                .map(|value| {
+                    let value = (*value).filter(|&v| pending.is_some_and(|p| p.get(v)))?;
+                    Some(StoredReals::new(move || {
+                        self.pending_reals(graph.id, value)
+                            .filter(|v| self.charge(v.data.len()))
+                    }))
+                })
                 .collect()
         } else {
             Vec::new()
         };
+        let charge = |elements: usize| self.charge(elements);
         let ctx_inputs = node
             .inputs()
             .iter()
             .enumerate()
             .map(|(slot, value)| {
                 let facts = self.value_facts(graph.id, (*value)?)?;
-                let decoded = decoded.get(slot).and_then(Option::as_ref);
-                let real = facts.real.as_deref().or(decoded);
-                Some(Input {
-                    shape: &facts.shape,
-                    value: facts.value.as_deref().filter(|v| self.charge(v.data.len())),
-                    real: real.filter(|v| self.charge(v.data.len())),
-                    elem: facts.elem,
-                })
+                let value = facts.value.as_deref().filter(|v| self.charge(v.data.len()));
+                let real = match (&facts.real, stored.get(slot).and_then(Option::as_ref)) {
+                    (Some(real), _) => Reals::Lent(real, Charge(&charge)),
+                    (None, Some(stored)) => Reals::Stored(stored),
+                    (None, None) => Reals::Held(None),
+                };
+                Some(Input::new(&facts.shape, value, real, facts.elem))
             })
             .collect();
         let opset = node.opset.unwrap_or(i64::MAX);

@@ -77,7 +77,7 @@ fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             // Float vectors too: Resize scales are `Concat([1, 1], computed)`.
             inputs
                 .iter()
-                .map(|(_, i)| i.real.map(|v| v.data.clone()))
+                .map(|(_, i)| i.real().map(|v| v.data.clone()))
                 .collect::<Option<Vec<_>>>()
                 .and_then(|parts| ValueTensor::vector(parts.concat())),
         )

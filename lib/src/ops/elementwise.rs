@@ -180,7 +180,7 @@ fn float_unary(
     if let (Some(value), Some(width), "Cast" | "CastLike") = (input.value, to_width, op) {
         return Some(Err(value.to_reals(width)));
     }
-    let real = input.real?;
+    let real = input.real()?;
     let width = dtype::width_of(input.elem)?;
     match (op, out) {
         ("Cast" | "CastLike", Some(to)) if int_cast::is_integer(to) => {
@@ -261,7 +261,7 @@ fn float_binary(
     if matches!(verdict, Verdict::Invalid(_)) || a.elem != b.elem {
         return None;
     }
-    float_values::binary(op, a.real?, b.real?, dtype::width_of(a.elem)?)
+    float_values::binary(op, a.real()?, b.real()?, dtype::width_of(a.elem)?)
 }
 
 /// The opset < 7 rule as models actually run. The opset-6 doc says B's 1s do not stretch, but
@@ -410,7 +410,7 @@ fn variadic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     };
     let real = match (op, ctx.input(0), ctx.input(1), ctx.input_count()) {
         ("Max" | "Min" | "Sum", Some(x), Some(y), 2) => float_binary(op, x, y, &outcome.verdict),
-        ("Max" | "Min" | "Sum", Some(x), _, 1) => x.real.cloned(),
+        ("Max" | "Min" | "Sum", Some(x), _, 1) => x.real().cloned(),
         _ => None,
     };
     let elem = out_elem(ctx);

@@ -60,7 +60,7 @@ fn gather(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (Some(values), Some(index)) if values.shape.len() == 1 => gather_vector(values, index),
         _ => None,
     };
-    let real = match (data.real, indices.value) {
+    let real = match (data.real(), indices.value) {
         (Some(values), Some(index)) if values.shape.len() == 1 => gather_vector(values, index),
         _ => None,
     };

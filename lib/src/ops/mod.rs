@@ -5,7 +5,7 @@
 //! [`registry::resolve`] maps `(domain, op_type, opset)` to a rule; an op version missing there
 //! gets unknown outputs and an I1 note.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 
 pub(crate) use constraint::Constraint;
 
@@ -69,10 +69,89 @@ pub(crate) struct Input<'a> {
     /// Its elements, for small integer tensors whose values are known (never for float tensors,
     /// whose elements are in `real`: integer folding, such as floor `Div`, is wrong on floats).
     pub(crate) value: Option<&'a ValueTensor>,
-    /// Its elements, for small `FLOAT` and `DOUBLE` tensors of shape computations.
-    pub(crate) real: Option<&'a ValueTensor<Real>>,
+    /// Its elements, for small `FLOAT` and `DOUBLE` tensors of shape computations: read them
+    /// with [`Input::real`].
+    real: Reals<'a>,
     /// Its element type (`TensorProto.DataType`), when known.
     pub(crate) elem: Option<i32>,
+}
+
+/// Where an input's float elements are.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Reals<'a> {
+    /// Already decoded, or known absent.
+    Held(Option<&'a ValueTensor<Real>>),
+    /// Decoded, and charged to the value budget each time a rule reads them (`false` from the
+    /// charge: unaffordable, read as absent). A weight shared by every block is handed to
+    /// thousands of nodes whose rules never read it: charging the hand-over spent the budget
+    /// on nothing, and values stopped propagating part way through such a model.
+    Lent(&'a ValueTensor<Real>, Charge<'a>),
+    /// Still in an initializer, decoded on first read. A weight read once is read by a
+    /// `MatMul` or an `Add` that never looks at its elements: a model whose layers have their own
+    /// weights decoded (and charged to the value budget) every weight for nothing (issue 19).
+    Stored(&'a StoredReals<'a>),
+}
+
+/// Charges value elements a rule reads to the model's value budget: `false` when it cannot
+/// afford them.
+#[derive(Clone, Copy)]
+pub(crate) struct Charge<'a>(pub(crate) &'a dyn Fn(usize) -> bool);
+
+impl std::fmt::Debug for Charge<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Charge")
+    }
+}
+
+/// Float elements left in an initializer, decoded (and charged to the value budget) the first
+/// time a rule reads them.
+pub(crate) struct StoredReals<'a> {
+    decoded: OnceCell<Option<ValueTensor<Real>>>,
+    decode: Box<dyn Fn() -> Option<ValueTensor<Real>> + 'a>,
+}
+
+impl<'a> StoredReals<'a> {
+    /// Elements `decode` gives when first read; `None` from it means unknown (or unaffordable).
+    pub(crate) fn new(decode: impl Fn() -> Option<ValueTensor<Real>> + 'a) -> Self {
+        StoredReals {
+            decoded: OnceCell::new(),
+            decode: Box::new(decode),
+        }
+    }
+}
+
+impl std::fmt::Debug for StoredReals<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredReals")
+            .field("decoded", &self.decoded)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Input<'a> {
+    /// An input with these facts.
+    pub(crate) fn new(
+        shape: &'a Shape,
+        value: Option<&'a ValueTensor>,
+        real: Reals<'a>,
+        elem: Option<i32>,
+    ) -> Self {
+        Input {
+            shape,
+            value,
+            real,
+            elem,
+        }
+    }
+
+    /// Its elements, for small `FLOAT` and `DOUBLE` tensors of shape computations.
+    pub(crate) fn real(&self) -> Option<&'a ValueTensor<Real>> {
+        match self.real {
+            Reals::Held(real) => real,
+            Reals::Lent(real, charge) => (charge.0)(real.data.len()).then_some(real),
+            Reals::Stored(stored) => stored.decoded.get_or_init(|| (stored.decode)()).as_ref(),
+        }
+    }
 }
 
 /// A node as a rule sees it.
@@ -183,7 +262,7 @@ impl<'a> Ctx<'a> {
     /// all integers (`[1.0, 1.0, 2.0, 2.0]` Resize scales). Integer inputs give `None`: their
     /// elements are in [`Input::value`].
     pub(crate) fn integral_floats(&self, slot: usize) -> Option<ValueTensor> {
-        let real = self.input(slot)?.real?;
+        let real = self.input(slot)?.real()?;
         let data = real
             .data
             .iter()

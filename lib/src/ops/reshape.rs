@@ -31,7 +31,7 @@ pub(super) fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
         .zip(sizes.clone())
         .and_then(|(v, sizes)| v.reshaped(sizes));
     let real = input
-        .and_then(|i| i.real)
+        .and_then(|i| i.real())
         .zip(sizes)
         .and_then(|(v, sizes)| v.reshaped(sizes));
     match (value, real) {

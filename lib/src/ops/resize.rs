@@ -57,7 +57,7 @@ fn scaled(dim: &Dim, scale: f32) -> Dim {
 /// narrowed as onnxruntime narrows it); `None` unless every element is a known float.
 fn known_scales(ctx: &Ctx<'_>, slot: usize) -> Option<Vec<f32>> {
     ctx.input(slot)?
-        .real?
+        .real()?
         .data
         .iter()
         .map(|r| {

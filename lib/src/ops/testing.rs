@@ -179,11 +179,13 @@ pub(crate) fn run_in(
     let ctx_inputs = inputs
         .iter()
         .map(|fact| {
-            fact.as_ref().map(|f| Input {
-                shape: &f.shape,
-                value: f.value.as_ref(),
-                real: f.real.as_ref(),
-                elem: f.elem,
+            fact.as_ref().map(|f| {
+                Input::new(
+                    &f.shape,
+                    f.value.as_ref(),
+                    super::Reals::Held(f.real.as_ref()),
+                    f.elem,
+                )
             })
         })
         .collect();
