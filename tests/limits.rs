@@ -668,25 +668,18 @@ fn a_shared_weight_no_rule_reads_does_not_spend_the_value_budget() {
         previous = out;
     }
     // Then a target computed from values: Reshape to [Shape(x)[0], -1].
+    let axis_0 = |op: &str, inputs: &[&str], outputs: &[&str]| NodeProto {
+        attribute: vec![AttributeProto {
+            name: Some("axis".into()),
+            i: Some(0),
+            r#type: Some(2),
+            ..Default::default()
+        }],
+        ..node(op, inputs, outputs)
+    };
     nodes.push(node("Shape", &[&previous], &["shape"]));
-    nodes.push(NodeProto {
-        attribute: vec![AttributeProto {
-            name: Some("axis".into()),
-            i: Some(0),
-            r#type: Some(2),
-            ..Default::default()
-        }],
-        ..node("Gather", &["shape", "zero"], &["rows"])
-    });
-    nodes.push(NodeProto {
-        attribute: vec![AttributeProto {
-            name: Some("axis".into()),
-            i: Some(0),
-            r#type: Some(2),
-            ..Default::default()
-        }],
-        ..node("Concat", &["rows", "minus_one"], &["target"])
-    });
+    nodes.push(axis_0("Gather", &["shape", "zero"], &["rows"]));
+    nodes.push(axis_0("Concat", &["rows", "minus_one"], &["target"]));
     nodes.push(node("Reshape", &[&previous, "target"], &["y"]));
     let graph = GraphProto {
         node: nodes,
