@@ -17,18 +17,12 @@ use crate::shape::{Dim, Shape, Tri};
 
 /// Replaces each minted symbol in `outputs` by the size the outputs' `declared` shapes (by
 /// output slot; `Unranked` when nothing is declared) give it, when they give one, agree on it,
-/// and it is within the rule's bounds. Returns each replaced symbol with its size.
-pub(super) fn declared_sizes(
-    minted: &[Minted],
-    outputs: &mut [ValueFacts],
-    declared: &[Shape],
-) -> Vec<(Dim, Dim)> {
-    let mut adopted = Vec::new();
+/// and it is within the rule's bounds.
+pub(super) fn declared_sizes(minted: &[Minted], outputs: &mut [ValueFacts], declared: &[Shape]) {
     for symbol in minted {
         let Some(size) = promised(symbol, outputs, declared) else {
             continue;
         };
-        adopted.push((symbol.dim.clone(), size.clone()));
         for facts in outputs.iter_mut() {
             if let Shape::Ranked(dims) = &mut facts.shape {
                 replace(dims, &symbol.dim, &size);
@@ -38,7 +32,6 @@ pub(super) fn declared_sizes(
             }
         }
     }
-    adopted
 }
 
 /// The one size the declarations give `symbol`, if they give one that can hold.

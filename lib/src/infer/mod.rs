@@ -629,13 +629,10 @@ impl<'m> Engine<'m> {
                         declared::shape_of(value.and_then(|v| v.declared.as_deref()))
                     })
                     .collect();
-                let adopted = adopt::declared_sizes(&minted, &mut outputs, &declared);
-                // A named element takes the size its output adopted, so its value agrees.
-                for element in &mut named {
-                    if let Some((_, size)) = adopted.iter().find(|(s, _)| *s == element.dim) {
-                        element.dim = size.clone();
-                    }
-                }
+                // A named element keeps its fresh symbol even where the node's outputs adopt a
+                // declared size: onnxruntime runs models whose declarations are wrong (W2), so
+                // a declaration must not reach the other readers of the value.
+                adopt::declared_sizes(&minted, &mut outputs, &declared);
             }
             (status, outputs, checks)
         };
