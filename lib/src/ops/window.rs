@@ -1,10 +1,12 @@
 //! Sliding-window arithmetic shared by convolutions and pools: `auto_pad`, `pads`, `strides`,
 //! `dilations` and `ceil_mode` per spatial axis (ONNX Conv-11, MaxPool-12, ConvTranspose-11).
 //!
-//! A symbolic size is given only when the formula is exact for every accepted input: floor
-//! division needs a provably non-negative numerator (with stride 1 there is no division), and
-//! `ceil_mode` is used only when no window can start in the end padding, the case where
-//! runtimes differ (some drop that window).
+//! A symbolic size is given only when the formula is exact for every input onnxruntime accepts:
+//! convolutions fail on a negative numerator, so floor holds; pools truncate, so floor is used
+//! only where the numerator cannot be negative for a non-empty input (non-decreasing and
+//! non-negative with every symbol at 1), `max(floor, 1)` where it stays above `-stride`, and an
+//! exact truncation otherwise; `ceil_mode` is used only when no window can start in the end
+//! padding, the case where runtimes differ (some drop that window).
 
 use super::constraint::{Constraint, Pending};
 use super::{Ctx, RuleError};
@@ -180,18 +182,21 @@ impl Window {
         let mut holds = Condition::truth();
         let mut found = Vec::new();
         for (i, size) in out.iter().enumerate() {
+            let input = spatial
+                .and_then(|s| s.get(i))
+                .cloned()
+                .unwrap_or(Dim::Unknown);
             let reportable = match size {
                 Dim::Known(v) => *v < least,
-                Dim::Sym(_) => at_ones(size).is_some_and(|v| v < least),
+                // Every size here is non-decreasing in its input dim (floor, truncation and
+                // `s * (in - 1)` all are), so one that grows with its symbols falls short first
+                // at all ones.
+                Dim::Sym(_) => input.is_monotone() && at_ones(size).is_some_and(|v| v < least),
                 Dim::Unknown => false,
             };
             if !reportable {
                 continue;
             }
-            let input = spatial
-                .and_then(|s| s.get(i))
-                .cloned()
-                .unwrap_or(Dim::Unknown);
             let (begin, end) = self.pads_of(i);
             let stride = self.strides.get(i).copied().unwrap_or(1);
             found.push(format!(
@@ -324,11 +329,15 @@ fn truncated_out(num: &Dim, s: i64) -> Dim {
             .checked_div(s)
             .and_then(|q| q.checked_add(1))
             .map_or(Dim::Unknown, Dim::known),
-        Dim::Sym(_) if num.is_non_negative() || at_ones(num).is_some_and(|v| v >= 0) => {
+        // A numerator that grows with its inputs is smallest at all ones.
+        Dim::Sym(_)
+            if num.is_non_negative()
+                || (num.is_monotone() && at_ones(num).is_some_and(|v| v >= 0)) =>
+        {
             floor_out(num, s)
         }
         // Above `-s` at every non-empty input, truncation gives 1 where floor gives 0.
-        Dim::Sym(_) if at_ones(num).is_some_and(|v| v > -s) => {
+        Dim::Sym(_) if num.is_monotone() && at_ones(num).is_some_and(|v| v > -s) => {
             floor_out(num, s).max(&Dim::known(1))
         }
         Dim::Sym(_) => {
@@ -496,6 +505,35 @@ mod tests {
         }
         // A window that fits every non-empty input keeps the plain floor form.
         assert_eq!(strided_pool("n", 1, 2).to_string(), "(n+1)/2");
+    }
+
+    #[test]
+    fn a_numerator_that_shrinks_as_a_symbol_grows_gets_the_exact_truncation() {
+        use crate::ops::testing::shape;
+        use crate::shape::{Binding, Dim, Shape};
+        // A pool over `20 - n`: the value at n = 1 says nothing about n = 18 (onnxruntime: 1).
+        let input = Shape::Ranked(vec![
+            Dim::known(1),
+            Dim::known(1),
+            Dim::known(20).sub(&Dim::sym("n")),
+        ]);
+        let out = run(
+            "MaxPool",
+            12,
+            &[shape(input)],
+            vec![ints_attr("kernel_shape", &[3]), ints_attr("strides", &[2])],
+        )
+        .unwrap();
+        let size = out.outputs[0].shape.dims().unwrap()[2].clone();
+        // trunc((17 - n) / 2) + 1, for n = 1, 17, 18, 19.
+        for (n, want) in [(1, 9), (17, 1), (18, 1), (19, 0)] {
+            let binding: Binding = [("n".to_string(), n)].into();
+            assert_eq!(size.eval(&binding), Some(want), "n = {n}: {size}");
+        }
+        assert!(
+            out.checks.is_empty(),
+            "no W4 from a size that is not monotone"
+        );
     }
 
     #[test]

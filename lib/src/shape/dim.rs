@@ -168,6 +168,16 @@ impl Dim {
         }
     }
 
+    /// Whether the dim is provably non-decreasing in every symbol it names (a known size is):
+    /// `(n+1)/2` is, `20-n` is not. `Unknown` is not.
+    pub fn is_monotone(&self) -> bool {
+        match self {
+            Dim::Known(_) => true,
+            Dim::Sym(e) => e.is_monotone(),
+            Dim::Unknown => false,
+        }
+    }
+
     /// Whether the dim is provably `>= 0` for every binding (symbols denote sizes, so are
     /// non-negative; `n - 1` is not provably so). `Unknown` is not.
     pub fn is_non_negative(&self) -> bool {

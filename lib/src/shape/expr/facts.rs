@@ -58,6 +58,14 @@ impl Expr {
             .then(|| self.constant_term())
     }
 
+    /// Whether `self` is provably non-decreasing in every symbol (over non-negative symbols):
+    /// each non-constant monomial has a positive coefficient and is a product of non-decreasing
+    /// atoms, each non-negative when the monomial has more than one factor. `20 - n` and
+    /// `n mod 4` are not.
+    pub fn is_monotone(&self) -> bool {
+        self.variable_terms().all(|(m, c)| *c > 0 && m.monotone())
+    }
+
     pub(super) fn is_nonneg(&self) -> bool {
         self.lower_bound().is_some_and(|c| c >= 0)
     }

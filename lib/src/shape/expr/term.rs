@@ -25,6 +25,16 @@ impl Atom {
         }
     }
 
+    /// Whether the atom is provably non-decreasing in every symbol.
+    pub(super) fn monotone(&self) -> bool {
+        match self {
+            Atom::Sym(_) => true,
+            Atom::FloorDiv(e, _) => e.is_monotone(),
+            Atom::Mod(..) => false,
+            Atom::Min(a, b) | Atom::Max(a, b) => a.is_monotone() && b.is_monotone(),
+        }
+    }
+
     pub(super) fn eval(&self, binding: &Binding) -> Option<i64> {
         match self {
             Atom::Sym(name) => binding.get(name.as_ref()).copied(),
@@ -61,6 +71,15 @@ impl Mono {
 
     pub(super) fn nonneg(&self) -> bool {
         self.0.iter().all(|(a, p)| p % 2 == 0 || a.nonneg())
+    }
+
+    /// Whether the product is non-decreasing: one non-decreasing factor, or several that are
+    /// also non-negative.
+    pub(super) fn monotone(&self) -> bool {
+        match self.0.as_slice() {
+            [(atom, 1)] => atom.monotone(),
+            factors => factors.iter().all(|(a, _)| a.monotone() && a.nonneg()),
+        }
     }
 
     pub(super) fn mul(&self, other: &Mono) -> Option<Mono> {
