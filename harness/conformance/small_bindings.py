@@ -25,7 +25,7 @@ import numpy as np
 import onnx
 
 from . import truth as T
-from .score import _fresh_values
+from .score import _bare_fresh, _fresh_values
 from .symexpr import ExprError, Unbound, evaluate
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -38,6 +38,7 @@ def mismatches(shapes, env, real):
     dims) that evaluates under `env` to another size than `real` (name -> runtime dims)."""
     envs, clashes = _fresh_values([{"env": env, "shapes": real}], shapes, list(real))
     full, out, compared = envs[0], [], 0
+    clashing = clashes[0]
     for name, dims in real.items():
         got = shapes.get(name)
         if not isinstance(got, list):
@@ -47,6 +48,11 @@ def mismatches(shapes, env, real):
             continue
         for axis, (d, r) in enumerate(zip(got, dims)):
             if d is None:
+                continue
+            if _bare_fresh(d) in clashing:
+                # One fresh symbol, two sizes in one run: wrong wherever it stands.
+                compared += 1
+                out.append((name, axis, d, None, r))
                 continue
             try:
                 v = d if isinstance(d, int) else evaluate(d, full)

@@ -94,7 +94,10 @@ def one(args):
             shapes = binding["shapes"]
             # Fresh symbols (data-dependent sizes) take their run-time value where a written dim
             # is the symbol alone, as in scoring; every other use of them is then checked.
-            env = _fresh_values([binding], written, list(written))[0][0]
+            envs, clashes = _fresh_values([binding], written, list(written))
+            env = envs[0]
+            for symbol in sorted(clashes[0]):
+                result["failures"].append(f"fresh symbol {symbol} written for two run-time sizes")
             for name, dims in written.items():
                 real = shapes.get(name)
                 if real is None or len(real) != len(dims):

@@ -18,3 +18,9 @@ def test_fresh_symbols_are_read_where_they_stand_alone():
     assert not bad and compared == 2
     bad, _ = mismatches(shapes, {}, {"a": [7], "b": [4], "c": [5]})
     assert [b[0] for b in bad] == ["b"]
+
+
+def test_one_fresh_symbol_with_two_sizes_is_reported():
+    shapes = {"a": ["`TopK#0`"], "b": ["`TopK#0`"]}
+    bad, compared = mismatches(shapes, {}, {"a": [2], "b": [3]})
+    assert compared == 2 and sorted(b[0] for b in bad) == ["a", "b"]
