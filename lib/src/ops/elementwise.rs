@@ -643,6 +643,16 @@ mod tests {
             assert!(!add(runs), "{runs:?}");
         }
         assert!(add(&[2, 5]));
+        // Symbolic: numpy's condition, not the strict rule's error.
+        let out = testing::run(
+            "Add",
+            6,
+            &[testing::dims(&["3", "4", "n"]), testing::dims(&["m"])],
+            vec![],
+        )
+        .unwrap();
+        let condition = out.checks[0].outcome.condition().unwrap().to_string();
+        assert!(condition.contains("m = 1"), "{condition}");
     }
 
     #[test]
