@@ -13,11 +13,11 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use crate::error::Limits;
-use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::model::{declared, Graph, GraphId, Initializer, Model, Node, Origin, ValueId};
 use crate::ops::registry::{self, Resolved};
 use crate::ops::{
-    BroadcastCheck, Charge, Ctx, Fresh, Input, Named, Reals, RuleError, RuleFn, StoredReals,
+    held_shape, BroadcastCheck, Charge, Ctx, Fresh, Input, Named, Reals, RuleError, RuleFn,
+    StoredReals,
 };
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
@@ -324,7 +324,8 @@ pub(crate) struct Engine<'m> {
 /// Writes the symbols a rule gave unknown elements of its inputs' values ([`crate::ops::Named`])
 /// into those values, so that their later readers share them. An element the stored value
 /// already knows is kept (the rule saw the value uncharged); a value not stored yet is made, all
-/// unknown but the named element, when its shape is a scalar or a short static vector.
+/// unknown but the named element ([`crate::ops::held_shape`], as the rule checked). Rules name
+/// elements of integer values only.
 fn name_elements(facts: &mut GraphFacts, node: &Node, named: Vec<Named>) {
     for element in named {
         let Some(value) = node.inputs().get(element.slot).copied().flatten() else {
@@ -333,21 +334,8 @@ fn name_elements(facts: &mut GraphFacts, node: &Node, named: Vec<Named>) {
         let Some(stored) = facts.values.get_mut(value.0 as usize) else {
             continue;
         };
-        if crate::model::dtype::is_float(stored.elem) {
-            continue;
-        }
         if stored.value.is_none() {
-            let shape = match stored.shape.dims() {
-                Some([]) => Some(Vec::new()),
-                // Bounded before allocating: the length comes from the model.
-                Some([length]) => length
-                    .as_known()
-                    .and_then(|n| usize::try_from(n).ok())
-                    .filter(|&n| n <= MAX_VALUE_ELEMENTS)
-                    .map(|n| vec![n]),
-                _ => None,
-            };
-            stored.value = shape
+            stored.value = held_shape(&stored.shape)
                 .and_then(|shape| {
                     let count = shape.iter().product();
                     ValueTensor::new(shape, vec![Dim::Unknown; count])

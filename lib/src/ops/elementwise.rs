@@ -279,15 +279,15 @@ fn legacy_at_run_time(
     broadcast: bool,
     axis: Option<i64>,
 ) -> broadcast::Outcome {
-    let strict = broadcast::legacy(a, b, broadcast, axis);
     if !broadcast {
         // numpy's rule decides, conditions included (`n = m` alone would miss `m = 1`).
         let converted = broadcast::multidirectional(&[a, b]);
         if matches!(converted.verdict, Verdict::Invalid(_)) {
-            return strict;
+            return broadcast::legacy(a, b, false, axis);
         }
         return converted;
     }
+    let strict = broadcast::legacy(a, b, true, axis);
     if !matches!(strict.verdict, Verdict::Invalid(_)) {
         return strict;
     }

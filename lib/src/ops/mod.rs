@@ -9,6 +9,7 @@ use std::cell::{Cell, OnceCell, RefCell};
 
 pub(crate) use constraint::Constraint;
 
+use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::model::{AttrError, Attrs, Node};
 use crate::shape::broadcast::{Outcome, Rule};
 use crate::shape::real::Real;
@@ -332,7 +333,7 @@ impl<'a> Ctx<'a> {
                 Some(known) => return known.clone(),
                 None => return Dim::Unknown,
             }
-        } else if !input_holds(input.shape, index) {
+        } else if held_shape(input.shape).is_none_or(|shape| index >= shape.iter().product()) {
             return Dim::Unknown;
         }
         let dim = self.fresh_dim(what, at_most);
@@ -345,15 +346,18 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Whether a value of `shape` (a scalar or a vector of static length) has element `index`.
-fn input_holds(shape: &Shape, index: usize) -> bool {
-    match shape.dims() {
-        Some([]) => index == 0,
-        Some([length]) => length
+/// The static shape of a value of `shape` that data propagation can hold elements of: a scalar,
+/// or a vector of known length up to [`MAX_VALUE_ELEMENTS`] (bounded before anything is
+/// allocated: the length comes from the model).
+pub(crate) fn held_shape(shape: &Shape) -> Option<Vec<usize>> {
+    match shape.dims()? {
+        [] => Some(Vec::new()),
+        [length] => length
             .as_known()
             .and_then(|n| usize::try_from(n).ok())
-            .is_some_and(|n| index < n),
-        _ => false,
+            .filter(|&n| n <= MAX_VALUE_ELEMENTS)
+            .map(|n| vec![n]),
+        _ => None,
     }
 }
 

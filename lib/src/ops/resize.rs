@@ -137,8 +137,7 @@ fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let mut out = dims.to_vec();
     // With the `stretch` policy an output size is exactly its `sizes` element: an unknown one
     // (torchvision's resize computes it in float) is named, so the rest of the graph carries it.
-    let targets = sizes.filter(|s| stretch && (s.value.is_some() || s.shape.dims().is_some()));
-    if targets.is_some() {
+    if sizes.is_some() && stretch {
         for (index, &axis) in resized.iter().enumerate() {
             if let Some(slot) = out.get_mut(axis) {
                 *slot = ctx.size_element(3, index, "Resize", Vec::new());

@@ -140,10 +140,7 @@ impl Window {
     fn sizes(&self, spatial: Option<&[Dim]>, sizing: Sizing) -> Vec<Dim> {
         (0..self.kernel.len())
             .map(|i| {
-                let input = spatial
-                    .and_then(|s| s.get(i))
-                    .cloned()
-                    .unwrap_or(Dim::Unknown);
+                let input = input_at(spatial, i);
                 self.axis_out(i, &input, sizing)
             })
             .collect()
@@ -182,10 +179,7 @@ impl Window {
         let mut holds = Condition::truth();
         let mut found = Vec::new();
         for (i, size) in out.iter().enumerate() {
-            let input = spatial
-                .and_then(|s| s.get(i))
-                .cloned()
-                .unwrap_or(Dim::Unknown);
+            let input = input_at(spatial, i);
             let reportable = match size {
                 Dim::Known(v) => *v < least,
                 // Every size here is non-decreasing in its input dim (floor, truncation and
@@ -256,10 +250,7 @@ impl Window {
     ) -> Vec<Dim> {
         (0..self.kernel.len())
             .map(|i| {
-                let input = spatial
-                    .and_then(|s| s.get(i))
-                    .cloned()
-                    .unwrap_or(Dim::Unknown);
+                let input = input_at(spatial, i);
                 let stride = self.strides.get(i).copied().unwrap_or(1);
                 let s = Dim::known(stride);
                 let extra = output_padding.get(i).copied().unwrap_or(0);
@@ -307,6 +298,14 @@ impl Sizing {
             Sizing::Pool => 0,
         }
     }
+}
+
+/// Spatial input dim `i` (unknown when the input or the axis is).
+fn input_at(spatial: Option<&[Dim]>, i: usize) -> Dim {
+    spatial
+        .and_then(|s| s.get(i))
+        .cloned()
+        .unwrap_or(Dim::Unknown)
 }
 
 /// The value of `dim` when every symbol in it is 1 (the smallest non-empty input).
