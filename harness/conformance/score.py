@@ -175,12 +175,12 @@ def score(truth, producers, shapes):
         return total, per_op, wrong
     names = [n for n in producers if any(n in b["shapes"] for b in binds)]
     envs, conflicts = _fresh_values(binds, shapes, names)
+    clashing = set().union(*conflicts)
     for name in names:
         idx, op, dom = producers[name]
         opk = op if dom in ("", "ai.onnx") else f"{dom}:{op}"
         c = empty_counts()
         truths = [(env, b["shapes"][name]) for b, env in zip(binds, envs) if name in b["shapes"]]
-        clashing = set().union(*conflicts)
         rank = len(truths[0][1])
         inferred = shapes.get(name)
         c["values"] = 1
