@@ -110,8 +110,9 @@ fn unnamed_nodes_get_stable_names_and_opset() {
         ..Default::default()
     };
     let loaded = load(&model(graph));
-    let n = &loaded.main().unwrap().nodes[0];
-    assert_eq!(n.name, "Abs_0");
+    let main = loaded.main().unwrap();
+    let n = &main.nodes[0];
+    assert_eq!(main.text(n.name), "Abs_0");
     assert!(!n.named);
     assert_eq!(n.opset, Some(17));
 }
@@ -228,8 +229,9 @@ fn node_spans_decode_back_to_the_node() {
     let proto = model(graph);
     let bytes = proto.encode_to_vec();
     let loaded = load(&proto);
-    for n in &loaded.main().unwrap().nodes {
+    let main = loaded.main().unwrap();
+    for n in &main.nodes {
         let decoded = NodeProto::decode(&bytes[n.span.clone()]).unwrap();
-        assert_eq!(decoded.name.as_deref(), Some(&*n.name));
+        assert_eq!(decoded.name.as_deref(), Some(main.text(n.name)));
     }
 }

@@ -157,7 +157,7 @@ fn entries(report: &LintReport) -> (BTreeSet<String>, Vec<u8>) {
             continue;
         }
         let info = ValueInfoProto {
-            name: Some(value.name.to_string()),
+            name: Some(graph.text(value.name).to_owned()),
             r#type: Some(TypeProto {
                 value: Some(TypeValue::TensorType(Tensor {
                     elem_type: Some(elem),
@@ -173,7 +173,7 @@ fn entries(report: &LintReport) -> (BTreeSet<String>, Vec<u8>) {
         encoded.extend(varint((GRAPH_VALUE_INFO << 3) | LEN));
         encoded.extend(varint(body.len() as u64));
         encoded.extend(body);
-        names.insert(value.name.to_string());
+        names.insert(graph.text(value.name).to_owned());
     }
     (names, encoded)
 }

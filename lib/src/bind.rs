@@ -42,7 +42,7 @@ pub(crate) fn declared_symbols(model: &Model) -> BTreeSet<String> {
         for (axis, dim) in dims.iter().enumerate() {
             match dim_of(dim.value.as_ref()) {
                 Dim::Unknown => {
-                    symbols.insert(format!("{}:{axis}", value.name));
+                    symbols.insert(format!("{}:{axis}", main.text(value.name)));
                 }
                 dim => symbols.extend(dim.symbols()),
             }
@@ -60,7 +60,7 @@ pub(crate) fn bind(model: &mut Model, binding: &Binding) {
         let main = graph.parent.is_none() && graph.path == "main";
         for value in &mut graph.values {
             let input = main && value.origin == Origin::Input;
-            let name = value.name.to_string();
+            let name = graph.texts.get(value.name).to_owned();
             let Some(dims) = value.declared.as_deref_mut().and_then(dims_mut) else {
                 continue;
             };

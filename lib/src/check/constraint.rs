@@ -96,7 +96,7 @@ fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
             let stored = declared::tensor_shape(&tensor.dims);
             if verify::compare(&stored, &declared_shape).is_err() {
                 let facts = Facts::InitializerMismatch {
-                    input: value.name.to_string(),
+                    input: graph.text(value.name).to_owned(),
                     graph: graph.path.clone(),
                     declared: declared_shape,
                     stored,

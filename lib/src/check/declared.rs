@@ -39,7 +39,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             };
             if let Err(mismatch) = verify::compare(&inferred.shape, &declared_shape) {
                 let facts_of = Facts::DeclaredMismatch {
-                    value: value.name.to_string(),
+                    value: graph.text(value.name).to_owned(),
                     declared: declared_shape,
                     inferred: inferred.shape.clone(),
                     mismatch,

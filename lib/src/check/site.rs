@@ -11,7 +11,7 @@ pub(super) fn node_site(graph: &Graph, node: &Node) -> NodeSite {
     NodeSite {
         graph: graph.path.clone(),
         index: node.index,
-        name: node.name.to_string(),
+        name: graph.text(node.name).to_owned(),
         anchor: anchor(graph, node),
         op_type: node.op_type.to_string(),
         domain: node.domain.to_string(),
@@ -23,11 +23,11 @@ pub(super) fn node_site(graph: &Graph, node: &Node) -> NodeSite {
 /// (values have one producer, so an output names its node wherever the node sits).
 fn anchor(graph: &Graph, node: &Node) -> String {
     if node.named {
-        return node.name.to_string();
+        return graph.text(node.name).to_owned();
     }
     match node.outputs().iter().flatten().next() {
         Some(output) => format!("{}->{}", node.op_type, graph.value_name(*output)),
-        None => node.name.to_string(),
+        None => graph.text(node.name).to_owned(),
     }
 }
 

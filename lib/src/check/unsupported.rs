@@ -46,7 +46,10 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             let names: Vec<String> = nodes
                 .iter()
                 .take(LISTED)
-                .filter_map(|&(g, n)| Some(model.graphs.get(g)?.node(n)?.name.to_string()))
+                .filter_map(|&(g, n)| {
+                    let graph = model.graphs.get(g)?;
+                    Some(graph.text(graph.node(n)?.name).to_owned())
+                })
                 .collect();
             let facts = Facts::Unsupported {
                 op_type,

@@ -537,7 +537,7 @@ impl<'m> Engine<'m> {
             shape: match stored_shape.filter(|_| constant.is_some()) {
                 Some(dims) => control::refine(&declared_shape, &dims),
                 None if graph.parent.is_none() => {
-                    anonymous::name_anonymous(&value.name, declared_shape)
+                    anonymous::name_anonymous(graph.text(value.name), declared_shape)
                 }
                 None => declared_shape,
             },
@@ -753,7 +753,13 @@ impl<'m> Engine<'m> {
                     .collect();
                 (NodeStatus::Inferred, outputs, inferred.checks)
             }
-            Err(error) => (NodeStatus::Failed(Box::new(error)), Vec::new(), Vec::new()),
+            Err(mut error) => {
+                // Attributes are read without the graph that holds the node's name.
+                if let RuleError::Attr(attr) = &mut error {
+                    graph.text(node.name).clone_into(&mut attr.node);
+                }
+                (NodeStatus::Failed(Box::new(error)), Vec::new(), Vec::new())
+            }
         }
     }
 }

@@ -143,7 +143,8 @@ impl<'a> Attrs<'a> {
 
     fn error(self, name: &str, expected: &'static str) -> AttrError {
         AttrError {
-            node: self.node.name.to_string(),
+            // Filled in by the engine, which holds the graph that holds the name.
+            node: String::new(),
             op_type: self.node.op_type.to_string(),
             attribute: name.to_owned(),
             expected,
@@ -257,7 +258,7 @@ mod tests {
         let attributes = attributes.into_iter().map(Attribute::from).collect();
         Node {
             index: 0,
-            name: "n".into(),
+            name: crate::model::Text::EMPTY,
             named: true,
             op_type: "Op".into(),
             domain: ArcStr::new(),
@@ -283,14 +284,17 @@ mod tests {
     }
 
     #[test]
-    fn wrong_type_names_node_and_attribute() {
+    fn wrong_type_names_op_type_and_attribute() {
         let n = node(vec![AttributeProto {
             name: Some("axis".into()),
             r#type: Some(AttributeType::Float as i32),
             f: Some(1.0),
             ..Default::default()
         }]);
-        let err = n.attrs().int("axis").unwrap_err();
+        let mut err = n.attrs().int("axis").unwrap_err();
+        // The node's name is in its graph: the engine fills it in.
+        assert_eq!(err.node, "");
+        err.node = "n".into();
         assert_eq!(
             err.to_string(),
             "Op node `n`: attribute `axis` should be an int"

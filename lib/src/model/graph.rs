@@ -8,13 +8,13 @@ use std::ops::Range;
 use std::path::Path;
 
 use bytes::Bytes;
-use bytestring::ByteString;
 
 use super::intern::Interner;
 use super::names::{self, NameIndex};
 use super::node_wire::{self, RawNode};
 use super::parts::TensorSource;
 use super::parts::{GraphParts, ModelParts, Nodes};
+use super::text::{RawText, Text, Texts};
 use super::topology;
 use super::wire::{GraphLayout, ModelLayout, NodeLayout};
 use super::{
@@ -193,18 +193,17 @@ impl Builder<'_> {
                 + proto.initializer.len()
                 + proto.sparse_initializer.len()
                 + node_count,
+            self.file.clone(),
         );
 
         for input in proto.input {
             self.check_declared_rank(input.r#type.as_ref())?;
-            let name = ByteString::from(input.name.unwrap_or_default());
-            let (value, fresh) = table.define(name.clone(), Origin::Input);
+            let name = input.name.unwrap_or_default();
+            let text = self.add_text(&mut table, &RawText::Owned(name))?;
+            let (value, fresh) = table.define(text, Origin::Input);
             if !fresh {
-                self.problem(
-                    id,
-                    None,
-                    ProblemKind::DuplicateProducer { name: name.into() },
-                );
+                let name = table.name_of(value).to_owned();
+                self.problem(id, None, ProblemKind::DuplicateProducer { name });
             } else if let Some(slot) = table.values.get_mut(value.0 as usize) {
                 slot.declared = input.r#type.map(Box::new);
             }
@@ -243,7 +242,8 @@ impl Builder<'_> {
             self.check_dims(&name, &tensor.dims)?;
             let index = u32::try_from(initializers.len()).ok();
             // One probe of the name index: defined now unless already defined.
-            let (value, fresh) = table.define(name.into(), origin);
+            let text = self.add_text(&mut table, &RawText::Owned(name))?;
+            let (value, fresh) = table.define(text, origin);
             match table.values.get_mut(value.0 as usize) {
                 // Its type is its tensor's, read from the tensor when needed: no declaration is
                 // built (a model with its own weights has one initializer per two nodes).
@@ -294,7 +294,8 @@ impl Builder<'_> {
         let mut captures: Captures = Vec::new();
         let parent_id = parent.map(|(graph, _)| graph);
         for (index, slot, name) in deferred {
-            let value = self.resolve(id, &name, &mut table, &mut captures, Some(index), parent_id);
+            let value =
+                self.resolve(id, &name, &mut table, &mut captures, Some(index), parent_id)?;
             if let Some(input) = nodes
                 .get_mut(index)
                 .and_then(|node| node.inputs_mut().get_mut(slot))
@@ -307,7 +308,7 @@ impl Builder<'_> {
             self.check_declared_rank(info.r#type.as_ref())?;
             let name = info.name.unwrap_or_default();
             if let Some(slot) = table
-                .lookup(&name)
+                .lookup(name.as_bytes())
                 .and_then(|v| table.values.get_mut(v.0 as usize))
             {
                 if slot.declared.is_none() && !slot.is_initializer() {
@@ -318,8 +319,8 @@ impl Builder<'_> {
         let mut outputs = Vec::with_capacity(proto.output.len());
         for output in proto.output {
             self.check_declared_rank(output.r#type.as_ref())?;
-            let name = ByteString::from(output.name.unwrap_or_default());
-            let value = self.resolve(id, &name, &mut table, &mut captures, None, parent_id);
+            let name = RawText::Owned(output.name.unwrap_or_default());
+            let value = self.resolve(id, &name, &mut table, &mut captures, None, parent_id)?;
             if let Some(slot) = table.values.get_mut(value.0 as usize) {
                 if (slot.declared.is_none() && !slot.is_initializer())
                     || matches!(slot.origin, Origin::Node { .. })
@@ -330,6 +331,7 @@ impl Builder<'_> {
             outputs.push(value);
         }
 
+        table.texts.shrink();
         self.graphs.push(Graph {
             id,
             path: path.to_owned(),
@@ -338,6 +340,7 @@ impl Builder<'_> {
             nodes,
             values: table.values,
             by_name: table.by_name,
+            texts: table.texts,
             inputs,
             outputs,
             initializers,
@@ -349,8 +352,7 @@ impl Builder<'_> {
         for sub in pending {
             let node_name = self
                 .graph_mut(id)
-                .and_then(|graph| graph.nodes.get(sub.node))
-                .map(|node| node.name.clone())
+                .and_then(|graph| Some(graph.text(graph.nodes.get(sub.node)?.name).to_owned()))
                 .unwrap_or_default();
             let (child, child_captures) = self.graph(
                 sub.body,
@@ -404,7 +406,8 @@ impl Builder<'_> {
             context: format!("{}/node[{index}]", built.path),
             problem,
         })?;
-        let (mut node, subgraphs) = self.node(built.graph, index, raw, layout, built.opsets, table);
+        let (mut node, subgraphs) =
+            self.node(built.graph, index, raw, layout, built.opsets, table)?;
         built.pending.extend(subgraphs);
         let mut slots = built.resolve_inputs(index, &mut raw.input, table, self.outputs.len());
         node.input_count = u32::try_from(slots.len()).unwrap_or(u32::MAX);
@@ -467,7 +470,7 @@ impl Builder<'_> {
         layout: Option<super::wire::NodeLayout>,
         opsets: &Opsets,
         table: &mut Table,
-    ) -> (Node, Vec<PendingSubgraph>) {
+    ) -> Result<(Node, Vec<PendingSubgraph>), LoadError> {
         let op_type = self.interned.get(&proto.op_type);
         if op_type.is_empty() {
             self.problem(graph, Some(index), ProblemKind::MissingOpType);
@@ -475,9 +478,9 @@ impl Builder<'_> {
         let domain = self.interned.get(super::opset::normalise(&proto.domain));
         let named = !proto.name.is_empty();
         let name = if named {
-            std::mem::take(&mut proto.name)
+            self.add_text(table, &proto.name)?
         } else {
-            ByteString::from(format!("{op_type}_{index}"))
+            self.add_text(table, &RawText::Owned(format!("{op_type}_{index}")))?
         };
         let (span, sub_layouts) = layout.map_or((0..0, None), |l| (l.span, l.subgraphs));
         let mut sub_layouts = sub_layouts.map(|s| *s).unwrap_or_default();
@@ -524,7 +527,7 @@ impl Builder<'_> {
         }
 
         let is_constant = op_type == "Constant" && domain.is_empty();
-        let outputs = &mut self.outputs;
+        let mut outputs = std::mem::take(&mut self.outputs);
         outputs.clear();
         for (slot, output) in proto.output.drain(..).enumerate() {
             if output.is_empty() {
@@ -539,7 +542,8 @@ impl Builder<'_> {
                     slot: u32::try_from(slot).unwrap_or(u32::MAX),
                 }
             };
-            let (value, fresh) = table.define(output, origin);
+            let text = self.add_text(table, &output)?;
+            let (value, fresh) = table.define(text, origin);
             if !fresh {
                 self.problems.push(StructuralProblem {
                     graph,
@@ -551,6 +555,7 @@ impl Builder<'_> {
             }
             outputs.push(Some(value));
         }
+        self.outputs = outputs;
         let node = Node {
             index,
             name,
@@ -566,7 +571,17 @@ impl Builder<'_> {
             span,
             in_cycle: false,
         };
-        (node, pending)
+        Ok((node, pending))
+    }
+
+    /// Adds a name to the graph being built; a graph whose names pass 2 GiB is refused.
+    fn add_text(&self, table: &mut Table, raw: &RawText) -> Result<Text, LoadError> {
+        table.texts.add(raw).ok_or_else(|| LoadError::Limit {
+            path: self.path.to_path_buf(),
+            what: "total length of a graph's names",
+            limit: 1 << 31,
+            offset: 0,
+        })
     }
 
     /// Finds `name` in this graph or an enclosing one; an outer value becomes a local `Outer`
@@ -574,42 +589,39 @@ impl Builder<'_> {
     fn resolve(
         &mut self,
         graph: GraphId,
-        name: &ByteString,
+        name: &RawText,
         table: &mut Table,
         captures: &mut Captures,
         node: Option<usize>,
         parent: Option<GraphId>,
-    ) -> ValueId {
-        if let Some(value) = table.lookup(name) {
-            return value;
+    ) -> Result<ValueId, LoadError> {
+        if let Some(value) = table.lookup(table.raw_bytes(name)) {
+            return Ok(value);
         }
         let mut outer = parent;
         while let Some(candidate) = outer {
             let Some(found) = self.graphs.get(candidate.0 as usize) else {
                 break;
             };
-            if let Some(value) = found.lookup(name) {
+            let value = found
+                .by_name
+                .get_bytes(table.raw_bytes(name), &found.texts, &found.values);
+            if let Some(value) = value {
                 captures.push((candidate, value));
-                return table
-                    .define(
-                        name.clone(),
-                        Origin::Outer {
-                            graph: candidate,
-                            value,
-                        },
-                    )
-                    .0;
+                let text = self.add_text(table, name)?;
+                let origin = Origin::Outer {
+                    graph: candidate,
+                    value,
+                };
+                return Ok(table.define(text, origin).0);
             }
             outer = found.parent;
         }
-        self.problem(
-            graph,
-            node,
-            ProblemKind::UndefinedInput {
-                name: name.to_string(),
-            },
-        );
-        table.define(name.clone(), Origin::Undefined).0
+        let text = self.add_text(table, name)?;
+        let (value, _) = table.define(text, Origin::Undefined);
+        let name = table.name_of(value).to_owned();
+        self.problem(graph, node, ProblemKind::UndefinedInput { name });
+        Ok(value)
     }
 
     /// The rank limit on declared shapes. The wire pre-scan enforces it on bytes; an already
@@ -761,7 +773,7 @@ struct BuiltNodes<'a> {
     pending: Vec<PendingSubgraph>,
     /// Inputs not yet defined when their node was added: `(node, slot, name)`, resolved once
     /// every output is known.
-    deferred: Vec<(usize, usize, ByteString)>,
+    deferred: Vec<(usize, usize, RawText)>,
     /// The value after the furthest initializer an input resolved to so far: where the next
     /// weight read is expected.
     next_weight: u32,
@@ -774,7 +786,7 @@ impl BuiltNodes<'_> {
     fn resolve_inputs(
         &mut self,
         index: usize,
-        names: &mut Vec<ByteString>,
+        names: &mut Vec<RawText>,
         table: &Table,
         outputs: usize,
     ) -> Vec<Option<ValueId>> {
@@ -789,13 +801,14 @@ impl BuiltNodes<'_> {
                 inputs.push(None);
                 continue;
             }
+            let wanted = table.raw_bytes(&name);
             let near = recent.and_then(|recent| {
                 recent
                     .iter()
                     .rev()
                     .flat_map(|node| node.outputs().iter().flatten())
                     .copied()
-                    .find(|&value| table.name_of(value) == &*name)
+                    .find(|&value| table.name_bytes(value) == wanted)
             });
             // Exporters write the initializers in the order the layers read them (each layer
             // its own weights): the next one read is mostly the one after the last read, whose
@@ -804,10 +817,10 @@ impl BuiltNodes<'_> {
             // the index.
             let value = near.or_else(|| {
                 let expected = ValueId(self.next_weight);
-                let found = if table.name_of(expected) == &*name {
+                let found = if table.name_bytes(expected) == wanted {
                     Some(expected)
                 } else {
-                    table.lookup(&name)
+                    table.lookup(wanted)
                 };
                 if let Some(found) = found.filter(|&found| {
                     found.0 >= self.next_weight
@@ -829,32 +842,47 @@ impl BuiltNodes<'_> {
     }
 }
 
-/// A graph's values and its name index while it is being built.
+/// A graph's values, their names and its name index while it is being built.
 struct Table {
     values: Vec<Value>,
     by_name: NameIndex,
+    texts: Texts,
 }
 
 impl Table {
-    fn with_capacity(capacity: usize) -> Self {
+    fn with_capacity(capacity: usize, file: Option<Bytes>) -> Self {
         Table {
             values: Vec::with_capacity(capacity),
             by_name: NameIndex::with_capacity(capacity),
+            texts: Texts::new(file),
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<ValueId> {
-        self.by_name.get(name, &self.values)
+    fn lookup(&self, name: &[u8]) -> Option<ValueId> {
+        self.by_name.get_bytes(name, &self.texts, &self.values)
+    }
+
+    fn name_bytes(&self, value: ValueId) -> &[u8] {
+        names::name_of(&self.texts, &self.values, value)
     }
 
     fn name_of(&self, value: ValueId) -> &str {
-        names::name_of(&self.values, value)
+        std::str::from_utf8(self.name_bytes(value)).unwrap_or_default()
+    }
+
+    /// The bytes of a name not yet added.
+    fn raw_bytes<'a>(&'a self, raw: &'a RawText) -> &'a [u8] {
+        self.texts.raw_bytes(raw)
     }
 
     /// Defines `name`; returns the existing value and `false` if it was already defined.
-    fn define(&mut self, name: ByteString, origin: Origin) -> (ValueId, bool) {
+    fn define(&mut self, name: Text, origin: Origin) -> (ValueId, bool) {
         let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
-        if let Some(existing) = self.by_name.get_or_insert(&name, value, &self.values) {
+        let bytes = self.texts.bytes(name);
+        if let Some(existing) = self
+            .by_name
+            .get_or_insert(bytes, value, &self.texts, &self.values)
+        {
             return (existing, false);
         }
         self.values.push(Value {

@@ -17,13 +17,13 @@ mod opset;
 mod parts;
 mod prefetch;
 pub(crate) mod tensor;
+mod text;
 mod topology;
 mod wire;
 
 use std::ops::Range;
 
 use arcstr::ArcStr;
-use bytestring::ByteString;
 
 use crate::proto::TypeProto;
 
@@ -34,6 +34,8 @@ pub use load::{
     LoadTimes, Source,
 };
 pub use opset::Opsets;
+pub use text::Text;
+pub(crate) use text::Texts;
 pub(crate) use wire::read_varint;
 
 /// Index of a graph in [`Model::graphs`]; the main graph is `GraphId(0)`.
@@ -90,6 +92,9 @@ pub struct Graph {
     pub values: Vec<Value>,
     /// Name index of [`Graph::values`].
     pub(crate) by_name: names::NameIndex,
+    /// What the [`Text`] names of its values and nodes point into: read them with
+    /// [`Graph::text`].
+    pub(crate) texts: Texts,
     /// Graph inputs in declaration order (function inputs for function bodies).
     pub inputs: Vec<ValueId>,
     /// Graph outputs in declaration order.
@@ -118,9 +123,9 @@ pub struct DeclaredCounts {
 pub struct Node {
     /// Position in its graph.
     pub index: usize,
-    /// The node's name, or a stable synthesized `<op_type>_<index>` when the file has none.
-    /// A `ByteString` that shares the input's buffer when loaded from bytes.
-    pub name: ByteString,
+    /// The node's name, or a stable synthesized `<op_type>_<index>` when the file has none:
+    /// read it with [`Graph::text`].
+    pub name: Text,
     /// Whether `name` came from the file.
     pub named: bool,
     /// Operator type; one copy per model, shared by the nodes of that type.
@@ -151,8 +156,8 @@ pub struct Node {
 /// A named value of a graph.
 #[derive(Debug)]
 pub struct Value {
-    /// Its name (sharing the input's buffer when loaded from bytes).
-    pub name: ByteString,
+    /// Its name: read it with [`Graph::text`].
+    pub name: Text,
     /// Where it comes from.
     pub origin: Origin,
     /// Its declared type: graph input/output or `value_info`. An initializer's type is its
@@ -251,7 +256,12 @@ impl Model {
 impl Graph {
     /// The value called `name`, if the graph names it.
     pub fn lookup(&self, name: &str) -> Option<ValueId> {
-        self.by_name.get(name, &self.values)
+        self.by_name.get(name, &self.texts, &self.values)
+    }
+
+    /// A name of one of this graph's values or nodes (empty if it is another graph's).
+    pub fn text(&self, text: Text) -> &str {
+        self.texts.get(text)
     }
 
     /// The value with this id.
@@ -261,7 +271,7 @@ impl Graph {
 
     /// The name of a value (empty if the id is foreign).
     pub fn value_name(&self, id: ValueId) -> &str {
-        names::name_of(&self.values, id)
+        self.value(id).map_or("", |value| self.text(value.name))
     }
 
     /// The node at this index.

@@ -9,7 +9,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use super::{Value, ValueId};
+use super::{Texts, Value, ValueId};
 
 /// Value ids hashed by their values' names.
 #[derive(Debug, Default)]
@@ -36,9 +36,12 @@ fn check_bits(hash: u64) -> u32 {
     u32::from_le_bytes([b0, b1, b2, b3])
 }
 
-/// The name of value `id` (empty if the id is foreign).
-pub(super) fn name_of(values: &[Value], id: ValueId) -> &str {
-    values.get(id.0 as usize).map_or("", |value| &*value.name)
+/// The name of value `id` as bytes (empty if the id is foreign). Names are hashed and compared
+/// as bytes: they were checked to be UTF-8 when added, and need not be again at every probe.
+pub(super) fn name_of<'a>(texts: &'a Texts, values: &[Value], id: ValueId) -> &'a [u8] {
+    values
+        .get(id.0 as usize)
+        .map_or(&[][..], |value| texts.bytes(value.name))
 }
 
 impl NameIndex {
@@ -51,12 +54,22 @@ impl NameIndex {
     }
 
     /// The value of `values` called `name`.
-    pub(crate) fn get(&self, name: &str, values: &[Value]) -> Option<ValueId> {
+    pub(crate) fn get(&self, name: &str, texts: &Texts, values: &[Value]) -> Option<ValueId> {
+        self.get_bytes(name.as_bytes(), texts, values)
+    }
+
+    /// The value of `values` called `name`, given as bytes.
+    pub(crate) fn get_bytes(
+        &self,
+        name: &[u8],
+        texts: &Texts,
+        values: &[Value],
+    ) -> Option<ValueId> {
         let hash = self.hasher.hash_one(name);
         let check = check_bits(hash);
         self.table
             .find(hash, |entry| {
-                entry.check == check && name_of(values, entry.id) == name
+                entry.check == check && name_of(texts, values, entry.id) == name
             })
             .map(|entry| entry.id)
     }
@@ -66,8 +79,9 @@ impl NameIndex {
     /// of `values`, named `name`, before the index is used again.
     pub(crate) fn get_or_insert(
         &mut self,
-        name: &str,
+        name: &[u8],
         id: ValueId,
+        texts: &Texts,
         values: &[Value],
     ) -> Option<ValueId> {
         let hash = self.hasher.hash_one(name);
@@ -75,8 +89,8 @@ impl NameIndex {
         let hasher = &self.hasher;
         let entry = self.table.entry(
             hash,
-            |other| other.check == check && name_of(values, other.id) == name,
-            |other| hasher.hash_one(name_of(values, other.id)),
+            |other| other.check == check && name_of(texts, values, other.id) == name,
+            |other| hasher.hash_one(name_of(texts, values, other.id)),
         );
         match entry {
             hashbrown::hash_table::Entry::Occupied(found) => Some(found.get().id),
@@ -93,9 +107,9 @@ mod tests {
     use super::*;
     use crate::model::Origin;
 
-    fn value(name: &str) -> Value {
+    fn value(texts: &mut Texts, name: &str) -> Value {
         Value {
-            name: name.into(),
+            name: texts.add_str(name).unwrap(),
             origin: Origin::Input,
             declared: None,
             initializer: None,
@@ -105,23 +119,34 @@ mod tests {
     #[test]
     fn finds_every_inserted_name_after_growing() {
         let mut values = Vec::new();
+        let mut texts = Texts::new(None);
         let mut index = NameIndex::with_capacity(0);
         for i in 0..1000 {
             let name = format!("v{i}");
-            assert_eq!(index.get_or_insert(&name, ValueId(i), &values), None);
-            values.push(value(&name));
+            let id = ValueId(i);
+            assert_eq!(
+                index.get_or_insert(name.as_bytes(), id, &texts, &values),
+                None
+            );
+            values.push(value(&mut texts, &name));
         }
         for i in 0..1000 {
-            assert_eq!(index.get(&format!("v{i}"), &values), Some(ValueId(i)));
+            assert_eq!(
+                index.get(&format!("v{i}"), &texts, &values),
+                Some(ValueId(i))
+            );
         }
-        assert_eq!(index.get("v1000", &values), None);
+        assert_eq!(index.get("v1000", &texts, &values), None);
         assert_eq!(
-            index.get_or_insert("v7", ValueId(1000), &values),
+            index.get_or_insert(b"v7", ValueId(1000), &texts, &values),
             Some(ValueId(7))
         );
-        assert_eq!(index.get_or_insert("v1000", ValueId(1000), &values), None);
-        values.push(value("v1000"));
-        assert_eq!(index.get("v1000", &values), Some(ValueId(1000)));
-        assert_eq!(index.get("", &values), None);
+        assert_eq!(
+            index.get_or_insert(b"v1000", ValueId(1000), &texts, &values),
+            None
+        );
+        values.push(value(&mut texts, "v1000"));
+        assert_eq!(index.get("v1000", &texts, &values), Some(ValueId(1000)));
+        assert_eq!(index.get("", &texts, &values), None);
     }
 }

@@ -1,6 +1,6 @@
 //! Decodes a `NodeProto` from its encoding without copying its value names: the node's name and
-//! its input and output names become [`ByteString`]s that share the input buffer (the mapped
-//! file). prost's decoder allocated and copied each of them: about a third of loading a
+//! its input and output names become ranges of the input buffer (the mapped file), checked to be
+//! UTF-8. prost's decoder allocated and copied each of them: about a third of loading a
 //! million-node model.
 //!
 //! Only the fields the linter reads are decoded (`input` 1, `output` 2, `name` 3, `op_type` 4,
@@ -8,23 +8,23 @@
 //! any protobuf decoder skips fields it does not know. Attributes are decoded by prost, from
 //! their own slices (so tensor payloads stay slices of the file). Fields are located on the byte
 //! slice, and a shared handle (an atomic reference count on the whole file, touched by both
-//! loading threads) is taken only for what is kept.
+//! loading threads) is taken only for attributes.
 
 use bytes::Bytes;
-use bytestring::ByteString;
 use prost::Message;
 
+use super::text::RawText;
 use super::wire::{read_varint, VarintError};
 use crate::proto::{AttributeProto, NodeProto};
 
 /// The fields of a `NodeProto` the graph builder reads.
 #[derive(Debug, Default)]
 pub(super) struct RawNode {
-    pub(super) name: ByteString,
+    pub(super) name: RawText,
     pub(super) op_type: String,
     pub(super) domain: String,
-    pub(super) input: Vec<ByteString>,
-    pub(super) output: Vec<ByteString>,
+    pub(super) input: Vec<RawText>,
+    pub(super) output: Vec<RawText>,
     pub(super) attribute: Vec<AttributeProto>,
 }
 
@@ -32,18 +32,18 @@ impl RawNode {
     /// Refills this node from a decoded `NodeProto`, keeping its buffers' capacity.
     pub(super) fn fill_from(&mut self, node: NodeProto) {
         self.clear();
-        self.name = node.name.unwrap_or_default().into();
+        self.name = RawText::Owned(node.name.unwrap_or_default());
         self.op_type = node.op_type.unwrap_or_default();
         self.domain = node.domain.unwrap_or_default();
         self.input
-            .extend(node.input.into_iter().map(ByteString::from));
+            .extend(node.input.into_iter().map(RawText::Owned));
         self.output
-            .extend(node.output.into_iter().map(ByteString::from));
+            .extend(node.output.into_iter().map(RawText::Owned));
         self.attribute.extend(node.attribute);
     }
 
     fn clear(&mut self) {
-        self.name = ByteString::new();
+        self.name = RawText::default();
         self.op_type.clear();
         self.domain.clear();
         self.input.clear();
@@ -90,9 +90,9 @@ pub(super) fn decode_into(
                 let body = start..pos;
                 let in_file = base + start..base + pos;
                 match field {
-                    1 => node.input.push(shared_text(file, in_file, "input")?),
-                    2 => node.output.push(shared_text(file, in_file, "output")?),
-                    3 => node.name = shared_text(file, in_file, "name")?,
+                    1 => node.input.push(text_range(data, body, in_file, "input")?),
+                    2 => node.output.push(text_range(data, body, in_file, "output")?),
+                    3 => node.name = text_range(data, body, in_file, "name")?,
                     4 => copy_text(data, body, "op_type", &mut node.op_type)?,
                     5 => node.attribute.push(
                         AttributeProto::decode(file.slice(in_file))
@@ -112,13 +112,16 @@ fn not_utf8(field: &str) -> String {
     format!("NodeProto.{field}: invalid string value: data is not UTF-8 encoded")
 }
 
-/// A string field kept as a handle on the input buffer.
-fn shared_text(
-    bytes: &Bytes,
+/// A string field kept as its range of the input buffer, once checked to be UTF-8.
+fn text_range(
+    data: &[u8],
     body: std::ops::Range<usize>,
+    in_file: std::ops::Range<usize>,
     field: &str,
-) -> Result<ByteString, String> {
-    ByteString::try_from(bytes.slice(body)).map_err(|_| not_utf8(field))
+) -> Result<RawText, String> {
+    let slice = data.get(body).unwrap_or_default();
+    std::str::from_utf8(slice).map_err(|_| not_utf8(field))?;
+    Ok(RawText::InFile(in_file))
 }
 
 /// A string field copied into `into`'s reused buffer (op types and domains are short, and the
@@ -168,6 +171,18 @@ mod tests {
         decode_into(&bytes, 0..bytes.len(), &mut node).map(|()| node)
     }
 
+    /// The text a decoded name stands for in `file`.
+    fn text<'a>(file: &'a [u8], raw: &'a RawText) -> &'a str {
+        match raw {
+            RawText::InFile(range) => std::str::from_utf8(&file[range.clone()]).unwrap(),
+            RawText::Owned(text) => text,
+        }
+    }
+
+    fn texts<'a>(file: &'a [u8], raw: &'a [RawText]) -> Vec<&'a str> {
+        raw.iter().map(|raw| text(file, raw)).collect()
+    }
+
     #[test]
     fn decodes_the_fields_prost_decodes() {
         let node = NodeProto {
@@ -186,16 +201,17 @@ mod tests {
             }],
             ..NodeProto::default()
         };
-        let raw = decode(encode(&node)).unwrap();
-        assert_eq!(&*raw.name, "mm");
+        let file = encode(&node);
+        let raw = decode(file.clone()).unwrap();
+        assert_eq!(text(&file, &raw.name), "mm");
         assert_eq!(&*raw.op_type, "MatMul");
         assert_eq!(&*raw.domain, "ai.onnx");
-        assert_eq!(raw.input, ["a", "", "b"]);
-        assert_eq!(raw.output, ["y"]);
+        assert_eq!(texts(&file, &raw.input), ["a", "", "b"]);
+        assert_eq!(texts(&file, &raw.output), ["y"]);
         assert_eq!(raw.attribute, node.attribute);
         let mut filled = RawNode::default();
         filled.fill_from(node);
-        assert_eq!(filled.input, raw.input);
+        assert_eq!(texts(&[], &filled.input), texts(&file, &raw.input));
         assert_eq!(filled.op_type, raw.op_type);
     }
 
@@ -213,15 +229,16 @@ mod tests {
     }
 
     #[test]
-    fn names_share_the_input_buffer() {
+    fn names_are_ranges_of_the_input_buffer() {
         let bytes = encode(&NodeProto {
             input: vec!["a_rather_long_value_name".into()],
             ..NodeProto::default()
         });
-        let range = bytes.as_ptr_range();
         let raw = decode(bytes.clone()).unwrap();
-        let name = raw.input.first().unwrap().as_bytes().as_ptr();
-        assert!(range.contains(&name));
+        assert!(
+            matches!(raw.input.first(), Some(RawText::InFile(range)) if range.end <= bytes.len())
+        );
+        assert_eq!(texts(&bytes, &raw.input), ["a_rather_long_value_name"]);
     }
 
     #[test]
@@ -245,10 +262,10 @@ mod tests {
         let at = 4 + first.len();
         let mut raw = RawNode::default();
         decode_into(&file, at..at + second.len(), &mut raw).unwrap();
-        assert_eq!(&*raw.name, "second");
+        assert_eq!(text(&file, &raw.name), "second");
         assert_eq!(
-            (raw.input.as_slice(), raw.output.as_slice()),
-            (&["x".into()][..], &["y".into()][..])
+            (texts(&file, &raw.input), texts(&file, &raw.output)),
+            (vec!["x"], vec!["y"])
         );
         assert_eq!(raw.attribute.first().and_then(|a| a.i), Some(2));
         assert!(decode_into(&file, at..file.len() + 1, &mut raw).is_err());

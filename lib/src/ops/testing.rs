@@ -158,7 +158,7 @@ pub(crate) fn run_in(
 ) -> Result<Inferred, RuleError> {
     let node = Node {
         index: 0,
-        name: "n".into(),
+        name: crate::model::Text::EMPTY,
         named: true,
         op_type: op_type.into(),
         domain: domain.into(),

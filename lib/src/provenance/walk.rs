@@ -250,7 +250,7 @@ fn step(
     Some(Step {
         graph: graph.path.clone(),
         index,
-        name: node.name.to_string(),
+        name: graph.text(node.name).to_owned(),
         op_type: node.op_type.to_string(),
         attributes: attributes::of(model, output.graph, inference.graph(output.graph), node),
         output: graph.value_name(output.value).to_owned(),

@@ -42,7 +42,7 @@ pub(super) fn findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
         if let Some(finding) = first_with.get(&key).and_then(|&i| findings.get_mut(i)) {
             finding.also_needed_at(NodeName::new(
                 c.node.op_type.to_string(),
-                c.node.name.to_string(),
+                c.graph.text(c.node.name).to_owned(),
             ));
             continue;
         }
@@ -60,7 +60,10 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
         value,
         nodes: involved
             .iter()
-            .map(|c| NodeName::new(c.node.op_type.to_string(), c.node.name.to_string()))
+            .map(|c| {
+                let name = c.graph.text(c.node.name).to_owned();
+                NodeName::new(c.node.op_type.to_string(), name)
+            })
             .collect(),
         conditions: involved.iter().map(|c| c.plain.to_string()).collect(),
         // A W1 unless only operator constraints force the symbol.
