@@ -114,7 +114,7 @@ fn unnamed_nodes_get_stable_names_and_opset() {
     let n = &main.nodes[0];
     assert_eq!(main.text(n.name), "Abs_0");
     assert!(!n.named);
-    assert_eq!(n.opset, Some(17));
+    assert_eq!(n.opset(), Some(17));
 }
 
 #[test]

@@ -138,7 +138,7 @@ fn runs_once(model: &Model, graph: &Graph) -> bool {
 }
 
 fn is_if(node: &crate::model::Node) -> bool {
-    node.op_type == "If" && node.domain.is_empty()
+    node.op_type() == "If" && node.domain().is_empty()
 }
 
 /// An `If` node's `(then_branch, else_branch)`.

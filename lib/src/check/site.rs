@@ -13,8 +13,8 @@ pub(super) fn node_site(graph: &Graph, node: &Node) -> NodeSite {
         index: node.index,
         name: graph.text(node.name).to_owned(),
         anchor: anchor(graph, node),
-        op_type: node.op_type.to_string(),
-        domain: node.domain.to_string(),
+        op_type: node.op_type().to_string(),
+        domain: node.domain().to_string(),
         span: node.span.clone(),
     }
 }
@@ -26,7 +26,7 @@ fn anchor(graph: &Graph, node: &Node) -> String {
         return graph.text(node.name).to_owned();
     }
     match node.outputs().iter().flatten().next() {
-        Some(output) => format!("{}->{}", node.op_type, graph.value_name(*output)),
+        Some(output) => format!("{}->{}", node.op_type(), graph.value_name(*output)),
         None => graph.text(node.name).to_owned(),
     }
 }

@@ -32,7 +32,11 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
                 _ => continue,
             };
             by_op
-                .entry((node.domain.to_string(), node.op_type.to_string(), version))
+                .entry((
+                    node.domain().to_string(),
+                    node.op_type().to_string(),
+                    version,
+                ))
                 .or_default()
                 .push((g, node.index));
         }

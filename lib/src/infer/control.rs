@@ -111,7 +111,7 @@ pub(crate) fn infer<'m>(
     inputs: &[Option<ValueFacts>],
 ) -> Outcome {
     let model = engine.model;
-    match (node.domain.as_str(), node.op_type.as_str()) {
+    match (node.domain().as_str(), node.op_type().as_str()) {
         ("", "If") => {
             let (Some(then_id), Some(else_id)) =
                 (subgraph(node, "then_branch"), subgraph(node, "else_branch"))
@@ -147,7 +147,7 @@ pub(crate) fn infer<'m>(
             (NodeStatus::Inferred, merged, Vec::new())
         }
         ("", "Loop") => loop_node(engine, node, inputs),
-        ("", "Scan") if node.opset.is_none_or(|v| v >= 9) => scan_node(engine, node, inputs),
+        ("", "Scan") if node.opset().is_none_or(|v| v >= 9) => scan_node(engine, node, inputs),
         _ => {
             // Any other op with graph attributes: infer the bodies from their declarations so
             // their own nodes are still checked; the node's outputs stay unknown.

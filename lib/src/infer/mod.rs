@@ -291,8 +291,8 @@ fn bounded(work: &Cell<usize>, max_rank: usize, mut facts: ValueFacts) -> ValueF
     facts
 }
 
-/// Resolved rules by the addresses of a node's interned domain and op type, and its opset.
-type RuleCache = HashMap<(usize, usize, Option<i64>), Resolved, foldhash::fast::RandomState>;
+/// Resolved rules by the address of a node's shared [`crate::model::Operator`].
+type RuleCache = HashMap<usize, Resolved, foldhash::fast::RandomState>;
 
 pub(crate) struct Engine<'m> {
     model: &'m Model,
@@ -312,9 +312,9 @@ pub(crate) struct Engine<'m> {
     body_budget: usize,
     /// `graph_cost` of each graph, by id.
     costs: Vec<usize>,
-    /// What each `(domain, op_type, opset)` met so far resolves to, keyed by the addresses of the
-    /// node's shared strings (the loader interns them, and the model outlives the engine): one
-    /// hash of three words per node instead of a registry lookup by name.
+    /// What each `(domain, op_type, opset)` met so far resolves to, keyed by the address of the
+    /// node's shared operator (the loader interns them, and the model outlives the engine): one
+    /// hash of a word per node instead of a registry lookup by name.
     rules: RefCell<RuleCache>,
     /// Per graph, the values whose float elements are still in their initializer
     /// ([`stored`]).
@@ -580,7 +580,7 @@ impl<'m> Engine<'m> {
             None
         } else {
             self.functions
-                .get(&(node.domain.as_str(), node.op_type.as_str()))
+                .get(&(node.domain().as_str(), node.op_type().as_str()))
                 .copied()
         };
         let enters_body = !node.subgraphs().is_empty() || function.is_some();
@@ -675,15 +675,11 @@ impl<'m> Engine<'m> {
     }
 
     fn rule(&self, node: &Node) -> Resolved {
-        let key = (
-            node.domain.as_ptr() as usize,
-            node.op_type.as_ptr() as usize,
-            node.opset,
-        );
+        let key = std::sync::Arc::as_ptr(&node.op) as usize;
         let mut rules = self.rules.borrow_mut();
         *rules
             .entry(key)
-            .or_insert_with(|| registry::resolve(&node.domain, &node.op_type, node.opset))
+            .or_insert_with(|| registry::resolve(node.domain(), node.op_type(), node.opset()))
     }
 
     fn apply_rule(
@@ -737,7 +733,7 @@ impl<'m> Engine<'m> {
                 Some(Input::new(&facts.shape, value, real, facts.elem))
             })
             .collect();
-        let opset = node.opset.unwrap_or(i64::MAX);
+        let opset = node.opset().unwrap_or(i64::MAX);
         let ctx = Ctx::new(node, ctx_inputs, opset, &self.fresh);
         match rule(&ctx) {
             Ok(inferred) => {

@@ -145,7 +145,7 @@ impl<'a> Attrs<'a> {
         AttrError {
             // Filled in by the engine, which holds the graph that holds the name.
             node: String::new(),
-            op_type: self.node.op_type.to_string(),
+            op_type: self.node.op_type().to_string(),
             attribute: name.to_owned(),
             expected,
         }
@@ -252,7 +252,6 @@ impl<'a> Attrs<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arcstr::ArcStr;
 
     fn node(attributes: Vec<AttributeProto>) -> Node {
         let attributes = attributes.into_iter().map(Attribute::from).collect();
@@ -260,9 +259,7 @@ mod tests {
             index: 0,
             name: crate::model::Text::EMPTY,
             named: true,
-            op_type: "Op".into(),
-            domain: ArcStr::new(),
-            opset: Some(13),
+            op: crate::model::Operator::new("", "Op", Some(13)),
             slots: Box::default(),
             input_count: 0,
             attributes,

@@ -471,11 +471,15 @@ impl Builder<'_> {
         opsets: &Opsets,
         table: &mut Table,
     ) -> Result<(Node, Vec<PendingSubgraph>), LoadError> {
-        let op_type = self.interned.get(&proto.op_type);
+        let op = self.interned.operator(
+            super::opset::normalise(&proto.domain),
+            &proto.op_type,
+            |domain| opsets.version(domain),
+        );
+        let (op_type, domain) = (&op.op_type, &op.domain);
         if op_type.is_empty() {
             self.problem(graph, Some(index), ProblemKind::MissingOpType);
         }
-        let domain = self.interned.get(super::opset::normalise(&proto.domain));
         let named = !proto.name.is_empty();
         let name = if named {
             self.add_text(table, &proto.name)?
@@ -560,9 +564,7 @@ impl Builder<'_> {
             index,
             name,
             named,
-            opset: opsets.version(&domain),
-            op_type,
-            domain,
+            op,
             // Filled by `add_node`: the inputs, then `self.outputs`.
             slots: Box::default(),
             input_count: 0,

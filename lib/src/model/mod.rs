@@ -22,6 +22,7 @@ mod topology;
 mod wire;
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use arcstr::ArcStr;
 
@@ -128,13 +129,9 @@ pub struct Node {
     pub name: Text,
     /// Whether `name` came from the file.
     pub named: bool,
-    /// Operator type; one copy per model, shared by the nodes of that type.
-    pub op_type: ArcStr,
-    /// Operator domain, `""` for the default domain (`ai.onnx` is normalised to `""`); shared
-    /// like `op_type`.
-    pub domain: ArcStr,
-    /// The opset version in force for this node's domain, if the model imports it.
-    pub opset: Option<i64>,
+    /// Its operator (domain, type and opset), one copy per model shared by the nodes of that
+    /// operator: read it with [`Node::op_type`], [`Node::domain`] and [`Node::opset`].
+    pub op: Arc<Operator>,
     /// Input values by slot, then output values by slot, in one allocation per node (issue 19):
     /// read them with [`Node::inputs`] and [`Node::outputs`].
     pub(crate) slots: Box<[Option<ValueId>]>,
@@ -151,6 +148,28 @@ pub struct Node {
     pub span: Range<usize>,
     /// Whether the node lies on a cycle (it is then missing from [`Graph::order`]).
     pub in_cycle: bool,
+}
+
+/// An operator as nodes name it: one per distinct `(domain, op_type, opset)` of a model.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Operator {
+    /// Operator domain, `""` for the default domain (`ai.onnx` is normalised to `""`).
+    pub domain: ArcStr,
+    /// Operator type.
+    pub op_type: ArcStr,
+    /// The opset version in force for this domain, if the model imports it.
+    pub opset: Option<i64>,
+}
+
+impl Operator {
+    /// An operator not shared with other nodes (tests and synthesized nodes).
+    pub fn new(domain: &str, op_type: &str, opset: Option<i64>) -> Arc<Operator> {
+        Arc::new(Operator {
+            domain: domain.into(),
+            op_type: op_type.into(),
+            opset,
+        })
+    }
 }
 
 /// A named value of a graph.
@@ -288,6 +307,21 @@ impl Value {
 }
 
 impl Node {
+    /// Operator type.
+    pub fn op_type(&self) -> &ArcStr {
+        &self.op.op_type
+    }
+
+    /// Operator domain, `""` for the default domain.
+    pub fn domain(&self) -> &ArcStr {
+        &self.op.domain
+    }
+
+    /// The opset version in force for this node's domain, if the model imports it.
+    pub fn opset(&self) -> Option<i64> {
+        self.op.opset
+    }
+
     /// Input values by slot; `None` for an absent optional input (an empty name).
     pub fn inputs(&self) -> &[Option<ValueId>] {
         self.slots

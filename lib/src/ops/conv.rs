@@ -57,7 +57,7 @@ fn kernel_of(ctx: &Ctx<'_>, weight: Option<&[Dim]>) -> Result<Option<Vec<Dim>>, 
 /// `Conv(X, W, B)`, `ConvInteger(x, w, ..)` and `QLinearConv(x, .., w, .., B)`: output
 /// `(N, M, spatial...)` with M the weight's first dim.
 fn conv(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let (w_slot, bias_slot, out_elem) = match op {
         "ConvInteger" => (1, None, Some(elem::INT32)),
         "QLinearConv" => (3, Some(8), ctx.input(7).and_then(|zp| zp.elem)),

@@ -64,7 +64,7 @@ pub(super) fn kernel(
     ops: &Operands<'_>,
     pending: &mut Pending,
 ) -> Result<(), RuleError> {
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let w_slot = ops.w_slot;
     if let Some(w) = ops.w {
         let x_rank = ops.x.map(<[Dim]>::len);

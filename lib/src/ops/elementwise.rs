@@ -98,7 +98,7 @@ fn is_comparison(op_type: &str) -> bool {
 
 /// Output type of an element-wise op: bool for comparisons and logic, else the first input's.
 fn out_elem(ctx: &Ctx<'_>) -> Option<i32> {
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     if is_comparison(op) {
         return Some(elem::BOOL);
     }
@@ -122,7 +122,7 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     axis_in_range(ctx, input.shape)?;
     let elem = out_elem(ctx);
     let folded = input.value.and_then(|value| {
-        let op = ctx.node().op_type.as_str();
+        let op = ctx.node().op_type().as_str();
         let map = |f: fn(&Dim) -> Dim| {
             ValueTensor::new(value.shape.clone(), value.data.iter().map(f).collect())
         };
@@ -155,7 +155,7 @@ fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (None, Some(Err(real))) => Output::reals(real, elem),
         (None, None) => Output::shape(input.shape.clone()).elem(elem),
     }];
-    if ctx.node().op_type == "Dropout" && ctx.node().outputs().len() > 1 {
+    if ctx.node().op_type() == "Dropout" && ctx.node().outputs().len() > 1 {
         // The mask is `T1` (bool) from Dropout-10; Dropout-7 declares it `T`, the input's type
         // (Dropout doc, opsets 7 and 10).
         let mask = if ctx.opset() >= 10 {
@@ -175,7 +175,7 @@ fn float_unary(
     input: super::Input<'_>,
     out: Option<i32>,
 ) -> Option<Result<ValueTensor, ValueTensor<Real>>> {
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let to_width = dtype::width_of(out);
     if let (Some(value), Some(width), "Cast" | "CastLike") = (input.value, to_width, op) {
         return Some(Err(value.to_reals(width)));
@@ -196,7 +196,7 @@ fn float_unary(
 /// axis). Before opset 13 the default axis is 1, which a 1-D input lacks: only an axis the node
 /// writes is checked there.
 fn axis_in_range(ctx: &Ctx<'_>, shape: &Shape) -> Result<(), RuleError> {
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let written = ctx.attrs().int("axis")?;
     let axis = match op {
         "Softmax" | "LogSoftmax" | "Hardmax" if ctx.opset() >= 13 => written.unwrap_or(-1),
@@ -221,7 +221,7 @@ fn axis_in_range(ctx: &Ctx<'_>, shape: &Shape) -> Result<(), RuleError> {
 fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let legacy = ctx.opset() < 7
         && !matches!(op, "Mod" | "BitShift" | "GreaterOrEqual" | "LessOrEqual")
         && !op.starts_with("Bitwise");
@@ -394,7 +394,7 @@ fn variadic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     let outcome = broadcast::multidirectional(&shapes);
     let rule = Rule::Multidirectional;
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let folded = match (
         &outcome.verdict,
         op,

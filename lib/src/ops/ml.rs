@@ -46,7 +46,7 @@ fn count(ctx: &Ctx<'_>, ints: &str, strings: &str) -> Result<Option<i64>, RuleEr
 /// runtimes differ (one score column or two), so that width stays unknown.
 fn classifier(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let ints = if ctx.node().op_type == "TreeEnsembleClassifier" {
+    let ints = if ctx.node().op_type() == "TreeEnsembleClassifier" {
         "classlabels_int64s"
     } else {
         "classlabels_ints"
@@ -68,7 +68,7 @@ fn classifier(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `[N, targets]`: `targets` (`LinearRegressor`), `n_targets` (tree ensembles), 1 (SVM).
 fn regressor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let targets = match ctx.node().op_type.as_str() {
+    let targets = match ctx.node().op_type().as_str() {
         "LinearRegressor" => Some(ctx.int("targets", 1)?),
         "SVMRegressor" => Some(1),
         // `n_targets` is optional in every version of the tree ensembles: without it the
@@ -85,7 +85,7 @@ fn regressor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// Element-wise transformers keep X's shape.
 fn same_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let elem = match ctx.node().op_type.as_str() {
+    let elem = match ctx.node().op_type().as_str() {
         "Normalizer" | "Scaler" => Some(FLOAT),
         "LabelEncoder" => None,
         _ => x.elem,

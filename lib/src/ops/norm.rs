@@ -54,14 +54,14 @@ fn layer_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Output::shape(stats.clone()).elem(stash),
         Output::shape(stats).elem(stash),
     ]);
-    if ctx.node().op_type == "RMSNormalization" {
+    if ctx.node().op_type() == "RMSNormalization" {
         inferred.outputs.truncate(1);
     }
     let outcome = broadcast::unidirectional(x.shape, scale.shape);
     inferred = inferred.with_check(Rule::Unidirectional, vec![0, 1], outcome);
     if let Some(bias) = ctx
         .input(2)
-        .filter(|_| ctx.node().op_type == "LayerNormalization")
+        .filter(|_| ctx.node().op_type() == "LayerNormalization")
     {
         let outcome = broadcast::unidirectional(x.shape, bias.shape);
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 2], outcome);

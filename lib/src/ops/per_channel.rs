@@ -33,7 +33,7 @@ pub(super) fn require(
     let Some(dims) = ctx.input(slot).and_then(|input| input.shape.dims()) else {
         return Ok(());
     };
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let Channels {
         len,
         name,

@@ -12,7 +12,7 @@ use crate::shape::{Dim, Shape};
 /// Windowed pools: `(N, C, spatial...)`; `MaxPool`'s optional `Indices` output has the same
 /// shape, typed int64. `kernel_shape` is required.
 pub(super) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let x_in = ctx.required(0)?;
     let x = data_dims(x_in.shape, op)?;
     let kernel = ctx.attrs().ints("kernel_shape")?.ok_or_else(|| {
@@ -51,7 +51,7 @@ pub(super) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// Global pools: `(N, C, 1, ..., 1)`.
 pub(super) fn global_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let shape = match data_dims(x.shape, op)? {
         Some(d) => {
             let ones = std::iter::repeat_n(Dim::known(1), d.len() - 2);

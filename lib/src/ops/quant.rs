@@ -34,7 +34,7 @@ fn linear(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if let Some(zero_point) = ctx.input(2) {
         check_zero_point(scale.shape, zero_point.shape, &mut pending)?;
     }
-    let elem = if ctx.node().op_type == "QuantizeLinear" {
+    let elem = if ctx.node().op_type() == "QuantizeLinear" {
         let declared = ctx.attrs().int("output_dtype")?.filter(|&t| t != 0);
         declared
             .and_then(|t| i32::try_from(t).ok())

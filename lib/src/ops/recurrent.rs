@@ -18,7 +18,7 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
 /// The recurrent rule.
 fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let geometry = geometry(ctx, op, x.shape)?;
     let mut pending = Pending::default();
     check_inputs(ctx, op, &geometry, &mut pending)?;

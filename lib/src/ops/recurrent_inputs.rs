@@ -176,7 +176,7 @@ fn expect(
     let Some(dims) = ctx.input(slot).and_then(|input| input.shape.dims()) else {
         return Ok(());
     };
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let expected = Shape::Ranked(wanted.to_vec());
     let found = Shape::Ranked(dims.to_vec());
     let constraint = || {

@@ -40,7 +40,7 @@ fn normalize(axis: i64, rank: usize) -> Result<usize, RuleError> {
 /// The raw axes: from the attribute or input 1, by opset; `None` when input 1's values are
 /// unknown.
 fn raw_axes(ctx: &Ctx<'_>) -> Result<Option<Vec<i64>>, RuleError> {
-    let from_input = match ctx.node().op_type.as_str() {
+    let from_input = match ctx.node().op_type().as_str() {
         "ReduceSum" => ctx.opset() >= 13,
         _ => ctx.opset() >= 18,
     };
@@ -104,7 +104,7 @@ fn reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let folded = x
         .value
         .filter(|_| every_axis)
-        .and_then(|v| fold_all(ctx.node().op_type.as_str(), v, &shape));
+        .and_then(|v| fold_all(ctx.node().op_type().as_str(), v, &shape));
     Ok(Inferred::single(match folded {
         Some(value) => Output::value(value, x.elem),
         None => Output::shape(shape).elem(x.elem),

@@ -14,7 +14,7 @@ pub(super) fn scatter_elements(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let indices = ctx.required(1)?;
     let updates = ctx.required(2)?;
     let mut pending = Pending::default();
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     if let (Some(d), Some(i)) = (data.shape.rank(), indices.shape.rank()) {
         same_rank(op, "indices", (d, 0), (i, 1))?;
         axes::require(ctx.int("axis", 0)?, d, "axis")?;

@@ -26,7 +26,7 @@ fn length(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// Sequence-valued outputs, and tensors whose shape depends on the element chosen: unknown.
 fn opaque(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    if ctx.node().op_type != "SequenceEmpty" {
+    if ctx.node().op_type() != "SequenceEmpty" {
         ctx.required(0)?;
     }
     Ok(Inferred::single(Output::shape(Shape::Unranked)))

@@ -86,7 +86,7 @@ fn space_to_depth(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 fn space_depth(ctx: &Ctx<'_>, to_space: bool) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let Some(block) = ctx.attrs().int("blocksize")? else {
-        return Err(spec::missing_attr(&ctx.node().op_type, "blocksize"));
+        return Err(spec::missing_attr(ctx.node().op_type(), "blocksize"));
     };
     if block <= 0 {
         return Err(Constraint::new(

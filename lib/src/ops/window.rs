@@ -42,7 +42,7 @@ fn per_axis(ctx: &Ctx<'_>, name: &str, n: usize, default: i64) -> Result<Vec<i64
         None => Ok(vec![default; n]),
         Some(v) if v.len() == n => Ok(v.to_vec()),
         Some(v) => {
-            let op = ctx.node().op_type.as_str();
+            let op = ctx.node().op_type().as_str();
             let wanted = if name == "pads" {
                 "two values (begin and end) per spatial axis"
             } else {
@@ -66,7 +66,7 @@ impl Window {
         let strides = per_axis(ctx, "strides", n, 1)?;
         let dilations = per_axis(ctx, "dilations", n, 1)?;
         let pads = per_axis(ctx, "pads", 2 * n, 0)?;
-        let op = ctx.node().op_type.as_str();
+        let op = ctx.node().op_type().as_str();
         // onnx.shape_inference: "Attribute strides must only contain positive values", "...
         // pads must not contain negative values".
         for (name, values, least) in [

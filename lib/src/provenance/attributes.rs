@@ -69,7 +69,7 @@ pub(super) fn of(
     facts: Option<&GraphFacts>,
     node: &Node,
 ) -> Vec<(String, String)> {
-    let op = &*node.op_type;
+    let op = node.op_type().as_str();
     let mut out = Vec::new();
     if let Some((_, names)) = NAMED_ATTRIBUTES.iter().find(|(o, _)| *o == op) {
         for name in *names {

@@ -162,10 +162,10 @@ pub(super) fn links(
     out_rank: usize,
     rank: &dyn Fn(usize) -> Option<usize>,
 ) -> Option<Vec<Link>> {
-    if !matches!(&*node.domain, "" | "ai.onnx") {
+    if !matches!(node.domain().as_str(), "" | "ai.onnx") {
         return None;
     }
-    let op = &*node.op_type;
+    let op = node.op_type().as_str();
     let aligned = |slot: usize| {
         let r = rank(slot)?;
         let axis = (axis + r).checked_sub(out_rank)?;
@@ -217,7 +217,7 @@ fn by_attributes(
     out_rank: usize,
     rank: &dyn Fn(usize) -> Option<usize>,
 ) -> Option<Vec<Link>> {
-    let op = &*node.op_type;
+    let op = node.op_type().as_str();
     let ints = |name: &str| node.attrs().ints(name).ok().flatten();
     let int = |name: &str| node.attrs().int(name).ok().flatten();
     match op {

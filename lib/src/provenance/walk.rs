@@ -251,7 +251,7 @@ fn step(
         graph: graph.path.clone(),
         index,
         name: graph.text(node.name).to_owned(),
-        op_type: node.op_type.to_string(),
+        op_type: node.op_type().to_string(),
         attributes: attributes::of(model, output.graph, inference.graph(output.graph), node),
         output: graph.value_name(output.value).to_owned(),
         axis: output.axis,

@@ -342,11 +342,11 @@ fn node_line(
     let mut line = outputs.join(", ");
     line.push_str(" = ");
     let op_start = line.len();
-    if !node.domain.is_empty() {
-        line.push_str(&node.domain);
+    if !node.domain().is_empty() {
+        line.push_str(node.domain());
         line.push('.');
     }
-    line.push_str(&node.op_type);
+    line.push_str(node.op_type());
     let op_span = op_start..line.len();
     line.push_str(" (");
     let mut spans = Vec::with_capacity(node.inputs().len());

@@ -41,7 +41,7 @@ pub(super) fn findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
         let key = (c.check.constraint.is_some(), c.plain.to_string());
         if let Some(finding) = first_with.get(&key).and_then(|&i| findings.get_mut(i)) {
             finding.also_needed_at(NodeName::new(
-                c.node.op_type.to_string(),
+                c.node.op_type().to_string(),
                 c.graph.text(c.node.name).to_owned(),
             ));
             continue;
@@ -62,7 +62,7 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
             .iter()
             .map(|c| {
                 let name = c.graph.text(c.node.name).to_owned();
-                NodeName::new(c.node.op_type.to_string(), name)
+                NodeName::new(c.node.op_type().to_string(), name)
             })
             .collect(),
         conditions: involved.iter().map(|c| c.plain.to_string()).collect(),

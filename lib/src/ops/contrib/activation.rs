@@ -20,7 +20,7 @@ pub(super) fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// optional for `FastGelu`) is added to X, a unidirectional broadcast onto it.
 pub(super) fn biased(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let bias = if ctx.node().op_type == "BiasGelu" {
+    let bias = if ctx.node().op_type() == "BiasGelu" {
         Some(ctx.required(1)?)
     } else {
         ctx.input(1)

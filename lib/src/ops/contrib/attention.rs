@@ -62,7 +62,7 @@ fn dim(shape: &Shape, axis: usize) -> Dim {
 }
 
 fn infer(ctx: &Ctx<'_>, s: &Slots) -> Result<Inferred, RuleError> {
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let input = ctx.required(s.input)?;
     let weights = ctx.required(s.weights)?;
     let heads = ctx
@@ -160,7 +160,7 @@ fn infer(ctx: &Ctx<'_>, s: &Slots) -> Result<Inferred, RuleError> {
 /// The projection's sizes `(H, H_v)`, checking that the weights have the input's hidden size as
 /// rows and `H + H + H_v` columns, and the bias one entry per column.
 fn projection(ctx: &Ctx<'_>, s: &Slots, pending: &mut Pending) -> Result<(Dim, Dim), RuleError> {
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let input = ctx.required(s.input)?;
     let weights = ctx.required(s.weights)?;
     let width = dim(weights.shape, 1);

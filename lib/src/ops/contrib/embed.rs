@@ -73,7 +73,7 @@ pub(super) fn embed(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         [b, s] => (b.clone(), s.clone()),
         _ => (Dim::Unknown, Dim::Unknown),
     };
-    let quantized = ctx.node().op_type == "QEmbedLayerNormalization";
+    let quantized = ctx.node().op_type() == "QEmbedLayerNormalization";
     let elem = if quantized {
         ctx.required(8)?.elem
     } else {

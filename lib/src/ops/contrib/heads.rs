@@ -14,7 +14,7 @@ fn dims<'a>(ctx: &Ctx<'a>, slot: usize) -> Option<&'a [Dim]> {
 }
 
 pub(super) fn heads(ctx: &Ctx<'_>, attr: &str) -> Result<i64, RuleError> {
-    let op = ctx.node().op_type.as_str();
+    let op = ctx.node().op_type().as_str();
     let n = ctx
         .attrs()
         .int(attr)?

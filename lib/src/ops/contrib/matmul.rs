@@ -99,7 +99,7 @@ pub(super) fn n_bits(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 pub(super) fn dynamic_quantize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
-    let (scale_slot, bias_slot) = if ctx.node().op_type == "DynamicQuantizeMatMul" {
+    let (scale_slot, bias_slot) = if ctx.node().op_type() == "DynamicQuantizeMatMul" {
         (2, 4)
     } else {
         (2, 6)

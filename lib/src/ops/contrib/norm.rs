@@ -16,7 +16,7 @@ pub(super) fn skip(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     ctx.required(1)?;
     ctx.required(2)?;
-    let simplified = ctx.node().op_type == "SkipSimplifiedLayerNormalization";
+    let simplified = ctx.node().op_type() == "SkipSimplifiedLayerNormalization";
     // SkipSimplified has no beta: its bias is input 3, not 4.
     let params: &[usize] = if simplified {
         &[1, 2, 3]
