@@ -102,29 +102,51 @@ fn named_value(name: String) -> ValueInfoProto {
     }
 }
 
-/// An initializer's header and name, decoded from its bytes in the file, or taken from a decoded
-/// tensor. A header that does not decode is the file's decode error, located at the tensor.
+/// An initializer's header and name, decoded from its bytes in the file (the name then a range of
+/// the file), or taken from a decoded tensor. A header that does not decode is the file's decode
+/// error, located at the tensor.
 fn read_initializer(
     source: TensorSource,
     file: Option<&Bytes>,
     file_path: &Path,
     graph_path: &str,
     index: usize,
-) -> Result<(String, Initializer), LoadError> {
+) -> Result<(RawText, Initializer), LoadError> {
     match source {
-        TensorSource::Decoded(tensor) => Ok(Initializer::from_decoded(tensor)),
+        TensorSource::Decoded(tensor) => {
+            let (name, initializer) = Initializer::from_decoded(tensor);
+            Ok((RawText::Owned(name), initializer))
+        }
         TensorSource::Encoded(bytes) => {
             // The tensor's bytes are a slice of the file: their distance from its start.
             let offset = file.map_or(0, |file| {
                 (bytes.as_ptr() as usize).saturating_sub(file.as_ptr() as usize)
             });
-            Initializer::from_encoded(bytes).map_err(|error| LoadError::Decode {
-                path: file_path.to_path_buf(),
-                offset,
-                context: format!("{graph_path}/initializer[{index}]"),
-                problem: error.to_string(),
-            })
+            let (name, initializer) =
+                Initializer::from_encoded(bytes).map_err(|problem| LoadError::Decode {
+                    path: file_path.to_path_buf(),
+                    offset,
+                    context: format!("{graph_path}/initializer[{index}]"),
+                    problem,
+                })?;
+            Ok((in_file(&name, file), initializer))
         }
+    }
+}
+
+/// A name decoded as a slice of `file` (checked to be UTF-8), as its range there; a name not
+/// in it is copied.
+fn in_file(name: &Bytes, file: Option<&Bytes>) -> RawText {
+    let file_range = file.map(|file| file.as_ptr_range());
+    let start = name.as_ptr() as usize;
+    match file_range {
+        Some(range)
+            if range.start as usize <= start && start + name.len() <= range.end as usize =>
+        {
+            let at = start - range.start as usize;
+            RawText::InFile(at..at + name.len())
+        }
+        _ => RawText::Owned(String::from_utf8_lossy(name).into_owned()),
     }
 }
 
@@ -232,17 +254,17 @@ impl Builder<'_> {
             let values = sparse.values.unwrap_or_default();
             let tensor = Initializer::header(values.data_type, sparse.dims);
             Ok((
-                values.name.unwrap_or_default(),
+                RawText::Owned(values.name.unwrap_or_default()),
                 tensor,
                 Origin::SparseInitializer,
             ))
         });
         for entry in dense.chain(sparse) {
-            let (name, tensor, origin): (String, Initializer, Origin) = entry?;
-            self.check_dims(&name, &tensor.dims)?;
+            let (name, tensor, origin): (RawText, Initializer, Origin) = entry?;
+            self.check_dims(&table, &name, &tensor.dims)?;
             let index = u32::try_from(initializers.len()).ok();
             // One probe of the name index: defined now unless already defined.
-            let text = self.add_text(&mut table, &RawText::Owned(name))?;
+            let text = self.add_text(&mut table, &name)?;
             let (value, fresh) = table.define(text, origin);
             match table.values.get_mut(value.0 as usize) {
                 // Its type is its tensor's, read from the tensor when needed: no declaration is
@@ -645,10 +667,10 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn check_dims(&self, name: &str, dims: &[i64]) -> Result<(), LoadError> {
+    fn check_dims(&self, table: &Table, name: &RawText, dims: &[i64]) -> Result<(), LoadError> {
         let invalid = |problem| LoadError::InvalidDims {
             path: self.path.to_path_buf(),
-            tensor: name.to_owned(),
+            tensor: String::from_utf8_lossy(table.raw_bytes(name)).into_owned(),
             dims: dims.iter().copied().take(16).collect(),
             problem,
         };

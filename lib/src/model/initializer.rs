@@ -44,16 +44,26 @@ enum Stored {
 }
 
 impl Initializer {
-    /// The header of the `TensorProto` encoded in `bytes`, and its name; the error is prost's.
-    pub(crate) fn from_encoded(bytes: Bytes) -> Result<(String, Self), prost::DecodeError> {
-        let header = onnx_lean::TensorHeader::decode(bytes.clone())?;
+    /// The header of the `TensorProto` encoded in `bytes`, and its name as a slice of `bytes`
+    /// (checked to be UTF-8); the error is what prost says of a malformed tensor.
+    pub(crate) fn from_encoded(bytes: Bytes) -> Result<(Bytes, Self), String> {
+        let header =
+            onnx_lean::TensorHeader::decode(bytes.clone()).map_err(|error| error.to_string())?;
+        let name = header.name.unwrap_or_default();
+        if std::str::from_utf8(&name).is_err() {
+            return Err(
+                "failed to decode Protobuf message: TensorProto.name: invalid string \
+                 value: data is not UTF-8 encoded"
+                    .to_owned(),
+            );
+        }
         let initializer = Self {
             data_type: header.data_type,
             dims: header.dims.into_boxed_slice(),
             external: header.data_location == Some(EXTERNAL),
             stored: Stored::Encoded(bytes),
         };
-        Ok((header.name.unwrap_or_default(), initializer))
+        Ok((name, initializer))
     }
 
     /// A decoded tensor and its name.
@@ -177,7 +187,7 @@ mod tests {
         let tensor = int64s("shape", vec![3], vec![2, -1, 4]);
         let (name, encoded) =
             Initializer::from_encoded(Bytes::from(tensor.encode_to_vec())).unwrap();
-        assert_eq!(name, "shape");
+        assert_eq!(&name[..], b"shape");
         assert_eq!((encoded.data_type, &*encoded.dims), (Some(7), &[3][..]));
         let (_, decoded) = Initializer::from_decoded(Box::new(tensor));
         for initializer in [encoded, decoded] {
@@ -204,5 +214,8 @@ mod tests {
             .is_none());
         // Not a tensor at all: prost's error.
         assert!(Initializer::from_encoded(Bytes::from_static(&[0x0a, 0x05])).is_err());
+        // A name that is not UTF-8, as prost refuses a string field.
+        let error = Initializer::from_encoded(Bytes::from_static(&[0x42, 0x01, 0xff])).unwrap_err();
+        assert!(error.contains("not UTF-8"), "{error}");
     }
 }
