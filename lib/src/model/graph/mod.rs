@@ -10,19 +10,28 @@ use std::path::Path;
 use bytes::Bytes;
 
 use super::intern::Interner;
-use super::names::{self, NameIndex};
-use super::node_wire::{self, RawNode};
-use super::parts::TensorSource;
+use super::node_wire::RawNode;
 use super::parts::{GraphParts, ModelParts, Nodes};
-use super::text::{RawText, Text, Texts};
+use super::text::{RawText, Text};
 use super::topology;
-use super::wire::{GraphLayout, ModelLayout, NodeLayout};
+use super::wire::{GraphLayout, ModelLayout};
 use super::{
     Attribute, DeclaredCounts, Function, Graph, GraphId, Initializer, Model, Node, Opsets, Origin,
-    ProblemKind, StructuralProblem, Value, ValueId,
+    ProblemKind, StructuralProblem, ValueId,
 };
 use crate::error::{Limits, LoadError};
-use crate::proto::{type_proto, TypeProto, ValueInfoProto};
+use crate::proto::ValueInfoProto;
+
+mod chunks;
+mod inputs;
+mod limits;
+mod table;
+mod tensors;
+
+use chunks::DecodedChunk;
+use inputs::BuiltNodes;
+use table::Table;
+use tensors::read_initializer;
 
 /// Builds a [`Model`] from the parts of its protobuf and, when it was read from bytes, those
 /// bytes and their wire layout (which locates the nodes left in them).
@@ -99,54 +108,6 @@ fn named_value(name: String) -> ValueInfoProto {
     ValueInfoProto {
         name: Some(name),
         ..ValueInfoProto::default()
-    }
-}
-
-/// An initializer's header and name, decoded from its bytes in the file (the name then a range of
-/// the file), or taken from a decoded tensor. A header that does not decode is the file's decode
-/// error, located at the tensor.
-fn read_initializer(
-    source: TensorSource,
-    file: Option<&Bytes>,
-    file_path: &Path,
-    graph_path: &str,
-    index: usize,
-) -> Result<(RawText, Initializer), LoadError> {
-    match source {
-        TensorSource::Decoded(tensor) => {
-            let (name, initializer) = Initializer::from_decoded(tensor);
-            Ok((RawText::Owned(name), initializer))
-        }
-        TensorSource::Encoded(bytes) => {
-            // The tensor's bytes are a slice of the file: their distance from its start.
-            let offset = file.map_or(0, |file| {
-                (bytes.as_ptr() as usize).saturating_sub(file.as_ptr() as usize)
-            });
-            let (name, initializer) =
-                Initializer::from_encoded(bytes).map_err(|problem| LoadError::Decode {
-                    path: file_path.to_path_buf(),
-                    offset,
-                    context: format!("{graph_path}/initializer[{index}]"),
-                    problem,
-                })?;
-            Ok((in_file(&name, file), initializer))
-        }
-    }
-}
-
-/// A name decoded as a slice of `file` (checked to be UTF-8), as its range there; a name not
-/// in it is copied.
-fn in_file(name: &Bytes, file: Option<&Bytes>) -> RawText {
-    let file_range = file.map(|file| file.as_ptr_range());
-    let start = name.as_ptr() as usize;
-    match file_range {
-        Some(range)
-            if range.start as usize <= start && start + name.len() <= range.end as usize =>
-        {
-            let at = start - range.start as usize;
-            RawText::InFile(at..at + name.len())
-        }
-        _ => RawText::Owned(String::from_utf8_lossy(name).into_owned()),
     }
 }
 
@@ -648,49 +609,6 @@ impl Builder<'_> {
         Ok(value)
     }
 
-    /// The rank limit on declared shapes. The wire pre-scan enforces it on bytes; an already
-    /// decoded model (`lint_model`) is only checked here.
-    fn check_declared_rank(&self, declared: Option<&TypeProto>) -> Result<(), LoadError> {
-        let rank = match declared.and_then(|t| t.value.as_ref()) {
-            Some(type_proto::Value::TensorType(t)) => t.shape.as_ref().map(|s| s.dim.len()),
-            Some(type_proto::Value::SparseTensorType(t)) => t.shape.as_ref().map(|s| s.dim.len()),
-            _ => None,
-        };
-        if rank.unwrap_or(0) > self.limits.max_rank {
-            return Err(LoadError::Limit {
-                path: self.path.to_path_buf(),
-                what: "rank",
-                limit: self.limits.max_rank,
-                offset: 0,
-            });
-        }
-        Ok(())
-    }
-
-    fn check_dims(&self, table: &Table, name: &RawText, dims: &[i64]) -> Result<(), LoadError> {
-        let invalid = |problem| LoadError::InvalidDims {
-            path: self.path.to_path_buf(),
-            tensor: String::from_utf8_lossy(table.raw_bytes(name)).into_owned(),
-            dims: dims.iter().copied().take(16).collect(),
-            problem,
-        };
-        if dims.len() > self.limits.max_rank {
-            return Err(LoadError::Limit {
-                path: self.path.to_path_buf(),
-                what: "rank",
-                limit: self.limits.max_rank,
-                offset: 0,
-            });
-        }
-        if dims.iter().any(|&dim| dim < 0) {
-            return Err(invalid("negative dim"));
-        }
-        dims.iter()
-            .try_fold(1i64, |acc, &dim| acc.checked_mul(dim))
-            .map(|_| ())
-            .ok_or_else(|| invalid("element count overflows a 64-bit integer"))
-    }
-
     /// Orders the graph's nodes topologically; nodes on cycles are marked and reported.
     ///
     /// The ONNX IR requires nodes to be topologically sorted ("nodes ... MUST be topologically
@@ -734,187 +652,5 @@ impl Builder<'_> {
             });
         }
         problems
-    }
-}
-
-/// How many preceding nodes' outputs are compared with an input name before the name index is
-/// probed.
-const RECENT_NODES: usize = 8;
-
-/// Nodes per chunk of [`Builder::add_in_file`]: about a millisecond of decoding, so the cost
-/// of handing a chunk to the other thread is negligible.
-const DECODE_CHUNK: usize = 1024;
-
-/// A chunk of nodes decoded ahead of the builder, and whether each decoded.
-#[derive(Default)]
-struct DecodedChunk {
-    /// Where the chunk's nodes are in the file.
-    spans: Vec<Range<usize>>,
-    nodes: Vec<RawNode>,
-    decoded: Vec<Result<(), String>>,
-}
-
-impl DecodedChunk {
-    /// Takes the spans of the (up to) [`DECODE_CHUNK`] nodes that follow the first `skip` of
-    /// `layouts`.
-    fn take_spans(&mut self, layouts: Option<&std::vec::IntoIter<NodeLayout>>, skip: usize) {
-        let next = layouts
-            .and_then(|layouts| layouts.as_slice().get(skip..))
-            .unwrap_or_default();
-        self.spans.clear();
-        self.spans.extend(
-            next.iter()
-                .take(DECODE_CHUNK)
-                .map(|layout| layout.span.clone()),
-        );
-    }
-
-    /// The bytes from the first node of the chunk to the end of its last.
-    fn range(&self) -> Option<Range<usize>> {
-        Some(self.spans.first()?.start..self.spans.last()?.end)
-    }
-
-    /// Decodes the nodes at this chunk's spans of `file` into its reused nodes.
-    fn decode(&mut self, file: &Bytes) {
-        self.nodes.resize_with(self.spans.len(), RawNode::default);
-        self.decoded.clear();
-        self.decoded.extend(
-            self.spans
-                .iter()
-                .zip(&mut self.nodes)
-                .map(|(span, node)| node_wire::decode_into(file, span.clone(), node)),
-        );
-    }
-}
-
-/// The nodes of a graph being built, with what is resolved once all are known.
-struct BuiltNodes<'a> {
-    graph: GraphId,
-    path: &'a str,
-    opsets: &'a Opsets,
-    layouts: Option<std::vec::IntoIter<NodeLayout>>,
-    nodes: Vec<Node>,
-    pending: Vec<PendingSubgraph>,
-    /// Inputs not yet defined when their node was added: `(node, slot, name)`, resolved once
-    /// every output is known.
-    deferred: Vec<(usize, usize, RawText)>,
-    /// The value after the furthest initializer an input resolved to so far: where the next
-    /// weight read is expected.
-    next_weight: u32,
-}
-
-impl BuiltNodes<'_> {
-    /// The inputs of node `index` that are already defined; the others are left `None` and
-    /// deferred. A name defined now is the value resolution would give at the end: the first
-    /// definition of a name wins. The vector has room for `outputs` more slots.
-    fn resolve_inputs(
-        &mut self,
-        index: usize,
-        names: &mut Vec<RawText>,
-        table: &Table,
-        outputs: usize,
-    ) -> Vec<Option<ValueId>> {
-        // Exported graphs mostly read what the last few nodes wrote: those values and their
-        // names are still in cache, while a probe of the name index is a few cache misses at a
-        // million values. Names are unique in the table, so a match is the value the index
-        // would give.
-        let recent = self.nodes.get(index.saturating_sub(RECENT_NODES)..);
-        let mut inputs = Vec::with_capacity(names.len() + outputs);
-        for (slot, name) in names.drain(..).enumerate() {
-            if name.is_empty() {
-                inputs.push(None);
-                continue;
-            }
-            let wanted = table.raw_bytes(&name);
-            let near = recent.and_then(|recent| {
-                recent
-                    .iter()
-                    .rev()
-                    .flat_map(|node| node.outputs().iter().flatten())
-                    .copied()
-                    .find(|&value| table.name_bytes(value) == wanted)
-            });
-            // Exporters write the initializers in the order the layers read them (each layer
-            // its own weights): the next one read is mostly the one after the last read, whose
-            // value and name are in cache, while a probe of the name index misses at a million
-            // values (issue 19). Only forward: shared constants and weights read again stay with
-            // the index.
-            let value = near.or_else(|| {
-                let expected = ValueId(self.next_weight);
-                let found = if table.name_bytes(expected) == wanted {
-                    Some(expected)
-                } else {
-                    table.lookup(wanted)
-                };
-                if let Some(found) = found.filter(|&found| {
-                    found.0 >= self.next_weight
-                        && table
-                            .values
-                            .get(found.0 as usize)
-                            .is_some_and(|value| value.origin == Origin::Initializer)
-                }) {
-                    self.next_weight = found.0.saturating_add(1);
-                }
-                found
-            });
-            if value.is_none() {
-                self.deferred.push((index, slot, name));
-            }
-            inputs.push(value);
-        }
-        inputs
-    }
-}
-
-/// A graph's values, their names and its name index while it is being built.
-struct Table {
-    values: Vec<Value>,
-    by_name: NameIndex,
-    texts: Texts,
-}
-
-impl Table {
-    fn with_capacity(capacity: usize, file: Option<Bytes>) -> Self {
-        Table {
-            values: Vec::with_capacity(capacity),
-            by_name: NameIndex::with_capacity(capacity),
-            texts: Texts::new(file),
-        }
-    }
-
-    fn lookup(&self, name: &[u8]) -> Option<ValueId> {
-        self.by_name.get_bytes(name, &self.texts, &self.values)
-    }
-
-    fn name_bytes(&self, value: ValueId) -> &[u8] {
-        names::name_of(&self.texts, &self.values, value)
-    }
-
-    fn name_of(&self, value: ValueId) -> &str {
-        std::str::from_utf8(self.name_bytes(value)).unwrap_or_default()
-    }
-
-    /// The bytes of a name not yet added.
-    fn raw_bytes<'a>(&'a self, raw: &'a RawText) -> &'a [u8] {
-        self.texts.raw_bytes(raw)
-    }
-
-    /// Defines `name`; returns the existing value and `false` if it was already defined.
-    fn define(&mut self, name: Text, origin: Origin) -> (ValueId, bool) {
-        let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
-        let bytes = self.texts.bytes(name);
-        if let Some(existing) = self
-            .by_name
-            .get_or_insert(bytes, value, &self.texts, &self.values)
-        {
-            return (existing, false);
-        }
-        self.values.push(Value {
-            name,
-            origin,
-            declared: None,
-            initializer: None,
-        });
-        (value, true)
     }
 }

@@ -1,0 +1,58 @@
+//! Chunks of a graph's node list decoded ahead of the builder, on the other thread.
+
+use std::ops::Range;
+
+use bytes::Bytes;
+
+use super::super::node_wire::{self, RawNode};
+use super::super::wire::NodeLayout;
+
+/// Nodes per chunk of [`Builder::add_in_file`]: about a millisecond of decoding, so the cost
+/// of handing a chunk to the other thread is negligible.
+const DECODE_CHUNK: usize = 1024;
+
+/// A chunk of nodes decoded ahead of the builder, and whether each decoded.
+#[derive(Default)]
+pub(super) struct DecodedChunk {
+    /// Where the chunk's nodes are in the file.
+    pub(super) spans: Vec<Range<usize>>,
+    pub(super) nodes: Vec<RawNode>,
+    pub(super) decoded: Vec<Result<(), String>>,
+}
+
+impl DecodedChunk {
+    /// Takes the spans of the (up to) [`DECODE_CHUNK`] nodes that follow the first `skip` of
+    /// `layouts`.
+    pub(super) fn take_spans(
+        &mut self,
+        layouts: Option<&std::vec::IntoIter<NodeLayout>>,
+        skip: usize,
+    ) {
+        let next = layouts
+            .and_then(|layouts| layouts.as_slice().get(skip..))
+            .unwrap_or_default();
+        self.spans.clear();
+        self.spans.extend(
+            next.iter()
+                .take(DECODE_CHUNK)
+                .map(|layout| layout.span.clone()),
+        );
+    }
+
+    /// The bytes from the first node of the chunk to the end of its last.
+    pub(super) fn range(&self) -> Option<Range<usize>> {
+        Some(self.spans.first()?.start..self.spans.last()?.end)
+    }
+
+    /// Decodes the nodes at this chunk's spans of `file` into its reused nodes.
+    pub(super) fn decode(&mut self, file: &Bytes) {
+        self.nodes.resize_with(self.spans.len(), RawNode::default);
+        self.decoded.clear();
+        self.decoded.extend(
+            self.spans
+                .iter()
+                .zip(&mut self.nodes)
+                .map(|(span, node)| node_wire::decode_into(file, span.clone(), node)),
+        );
+    }
+}
