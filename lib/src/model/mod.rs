@@ -137,8 +137,9 @@ pub struct Node {
     pub(crate) slots: Box<[Option<ValueId>]>,
     /// How many of `slots` are inputs.
     pub(crate) input_count: u32,
-    /// Attributes, with graph bodies moved out into [`Node::subgraphs`].
-    pub attributes: Box<[Attribute]>,
+    /// Attributes, with graph bodies moved out into [`Node::subgraphs`]; shared with the other
+    /// nodes whose attributes are the same bytes in the file.
+    pub attributes: Arc<[Attribute]>,
     /// Graph-valued attributes: `(attribute name, graph)`, in attribute order; read them with
     /// [`Node::subgraphs`]. `None` when there is none: one word instead of two for nearly every
     /// node (issue 19).

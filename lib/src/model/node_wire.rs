@@ -26,6 +26,8 @@ pub(super) struct RawNode {
     pub(super) input: Vec<RawText>,
     pub(super) output: Vec<RawText>,
     pub(super) attribute: Vec<AttributeProto>,
+    /// Where each attribute's encoding is in the file (empty for a node decoded by prost).
+    pub(super) attribute_spans: Vec<std::ops::Range<usize>>,
 }
 
 impl RawNode {
@@ -49,6 +51,7 @@ impl RawNode {
         self.input.clear();
         self.output.clear();
         self.attribute.clear();
+        self.attribute_spans.clear();
     }
 }
 
@@ -94,10 +97,13 @@ pub(super) fn decode_into(
                     2 => node.output.push(text_range(data, body, in_file, "output")?),
                     3 => node.name = text_range(data, body, in_file, "name")?,
                     4 => copy_text(data, body, "op_type", &mut node.op_type)?,
-                    5 => node.attribute.push(
-                        AttributeProto::decode(file.slice(in_file))
-                            .map_err(|error| format!("NodeProto.attribute: {error}"))?,
-                    ),
+                    5 => {
+                        node.attribute.push(
+                            AttributeProto::decode(file.slice(in_file.clone()))
+                                .map_err(|error| format!("NodeProto.attribute: {error}"))?,
+                        );
+                        node.attribute_spans.push(in_file);
+                    }
                     7 => copy_text(data, body, "domain", &mut node.domain)?,
                     _ => {}
                 }

@@ -6,6 +6,7 @@
 
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use bytes::Bytes;
 
@@ -22,12 +23,14 @@ use super::{
 use crate::error::{Limits, LoadError};
 use crate::proto::ValueInfoProto;
 
+mod attribute_sets;
 mod chunks;
 mod inputs;
 mod limits;
 mod table;
 mod tensors;
 
+use attribute_sets::AttributeSets;
 use chunks::DecodedChunk;
 use inputs::BuiltNodes;
 use table::Table;
@@ -55,6 +58,7 @@ pub(crate) fn build(
         problems: Vec::new(),
         nodes_seen: 0,
         interned: Interner::default(),
+        attribute_sets: AttributeSets::default(),
         outputs: Vec::new(),
         release,
     };
@@ -120,6 +124,8 @@ struct Builder<'p> {
     problems: Vec<StructuralProblem>,
     nodes_seen: usize,
     interned: Interner,
+    /// Attribute lists shared between nodes.
+    attribute_sets: AttributeSets,
     /// The output values of the node being added, reused from node to node (one allocation
     /// per node, its slots, instead of three).
     outputs: Vec<Option<ValueId>>,
@@ -470,48 +476,8 @@ impl Builder<'_> {
             self.add_text(table, &RawText::Owned(format!("{op_type}_{index}")))?
         };
         let (span, sub_layouts) = layout.map_or((0..0, None), |l| (l.span, l.subgraphs));
-        let mut sub_layouts = sub_layouts.map(|s| *s).unwrap_or_default();
-        sub_layouts.reverse();
-        let mut take_layout = |ordinal: usize| {
-            if sub_layouts.last().is_some_and(|(at, _)| *at == ordinal) {
-                sub_layouts.pop().map(|(_, layout)| layout)
-            } else {
-                None
-            }
-        };
-
-        let mut attributes = Vec::with_capacity(proto.attribute.len());
-        let mut pending = Vec::new();
-        for (ordinal, mut attr) in proto.attribute.drain(..).enumerate() {
-            let body = attr.g.take();
-            let many = std::mem::take(&mut attr.graphs);
-            if body.is_some() || !many.is_empty() {
-                let attr_name = attr.name.clone().unwrap_or_default();
-                if let Some(body) = body {
-                    pending.push(PendingSubgraph {
-                        node: index,
-                        attribute: attr_name.clone(),
-                        body: GraphParts::from(*body),
-                        layout: take_layout(ordinal),
-                    });
-                }
-                let count = many.len();
-                for (k, body) in many.into_iter().enumerate() {
-                    let attribute = if count == 1 {
-                        attr_name.clone()
-                    } else {
-                        format!("{attr_name}[{k}]")
-                    };
-                    pending.push(PendingSubgraph {
-                        node: index,
-                        attribute,
-                        body: GraphParts::from(body),
-                        layout: take_layout(ordinal),
-                    });
-                }
-            }
-            attributes.push(Attribute::from(attr));
-        }
+        let sub_layouts = sub_layouts.map(|s| *s).unwrap_or_default();
+        let (attributes, pending) = self.attributes(index, proto, sub_layouts);
 
         let is_constant = op_type == "Constant" && domain.is_empty();
         let mut outputs = std::mem::take(&mut self.outputs);
@@ -551,12 +517,73 @@ impl Builder<'_> {
             // Filled by `add_node`: the inputs, then `self.outputs`.
             slots: Box::default(),
             input_count: 0,
-            attributes: attributes.into_boxed_slice(),
+            attributes,
             subgraphs: None,
             span,
             in_cycle: false,
         };
         Ok((node, pending))
+    }
+
+    /// A node's attributes, shared with the nodes that carry the same bytes when none holds a
+    /// graph, and the graphs its attributes hold, moved out to be built as subgraphs.
+    fn attributes(
+        &mut self,
+        index: usize,
+        proto: &mut RawNode,
+        mut sub_layouts: Vec<(usize, GraphLayout)>,
+    ) -> (Arc<[Attribute]>, Vec<PendingSubgraph>) {
+        sub_layouts.reverse();
+        let mut take_layout = |ordinal: usize| {
+            if sub_layouts.last().is_some_and(|(at, _)| *at == ordinal) {
+                sub_layouts.pop().map(|(_, layout)| layout)
+            } else {
+                None
+            }
+        };
+
+        let plain = proto
+            .attribute
+            .iter()
+            .all(|attr| attr.g.is_none() && attr.graphs.is_empty());
+        let file = self.file.as_deref().unwrap_or_default();
+        let mut attributes = Vec::new();
+        let mut pending = Vec::new();
+        let shared = plain.then(|| {
+            self.attribute_sets
+                .share(file, &proto.attribute_spans, &mut proto.attribute)
+        });
+        for (ordinal, mut attr) in proto.attribute.drain(..).enumerate() {
+            let body = attr.g.take();
+            let many = std::mem::take(&mut attr.graphs);
+            if body.is_some() || !many.is_empty() {
+                let attr_name = attr.name.clone().unwrap_or_default();
+                if let Some(body) = body {
+                    pending.push(PendingSubgraph {
+                        node: index,
+                        attribute: attr_name.clone(),
+                        body: GraphParts::from(*body),
+                        layout: take_layout(ordinal),
+                    });
+                }
+                let count = many.len();
+                for (k, body) in many.into_iter().enumerate() {
+                    let attribute = if count == 1 {
+                        attr_name.clone()
+                    } else {
+                        format!("{attr_name}[{k}]")
+                    };
+                    pending.push(PendingSubgraph {
+                        node: index,
+                        attribute,
+                        body: GraphParts::from(body),
+                        layout: take_layout(ordinal),
+                    });
+                }
+            }
+            attributes.push(Attribute::from(attr));
+        }
+        (shared.unwrap_or_else(|| attributes.into()), pending)
     }
 
     /// Adds a name to the graph being built; a graph whose names pass 2 GiB is refused.

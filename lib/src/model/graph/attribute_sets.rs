@@ -1,0 +1,120 @@
+//! Attribute lists shared between the nodes that carry the same ones, byte for byte (issue 19:
+//! interned attributes). A transformer's million nodes carry a few dozen distinct lists (one
+//! `perm` per Transpose kind, one `epsilon` per norm); each node had its own copy.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::super::Attribute;
+use crate::proto::AttributeProto;
+
+/// Encoded lists up to this size are shared; longer ones (constant tensors above all) are
+/// mostly distinct, and keeping their bytes as keys would double them.
+const MAX_SHARED_BYTES: usize = 256;
+
+/// The lists seen so far, by their encoding.
+#[derive(Debug, Default)]
+pub(super) struct AttributeSets {
+    seen: HashMap<Box<[u8]>, Arc<[Attribute]>, foldhash::fast::RandomState>,
+    /// The encoding of the list being looked up, reused from node to node.
+    key: Vec<u8>,
+}
+
+impl AttributeSets {
+    /// The list `decoded`, whose encodings are at `spans` of `file`, shared with the earlier
+    /// nodes that carry the same bytes. `decoded` must hold no graph (those are moved out of
+    /// their node) and is emptied.
+    pub(super) fn share(
+        &mut self,
+        file: &[u8],
+        spans: &[Range<usize>],
+        decoded: &mut Vec<AttributeProto>,
+    ) -> Arc<[Attribute]> {
+        self.key.clear();
+        let mut complete = spans.len() == decoded.len();
+        for span in spans {
+            match file.get(span.clone()) {
+                // The field's length keeps `[a][bc]` and `[ab][c]` apart.
+                Some(bytes) if self.key.len() + bytes.len() <= MAX_SHARED_BYTES => {
+                    self.key
+                        .extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+                    self.key.extend_from_slice(bytes);
+                }
+                _ => complete = false,
+            }
+        }
+        if !complete || spans.is_empty() {
+            return decoded.drain(..).map(Attribute::from).collect();
+        }
+        if let Some(shared) = self.seen.get(self.key.as_slice()) {
+            decoded.clear();
+            return Arc::clone(shared);
+        }
+        let list: Arc<[Attribute]> = decoded.drain(..).map(Attribute::from).collect();
+        self.seen
+            .insert(self.key.as_slice().into(), Arc::clone(&list));
+        list
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    fn int(name: &str, value: i64) -> AttributeProto {
+        AttributeProto {
+            name: Some(name.into()),
+            i: Some(value),
+            r#type: Some(2),
+            ..AttributeProto::default()
+        }
+    }
+
+    /// The file of the attributes `list`, one after the other, and their spans.
+    fn file_of(list: &[AttributeProto]) -> (Vec<u8>, Vec<Range<usize>>) {
+        let mut file = Vec::new();
+        let mut spans = Vec::new();
+        for attribute in list {
+            let start = file.len();
+            file.extend(attribute.encode_to_vec());
+            spans.push(start..file.len());
+        }
+        (file, spans)
+    }
+
+    #[test]
+    fn equal_lists_are_shared_and_different_ones_are_not() {
+        let mut sets = AttributeSets::default();
+        let (file, spans) = file_of(&[int("axis", 1), int("keepdims", 0)]);
+        let mut first = vec![int("axis", 1), int("keepdims", 0)];
+        let shared = sets.share(&file, &spans, &mut first);
+        assert!(first.is_empty());
+        assert_eq!(shared.len(), 2);
+        let mut again = vec![int("axis", 1), int("keepdims", 0)];
+        assert!(Arc::ptr_eq(&shared, &sets.share(&file, &spans, &mut again)));
+
+        let (other_file, other_spans) = file_of(&[int("axis", 2), int("keepdims", 0)]);
+        let mut other = vec![int("axis", 2), int("keepdims", 0)];
+        let distinct = sets.share(&other_file, &other_spans, &mut other);
+        assert!(!Arc::ptr_eq(&shared, &distinct));
+        assert_eq!(distinct.first().map(|a| &*a.name), Some("axis"));
+    }
+
+    #[test]
+    fn long_lists_and_lists_without_spans_are_not_kept() {
+        let mut sets = AttributeSets::default();
+        let long = AttributeProto {
+            name: Some("value".into()),
+            ints: vec![7; 300],
+            ..AttributeProto::default()
+        };
+        let (file, spans) = file_of(std::slice::from_ref(&long));
+        let mut decoded = vec![long.clone()];
+        assert_eq!(sets.share(&file, &spans, &mut decoded).len(), 1);
+        let mut decoded = vec![int("axis", 1)];
+        assert_eq!(sets.share(&[], &[], &mut decoded).len(), 1);
+        assert!(sets.seen.is_empty());
+    }
+}
