@@ -182,6 +182,7 @@ mod tests {
         match raw {
             RawText::InFile(range) => std::str::from_utf8(&file[range.clone()]).unwrap(),
             RawText::Owned(text) => text,
+            RawText::Copied(bytes) => std::str::from_utf8(bytes).unwrap(),
         }
     }
 

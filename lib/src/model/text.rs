@@ -38,6 +38,8 @@ pub(super) enum RawText {
     InFile(Range<usize>),
     /// A decoded string.
     Owned(String),
+    /// Bytes checked to be UTF-8, to be copied into the graph's own buffer.
+    Copied(Bytes),
 }
 
 impl Default for RawText {
@@ -52,6 +54,7 @@ impl RawText {
         match self {
             RawText::InFile(range) => range.is_empty(),
             RawText::Owned(text) => text.is_empty(),
+            RawText::Copied(bytes) => bytes.is_empty(),
         }
     }
 }
@@ -102,6 +105,7 @@ impl Texts {
                 .and_then(|file| file.get(range.clone()))
                 .unwrap_or_default(),
             RawText::Owned(text) => text.as_bytes(),
+            RawText::Copied(bytes) => bytes,
         }
     }
 
@@ -128,6 +132,7 @@ impl Texts {
                 self.add_str(&copied)
             }
             RawText::Owned(text) => self.add_str(text),
+            RawText::Copied(bytes) => self.add_str(std::str::from_utf8(bytes).unwrap_or_default()),
         }
     }
 

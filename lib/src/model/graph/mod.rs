@@ -12,7 +12,7 @@ use bytes::Bytes;
 
 use super::intern::Interner;
 use super::node_wire::RawNode;
-use super::parts::{GraphParts, ModelParts, Nodes};
+use super::parts::{GraphParts, ModelParts, Nodes, TensorSource};
 use super::text::{RawText, Text};
 use super::topology;
 use super::wire::{GraphLayout, ModelLayout};
@@ -34,7 +34,7 @@ use attribute_sets::AttributeSets;
 use chunks::DecodedChunk;
 use inputs::BuiltNodes;
 use table::Table;
-use tensors::read_initializer;
+use tensors::{read_initializer, Released};
 
 /// Builds a [`Model`] from the parts of its protobuf and, when it was read from bytes, those
 /// bytes and their wire layout (which locates the nodes left in them).
@@ -208,13 +208,29 @@ impl Builder<'_> {
         };
         let mut initializers = Vec::with_capacity(proto.initializer.len());
         let (file, file_path) = (self.file.clone(), self.path);
+        // The main graph's tensors once their headers are read: a model with its own weights
+        // has most of its file there, paged in by the scan (issue 19: peak memory). Their names
+        // are then copied, so that resolving inputs does not page them in again.
+        let mut read_tensors = Released::new(self.release.filter(|_| id == GraphId(0)));
+        let copy_names = read_tensors.active();
         let dense = proto
             .initializer
             .into_iter()
             .enumerate()
             .map(|(index, source)| {
+                let range = match (&source, file.as_ref()) {
+                    (TensorSource::Encoded(bytes), Some(file)) => {
+                        let start =
+                            (bytes.as_ptr() as usize).saturating_sub(file.as_ptr() as usize);
+                        Some(start..start.saturating_add(bytes.len()))
+                    }
+                    _ => None,
+                };
                 let (name, tensor) =
-                    read_initializer(source, file.as_ref(), file_path, path, index)?;
+                    read_initializer(source, file.as_ref(), copy_names, file_path, path, index)?;
+                if let Some(range) = range {
+                    read_tensors.add(range);
+                }
                 Ok((name, tensor, Origin::Initializer))
             });
         let sparse = proto.sparse_initializer.into_iter().map(|sparse| {
@@ -246,6 +262,7 @@ impl Builder<'_> {
             }
             initializers.push(tensor);
         }
+        drop(read_tensors);
 
         let mut built = BuiltNodes {
             graph: id,

@@ -1,5 +1,6 @@
 //! Initializer headers as the builder reads them, with their names kept as ranges of the file.
 
+use std::ops::Range;
 use std::path::Path;
 
 use bytes::Bytes;
@@ -9,12 +10,14 @@ use super::super::text::RawText;
 use super::super::Initializer;
 use crate::error::LoadError;
 
-/// An initializer's header and name, decoded from its bytes in the file (the name then a range of
-/// the file), or taken from a decoded tensor. A header that does not decode is the file's decode
-/// error, located at the tensor.
+/// An initializer's header and name, decoded from its bytes in the file, or taken from a decoded
+/// tensor. The name is a range of the file unless `copy_name` (the tensor's pages are then given
+/// back, and a name read from them would page them in again). A header that does not decode is
+/// the file's decode error, located at the tensor.
 pub(super) fn read_initializer(
     source: TensorSource,
     file: Option<&Bytes>,
+    copy_name: bool,
     file_path: &Path,
     graph_path: &str,
     index: usize,
@@ -36,7 +39,12 @@ pub(super) fn read_initializer(
                     context: format!("{graph_path}/initializer[{index}]"),
                     problem,
                 })?;
-            Ok((in_file(&name, file), initializer))
+            let name = if copy_name {
+                RawText::Copied(name)
+            } else {
+                in_file(&name, file)
+            };
+            Ok((name, initializer))
         }
     }
 }
@@ -53,6 +61,104 @@ fn in_file(name: &Bytes, file: Option<&Bytes>) -> RawText {
             let at = start - range.start as usize;
             RawText::InFile(at..at + name.len())
         }
-        _ => RawText::Owned(String::from_utf8_lossy(name).into_owned()),
+        _ => RawText::Copied(name.clone()),
+    }
+}
+
+/// Byte ranges of the file already read, given back to the kernel a megabyte at a time.
+pub(super) struct Released<'r> {
+    release: Option<&'r (dyn Fn(Range<usize>) + Sync)>,
+    /// The ranges read since the last release, merged: consecutive entries of a repeated field
+    /// are apart by their tag and length only.
+    pending: Option<Range<usize>>,
+}
+
+impl<'r> Released<'r> {
+    /// Bytes between two ranges that still count as consecutive (a tag and a length).
+    const GAP: usize = 16;
+    /// Pending bytes from which they are given back.
+    const CHUNK: usize = 1 << 20;
+
+    pub(super) fn new(release: Option<&'r (dyn Fn(Range<usize>) + Sync)>) -> Self {
+        Released {
+            release,
+            pending: None,
+        }
+    }
+
+    /// Whether ranges are given back at all.
+    pub(super) fn active(&self) -> bool {
+        self.release.is_some()
+    }
+
+    /// Records `range` as read; gives back what was pending when `range` does not follow it,
+    /// or once a chunk is complete.
+    pub(super) fn add(&mut self, range: Range<usize>) {
+        if self.release.is_none() {
+            return;
+        }
+        match &mut self.pending {
+            Some(pending)
+                if range.start >= pending.end && range.start - pending.end <= Self::GAP =>
+            {
+                pending.end = range.end;
+            }
+            _ => {
+                self.flush();
+                self.pending = Some(range);
+            }
+        }
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|pending| pending.len() >= Self::CHUNK)
+        {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if let (Some(release), Some(range)) = (self.release, self.pending.take()) {
+            release(range);
+        }
+    }
+}
+
+impl Drop for Released<'_> {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    #[test]
+    fn consecutive_ranges_are_given_back_merged_and_others_apart() {
+        let given = Mutex::new(Vec::new());
+        let record = |range: Range<usize>| given.lock().unwrap().push(range);
+        {
+            let mut released = Released::new(Some(&record));
+            released.add(0..100);
+            released.add(103..200);
+            released.add(5_000..6_000);
+            released.add(6_002..(6_002 + Released::CHUNK));
+            released.add(9_000_000..9_000_010);
+        }
+        let given = given.into_inner().unwrap();
+        assert_eq!(
+            given,
+            [
+                0..200,
+                5_000..(6_002 + Released::CHUNK),
+                9_000_000..9_000_010
+            ]
+        );
+        let mut inactive = Released::new(None);
+        assert!(!inactive.active());
+        inactive.add(0..10);
     }
 }
