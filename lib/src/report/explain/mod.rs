@@ -84,14 +84,38 @@ fn section(out: &mut String, title: &str, body: &str, verbatim: bool) {
     }
 }
 
+/// Codes no longer reported, kept so that configurations and baselines naming them still load.
+const RETIRED: &[&str] = &["E2"];
+
+/// The heading of an explanation's `why` part: a finding that fails a run says why; a warning
+/// on a model that runs (`W2`), a retired code and an info say what happens instead.
+pub(crate) fn why_heading(explanation: &Explanation) -> &'static str {
+    match explanation.code {
+        "W2" | "E2" => "What happens at run time",
+        "I1" => "What is lost",
+        _ => "Why it fails at run time",
+    }
+}
+
+/// The severity as `--explain` heads it: a retired code says so.
+fn severity_label(explanation: &Explanation) -> String {
+    if RETIRED.contains(&explanation.code) {
+        format!("retired; was {}", explanation.severity)
+    } else {
+        explanation.severity.to_owned()
+    }
+}
+
 /// What `--explain` prints: the code, its severity and summary, then one section per part.
 pub(crate) fn render(explanation: &Explanation) -> String {
     let mut out = format!(
         "{} ({}): {}\n",
-        explanation.code, explanation.severity, explanation.summary
+        explanation.code,
+        severity_label(explanation),
+        explanation.summary
     );
     section(&mut out, "What it means", explanation.meaning, false);
-    section(&mut out, "Why it fails at run time", explanation.why, false);
+    section(&mut out, why_heading(explanation), explanation.why, false);
     section(&mut out, "Example", explanation.example, true);
     section(&mut out, "How to fix it", explanation.fix, false);
     section(&mut out, "Spec", explanation.spec, false);
@@ -105,8 +129,12 @@ pub(crate) fn markdown(explanation: &Explanation) -> String {
         let _ = writeln!(example, "    {line}");
     }
     format!(
-        "{}\n\n**Why it fails at run time.** {}\n\n**Example.**\n\n{example}\n**How to fix it.** {}\n\n**Spec.** {}\n",
-        explanation.meaning, explanation.why, explanation.fix, explanation.spec
+        "{}\n\n**{}.** {}\n\n**Example.**\n\n{example}\n**How to fix it.** {}\n\n**Spec.** {}\n",
+        explanation.meaning,
+        why_heading(explanation),
+        explanation.why,
+        explanation.fix,
+        explanation.spec
     )
 }
 
