@@ -21,13 +21,13 @@ use crate::ops::{
 };
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
-use crate::shape::{Dim, Shape, Verdict};
+use crate::shape::{Dim, Shape, Shapes, SharedShape, Verdict};
 
 /// Everything inferred about one value.
 #[derive(Debug, Clone)]
 pub struct ValueFacts {
-    /// Its shape.
-    pub shape: Shape,
+    /// Its shape, shared with the other values of that shape (issue 19).
+    pub shape: SharedShape,
     /// Its element type (`TensorProto.DataType`), when known.
     pub elem: Option<i32>,
     /// Its elements, for small integer tensors whose values are known. Boxed: most values
@@ -42,7 +42,7 @@ impl ValueFacts {
     /// Nothing known.
     pub fn unknown() -> Self {
         Self {
-            shape: Shape::Unranked,
+            shape: SharedShape::unranked(),
             elem: None,
             value: None,
             real: None,
@@ -202,6 +202,7 @@ pub(crate) fn infer_forcing(
             .iter()
             .map(|_| stored::Pending::default())
             .collect(),
+        shapes: RefCell::default(),
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -286,7 +287,7 @@ fn bounded(work: &Cell<usize>, max_rank: usize, mut facts: ValueFacts) -> ValueF
         }
     }
     if facts.shape.rank().is_some_and(|rank| rank > max_rank) {
-        facts.shape = Shape::Unranked;
+        facts.shape = SharedShape::unranked();
     }
     facts
 }
@@ -319,6 +320,9 @@ pub(crate) struct Engine<'m> {
     /// Per graph, the values whose float elements are still in their initializer
     /// ([`stored`]).
     pending: Vec<stored::Pending>,
+    /// Every shape stored so far: equal shapes are stored once (issue 19: a transformer of a
+    /// million values has a few dozen distinct shapes).
+    shapes: RefCell<Shapes>,
 }
 
 /// Writes the symbols a rule gave unknown elements of its inputs' values ([`crate::ops::Named`])
@@ -368,6 +372,29 @@ impl<'m> Engine<'m> {
 
     fn value_facts(&self, id: GraphId, value: crate::model::ValueId) -> Option<&ValueFacts> {
         self.facts.get(id.0 as usize)?.values.get(value.0 as usize)
+    }
+
+    /// `shape`, shared with the equal shapes stored before.
+    pub(crate) fn share(&self, shape: Shape) -> SharedShape {
+        self.shapes.borrow_mut().share(shape)
+    }
+
+    /// A shape `node` inferred, shared: most nodes (elementwise arithmetic, activations,
+    /// normalisations) give an output the shape of an input, found by a comparison that meets
+    /// the same symbols (shared, compared by address first), while the table hashes every
+    /// symbol's expression.
+    fn share_output(&self, graph: GraphId, node: &Node, shape: Shape) -> SharedShape {
+        if matches!(shape, Shape::Unranked) {
+            return SharedShape::unranked();
+        }
+        for &value in node.inputs().iter().flatten() {
+            if let Some(facts) = self.value_facts(graph, value) {
+                if facts.shape == shape {
+                    return facts.shape.clone();
+                }
+            }
+        }
+        self.share(shape)
     }
 
     /// Charges `elements` value elements handed to a rule to the work budget; `false` (and
@@ -440,7 +467,7 @@ impl<'m> Engine<'m> {
                     // Input values are exactly `graph.inputs`, defined first and in order, so
                     // the call's facts line up with them without a lookup per value.
                     if let Some(mut facts) = given.as_mut().and_then(Iterator::next) {
-                        facts.shape = control::refine(&facts.shape, &declared_shape);
+                        facts.shape = self.share(control::refine(&facts.shape, &declared_shape));
                         facts.elem = facts.elem.or(declared_elem);
                         facts
                     } else {
@@ -456,7 +483,9 @@ impl<'m> Engine<'m> {
                         pending.set(id);
                     }
                     ValueFacts {
-                        shape: held.map_or(Shape::Unranked, |t| declared::tensor_shape(&t.dims)),
+                        shape: held.map_or(SharedShape::unranked(), |t| {
+                            self.share(declared::tensor_shape(&t.dims))
+                        }),
                         elem: held.and_then(|t| t.data_type),
                         value: stored.and_then(Initializer::int_values).map(Box::new),
                         real: None,
@@ -524,7 +553,7 @@ impl<'m> Engine<'m> {
         if let Some(dims) = &stored_shape {
             if crate::shape::verify::compare(dims, &declared_shape).is_err() {
                 return ValueFacts {
-                    shape: Shape::Unranked,
+                    shape: SharedShape::unranked(),
                     elem: declared_elem,
                     value: None,
                     real: None,
@@ -534,13 +563,13 @@ impl<'m> Engine<'m> {
         let constant = stored
             .filter(|_| self.model.ir_version < 4 || self.assumptions.initializers_as_constants);
         ValueFacts {
-            shape: match stored_shape.filter(|_| constant.is_some()) {
+            shape: self.share(match stored_shape.filter(|_| constant.is_some()) {
                 Some(dims) => control::refine(&declared_shape, &dims),
                 None if graph.parent.is_none() => {
                     anonymous::name_anonymous(&value.name, declared_shape)
                 }
                 None => declared_shape,
-            },
+            }),
             elem: declared_elem,
             value: constant.and_then(Initializer::int_values).map(Box::new),
             real: constant.and_then(Initializer::real_values).map(Box::new),
@@ -626,7 +655,7 @@ impl<'m> Engine<'m> {
         };
         // Written in place: the fields are borrowed apart (the budget is a `Cell`), so no
         // vector of results is built per node.
-        let (work, max_rank) = (&self.work, self.max_rank);
+        let (work, max_rank, shapes) = (&self.work, self.max_rank, &mut self.shapes);
         let Some(facts) = self.facts.get_mut(graph.id.0 as usize) else {
             return;
         };
@@ -643,10 +672,10 @@ impl<'m> Engine<'m> {
                     work,
                     max_rank,
                     ValueFacts {
-                        shape: control::refine(
+                        shape: shapes.get_mut().share(control::refine(
                             &inferred.shape,
                             &declared::shape_of(Some(declared)),
-                        ),
+                        )),
                         elem: inferred.elem.or_else(|| declared::elem_of(Some(declared))),
                         value: inferred.value,
                         real: inferred.real,
@@ -745,7 +774,7 @@ impl<'m> Engine<'m> {
                     .outputs
                     .into_iter()
                     .map(|out| ValueFacts {
-                        shape: out.shape,
+                        shape: self.share_output(graph.id, node, out.shape),
                         elem: out.elem,
                         value: out.value.map(Box::new),
                         real: out.real.map(Box::new),
