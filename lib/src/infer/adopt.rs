@@ -11,6 +11,8 @@
 //! that disagree with each other (two outputs sharing one count declare different sizes).
 //! Anonymous declarations (`?`, `unk__3`, nothing) promise nothing and are never adopted.
 
+use std::sync::Arc;
+
 use crate::infer::ValueFacts;
 use crate::ops::Minted;
 use crate::shape::{Dim, Shape, Tri};
@@ -34,8 +36,12 @@ pub(super) fn declared_sizes(minted: &[Minted], outputs: &mut [ValueFacts], decl
                     replace(dims, &symbol.dim, &size);
                 }
             }
-            if let Some(value) = facts.value.as_deref_mut() {
-                replace(&mut value.data, &symbol.dim, &size);
+            if let Some(value) = facts
+                .value
+                .as_mut()
+                .filter(|value| value.data.contains(&symbol.dim))
+            {
+                replace(&mut Arc::make_mut(value).data, &symbol.dim, &size);
             }
         }
     }

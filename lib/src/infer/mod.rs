@@ -10,7 +10,8 @@ pub(crate) use control::known_condition;
 mod stored;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::error::Limits;
 use crate::model::{declared, Graph, GraphId, Initializer, Model, Node, Origin, ValueId};
@@ -30,9 +31,10 @@ pub struct ValueFacts {
     pub shape: SharedShape,
     /// Its element type (`TensorProto.DataType`), when known.
     pub elem: Option<i32>,
-    /// Its elements, for small integer tensors whose values are known. Boxed: most values
-    /// are not such tensors, and a million-node model has a million facts.
-    pub value: Option<Box<ValueTensor>>,
+    /// Its elements, for small integer tensors whose values are known. Behind a pointer: most
+    /// values are not such tensors, and a million-node model has a million facts; shared:
+    /// equal elements (a transformer's shape computations, layer after layer) are held once.
+    pub value: Option<Arc<ValueTensor>>,
     /// Its elements, for small floating-point tensors of shape computations (see
     /// [`crate::shape::real`]). Boxed, as `value`.
     pub real: Option<Box<ValueTensor<Real>>>,
@@ -203,6 +205,7 @@ pub(crate) fn infer_forcing(
             .map(|_| stored::Pending::default())
             .collect(),
         shapes: RefCell::default(),
+        values: RefCell::default(),
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -323,6 +326,8 @@ pub(crate) struct Engine<'m> {
     /// Every shape stored so far: equal shapes are stored once (issue 19: a transformer of a
     /// million values has a few dozen distinct shapes).
     shapes: RefCell<Shapes>,
+    /// Every element tensor a rule made so far, shared as `shapes`.
+    values: RefCell<HashSet<Arc<ValueTensor>, foldhash::fast::RandomState>>,
 }
 
 /// Writes the symbols a rule gave unknown elements of its inputs' values ([`crate::ops::Named`])
@@ -344,13 +349,19 @@ fn name_elements(facts: &mut GraphFacts, node: &Node, named: Vec<Named>) {
                     let count = shape.iter().product();
                     ValueTensor::new(shape, vec![Dim::Unknown; count])
                 })
-                .map(Box::new);
+                .map(Arc::new);
         }
+        let unknown = stored
+            .value
+            .as_deref()
+            .and_then(|value| value.data.get(element.index))
+            .is_some_and(|slot| *slot == Dim::Unknown);
+        // Copied first when other values share the elements: only this value is named.
         if let Some(slot) = stored
             .value
-            .as_deref_mut()
-            .and_then(|value| value.data.get_mut(element.index))
-            .filter(|slot| **slot == Dim::Unknown)
+            .as_mut()
+            .filter(|_| unknown)
+            .and_then(|value| Arc::make_mut(value).data.get_mut(element.index))
         {
             *slot = element.dim;
         }
@@ -395,6 +406,27 @@ impl<'m> Engine<'m> {
             }
         }
         self.share(shape)
+    }
+
+    /// Elements `node` inferred, shared with an input's or a stored value's equal ones: a
+    /// transformer's shape computations repeat a dozen small tensors in every layer.
+    fn share_value(&self, graph: GraphId, node: &Node, value: ValueTensor) -> Arc<ValueTensor> {
+        for &input in node.inputs().iter().flatten() {
+            if let Some(held) = self
+                .value_facts(graph, input)
+                .and_then(|facts| facts.value.as_ref())
+                .filter(|held| ***held == value)
+            {
+                return Arc::clone(held);
+            }
+        }
+        let mut values = self.values.borrow_mut();
+        if let Some(held) = values.get(&value) {
+            return Arc::clone(held);
+        }
+        let held = Arc::new(value);
+        values.insert(Arc::clone(&held));
+        held
     }
 
     /// Charges `elements` value elements handed to a rule to the work budget; `false` (and
@@ -487,7 +519,7 @@ impl<'m> Engine<'m> {
                             self.share(declared::tensor_shape(&t.dims))
                         }),
                         elem: held.and_then(|t| t.data_type),
-                        value: stored.and_then(Initializer::int_values).map(Box::new),
+                        value: stored.and_then(Initializer::int_values).map(Arc::new),
                         real: None,
                     }
                 }
@@ -571,7 +603,7 @@ impl<'m> Engine<'m> {
                 None => declared_shape,
             }),
             elem: declared_elem,
-            value: constant.and_then(Initializer::int_values).map(Box::new),
+            value: constant.and_then(Initializer::int_values).map(Arc::new),
             real: constant.and_then(Initializer::real_values).map(Box::new),
         }
     }
@@ -776,7 +808,9 @@ impl<'m> Engine<'m> {
                     .map(|out| ValueFacts {
                         shape: self.share_output(graph.id, node, out.shape),
                         elem: out.elem,
-                        value: out.value.map(Box::new),
+                        value: out
+                            .value
+                            .map(|value| self.share_value(graph.id, node, value)),
                         real: out.real.map(Box::new),
                     })
                     .collect();
