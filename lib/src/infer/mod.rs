@@ -179,6 +179,8 @@ pub(crate) fn infer_forcing(
     assumptions: Assumptions,
     forced: &[(GraphId, usize, bool)],
 ) -> Inference {
+    // Each graph's cost is computed once: it reads every value's declaration.
+    let costs: Vec<usize> = model.graphs.iter().map(graph_cost).collect();
     let mut engine = Engine {
         model,
         assumptions,
@@ -196,8 +198,8 @@ pub(crate) fn infer_forcing(
         work: Cell::new(0),
         max_rank: limits.max_rank,
         body_work: 0,
-        body_budget: body_budget(model),
-        costs: model.graphs.iter().map(graph_cost).collect(),
+        body_budget: body_budget(&costs),
+        costs,
         rules: RefCell::default(),
         pending: model
             .graphs
@@ -253,12 +255,9 @@ fn graph_cost(graph: &Graph) -> usize {
     graph.nodes.len().saturating_add(values).saturating_add(1)
 }
 
-fn body_budget(model: &Model) -> usize {
-    let size = model
-        .graphs
-        .iter()
-        .map(graph_cost)
-        .fold(0usize, usize::saturating_add);
+/// The body budget of a model whose graphs cost `costs` ([`graph_cost`]).
+fn body_budget(costs: &[usize]) -> usize {
+    let size = costs.iter().copied().fold(0usize, usize::saturating_add);
     size.saturating_mul(BODY_WORK_FACTOR)
         .saturating_add(BODY_WORK_SLACK)
 }
