@@ -150,7 +150,7 @@ fn entries(report: &LintReport) -> (BTreeSet<String>, Vec<u8>) {
         let Some(fact) = facts.values.get(i) else {
             continue;
         };
-        let (Shape::Ranked(dims), Some(elem)) = (&fact.shape, fact.elem) else {
+        let (Shape::Ranked(dims), Some(elem)) = (&*fact.shape, fact.elem) else {
             continue;
         };
         if !produced || is_output || elem == 0 {

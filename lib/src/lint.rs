@@ -210,7 +210,7 @@ impl LintReport {
             .values
             .iter()
             .zip(facts)
-            .map(|(value, fact)| (graph.text(value.name), &fact.shape))
+            .map(|(value, fact)| (graph.text(value.name), &*fact.shape))
     }
 
     fn shape_of<'r>(&'r self, graph: &'r Graph, name: &str) -> Option<&'r Shape> {

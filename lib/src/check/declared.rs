@@ -41,7 +41,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
                 let facts_of = Facts::DeclaredMismatch {
                     value: graph.text(value.name).to_owned(),
                     declared: declared_shape,
-                    inferred: inferred.shape.clone(),
+                    inferred: (*inferred.shape).clone(),
                     mismatch,
                 };
                 findings.push(Finding::new(

@@ -44,7 +44,7 @@ pub(super) fn input_sites(
         .filter_map(|(slot, value)| {
             let value = (*value)?;
             let known = facts.and_then(|f| f.values.get(value.0 as usize));
-            let shape = known.map_or(Shape::Unranked, |f| f.shape.clone());
+            let shape = known.map_or(Shape::Unranked, |f| (*f.shape).clone());
             // Small 1-D integer values (an Expand or Reshape target) are shown: they decide the
             // shape. Float constants (a LayerNorm scale) and booleans (a Where condition) are
             // shown by their shape, which is what broadcasting reads of them.

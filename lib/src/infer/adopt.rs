@@ -11,6 +11,8 @@
 //! that disagree with each other (two outputs sharing one count declare different sizes).
 //! Anonymous declarations (`?`, `unk__3`, nothing) promise nothing and are never adopted.
 
+use std::sync::Arc;
+
 use crate::infer::ValueFacts;
 use crate::ops::Minted;
 use crate::shape::{Dim, Shape, Tri};
@@ -24,11 +26,22 @@ pub(super) fn declared_sizes(minted: &[Minted], outputs: &mut [ValueFacts], decl
             continue;
         };
         for facts in outputs.iter_mut() {
-            if let Shape::Ranked(dims) = &mut facts.shape {
-                replace(dims, &symbol.dim, &size);
+            // Copied (the stored shape is shared) only when the symbol is in it.
+            if facts
+                .shape
+                .dims()
+                .is_some_and(|dims| dims.contains(&symbol.dim))
+            {
+                if let Shape::Ranked(dims) = facts.shape.make_mut() {
+                    replace(dims, &symbol.dim, &size);
+                }
             }
-            if let Some(value) = facts.value.as_deref_mut() {
-                replace(&mut value.data, &symbol.dim, &size);
+            if let Some(value) = facts
+                .value
+                .as_mut()
+                .filter(|value| value.data.contains(&symbol.dim))
+            {
+                replace(&mut Arc::make_mut(value).data, &symbol.dim, &size);
             }
         }
     }
@@ -84,7 +97,7 @@ mod tests {
 
     fn facts(shape: Shape) -> ValueFacts {
         ValueFacts {
-            shape,
+            shape: shape.into(),
             ..ValueFacts::unknown()
         }
     }

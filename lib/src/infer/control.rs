@@ -6,7 +6,7 @@ use super::{Engine, NodeStatus, ValueFacts};
 use crate::model::dtype::elem;
 use crate::model::{Graph, GraphId, Node};
 use crate::ops::BroadcastCheck;
-use crate::shape::{Dim, Shape, Tri};
+use crate::shape::{Dim, Shape, SharedShape, Tri};
 
 type Outcome = (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>);
 
@@ -51,7 +51,7 @@ fn merge(a: &Shape, b: &Shape) -> Shape {
 
 fn merge_facts(a: &ValueFacts, b: &ValueFacts) -> ValueFacts {
     ValueFacts {
-        shape: merge(&a.shape, &b.shape),
+        shape: merge(&a.shape, &b.shape).into(),
         elem: if a.elem == b.elem { a.elem } else { None },
         value: match (&a.value, &b.value) {
             (Some(x), Some(y)) if x == y => Some(x.clone()),
@@ -66,7 +66,7 @@ fn merge_facts(a: &ValueFacts, b: &ValueFacts) -> ValueFacts {
 
 fn scalar(elem_type: i32) -> ValueFacts {
     ValueFacts {
-        shape: Shape::Ranked(Vec::new()),
+        shape: Shape::scalar().into(),
         elem: Some(elem_type),
         value: None,
         real: None,
@@ -196,7 +196,7 @@ fn run_to_fixpoint(
                 }
                 if pass == 1 && changed {
                     ValueFacts {
-                        shape: Shape::Unranked,
+                        shape: SharedShape::unranked(),
                         elem: merged.elem,
                         value: None,
                         real: None,
@@ -245,7 +245,7 @@ fn loop_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]
 
 /// A per-iteration value stacked along `axis` over an unknown number of iterations.
 fn stacked(facts: &ValueFacts, axis: usize) -> ValueFacts {
-    let shape = match &facts.shape {
+    let shape = match &*facts.shape {
         Shape::Ranked(dims) if axis <= dims.len() => {
             let mut dims = dims.clone();
             dims.insert(axis, Dim::Unknown);
@@ -254,7 +254,7 @@ fn stacked(facts: &ValueFacts, axis: usize) -> ValueFacts {
         _ => Shape::Unranked,
     };
     ValueFacts {
-        shape,
+        shape: shape.into(),
         elem: facts.elem,
         value: None,
         real: None,
@@ -289,7 +289,7 @@ fn scan_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]
         .map(|(k, f)| {
             let facts = f.clone().unwrap_or_else(ValueFacts::unknown);
             let axis = in_axes.get(k).copied().unwrap_or(0);
-            match &facts.shape {
+            match &*facts.shape {
                 Shape::Ranked(dims) => {
                     let Some(axis) = normalise_axis(axis, dims.len()) else {
                         return ValueFacts::unknown();
@@ -300,7 +300,7 @@ fn scan_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]
                         length = Some(removed);
                     }
                     ValueFacts {
-                        shape: Shape::Ranked(dims),
+                        shape: Shape::Ranked(dims).into(),
                         elem: facts.elem,
                         value: None,
                         real: None,
@@ -323,7 +323,7 @@ fn scan_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]
             None => ValueFacts::unknown(),
         };
         if let (Shape::Ranked(dims), Some(length), Some(axis)) =
-            (&mut facts.shape, &length, normalise_axis(axis, rank))
+            (facts.shape.make_mut(), &length, normalise_axis(axis, rank))
         {
             if let Some(slot) = dims.get_mut(axis) {
                 *slot = length.clone();

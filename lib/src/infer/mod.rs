@@ -10,7 +10,8 @@ pub(crate) use control::known_condition;
 mod stored;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::error::Limits;
 use crate::model::{declared, Graph, GraphId, Initializer, Model, Node, Origin, ValueId};
@@ -21,18 +22,19 @@ use crate::ops::{
 };
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
-use crate::shape::{Dim, Shape, Verdict};
+use crate::shape::{Dim, Shape, Shapes, SharedShape, Verdict};
 
 /// Everything inferred about one value.
 #[derive(Debug, Clone)]
 pub struct ValueFacts {
-    /// Its shape.
-    pub shape: Shape,
+    /// Its shape, shared with the other values of that shape (issue 19).
+    pub shape: SharedShape,
     /// Its element type (`TensorProto.DataType`), when known.
     pub elem: Option<i32>,
-    /// Its elements, for small integer tensors whose values are known. Boxed: most values
-    /// are not such tensors, and a million-node model has a million facts.
-    pub value: Option<Box<ValueTensor>>,
+    /// Its elements, for small integer tensors whose values are known. Behind a pointer: most
+    /// values are not such tensors, and a million-node model has a million facts; shared:
+    /// equal elements (a transformer's shape computations, layer after layer) are held once.
+    pub value: Option<Arc<ValueTensor>>,
     /// Its elements, for small floating-point tensors of shape computations (see
     /// [`crate::shape::real`]). Boxed, as `value`.
     pub real: Option<Box<ValueTensor<Real>>>,
@@ -42,7 +44,7 @@ impl ValueFacts {
     /// Nothing known.
     pub fn unknown() -> Self {
         Self {
-            shape: Shape::Unranked,
+            shape: SharedShape::unranked(),
             elem: None,
             value: None,
             real: None,
@@ -177,6 +179,8 @@ pub(crate) fn infer_forcing(
     assumptions: Assumptions,
     forced: &[(GraphId, usize, bool)],
 ) -> Inference {
+    // Each graph's cost is computed once: it reads every value's declaration.
+    let costs: Vec<usize> = model.graphs.iter().map(graph_cost).collect();
     let mut engine = Engine {
         model,
         assumptions,
@@ -194,14 +198,16 @@ pub(crate) fn infer_forcing(
         work: Cell::new(0),
         max_rank: limits.max_rank,
         body_work: 0,
-        body_budget: body_budget(model),
-        costs: model.graphs.iter().map(graph_cost).collect(),
+        body_budget: body_budget(&costs),
+        costs,
         rules: RefCell::default(),
         pending: model
             .graphs
             .iter()
             .map(|_| stored::Pending::default())
             .collect(),
+        shapes: RefCell::default(),
+        values: RefCell::default(),
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -249,12 +255,9 @@ fn graph_cost(graph: &Graph) -> usize {
     graph.nodes.len().saturating_add(values).saturating_add(1)
 }
 
-fn body_budget(model: &Model) -> usize {
-    let size = model
-        .graphs
-        .iter()
-        .map(graph_cost)
-        .fold(0usize, usize::saturating_add);
+/// The body budget of a model whose graphs cost `costs` ([`graph_cost`]).
+fn body_budget(costs: &[usize]) -> usize {
+    let size = costs.iter().copied().fold(0usize, usize::saturating_add);
     size.saturating_mul(BODY_WORK_FACTOR)
         .saturating_add(BODY_WORK_SLACK)
 }
@@ -286,7 +289,7 @@ fn bounded(work: &Cell<usize>, max_rank: usize, mut facts: ValueFacts) -> ValueF
         }
     }
     if facts.shape.rank().is_some_and(|rank| rank > max_rank) {
-        facts.shape = Shape::Unranked;
+        facts.shape = SharedShape::unranked();
     }
     facts
 }
@@ -319,6 +322,11 @@ pub(crate) struct Engine<'m> {
     /// Per graph, the values whose float elements are still in their initializer
     /// ([`stored`]).
     pending: Vec<stored::Pending>,
+    /// Every shape stored so far: equal shapes are stored once (issue 19: a transformer of a
+    /// million values has a few dozen distinct shapes).
+    shapes: RefCell<Shapes>,
+    /// Every element tensor a rule made so far, shared as `shapes`.
+    values: RefCell<HashSet<Arc<ValueTensor>, foldhash::fast::RandomState>>,
 }
 
 /// Writes the symbols a rule gave unknown elements of its inputs' values ([`crate::ops::Named`])
@@ -340,13 +348,19 @@ fn name_elements(facts: &mut GraphFacts, node: &Node, named: Vec<Named>) {
                     let count = shape.iter().product();
                     ValueTensor::new(shape, vec![Dim::Unknown; count])
                 })
-                .map(Box::new);
+                .map(Arc::new);
         }
+        let unknown = stored
+            .value
+            .as_deref()
+            .and_then(|value| value.data.get(element.index))
+            .is_some_and(|slot| *slot == Dim::Unknown);
+        // Copied first when other values share the elements: only this value is named.
         if let Some(slot) = stored
             .value
-            .as_deref_mut()
-            .and_then(|value| value.data.get_mut(element.index))
-            .filter(|slot| **slot == Dim::Unknown)
+            .as_mut()
+            .filter(|_| unknown)
+            .and_then(|value| Arc::make_mut(value).data.get_mut(element.index))
         {
             *slot = element.dim;
         }
@@ -368,6 +382,50 @@ impl<'m> Engine<'m> {
 
     fn value_facts(&self, id: GraphId, value: crate::model::ValueId) -> Option<&ValueFacts> {
         self.facts.get(id.0 as usize)?.values.get(value.0 as usize)
+    }
+
+    /// `shape`, shared with the equal shapes stored before.
+    pub(crate) fn share(&self, shape: Shape) -> SharedShape {
+        self.shapes.borrow_mut().share(shape)
+    }
+
+    /// A shape `node` inferred, shared: most nodes (elementwise arithmetic, activations,
+    /// normalisations) give an output the shape of an input, found by a comparison that meets
+    /// the same symbols (shared, compared by address first), while the table hashes every
+    /// symbol's expression.
+    fn share_output(&self, graph: GraphId, node: &Node, shape: Shape) -> SharedShape {
+        if matches!(shape, Shape::Unranked) {
+            return SharedShape::unranked();
+        }
+        for &value in node.inputs().iter().flatten() {
+            if let Some(facts) = self.value_facts(graph, value) {
+                if facts.shape == shape {
+                    return facts.shape.clone();
+                }
+            }
+        }
+        self.share(shape)
+    }
+
+    /// Elements `node` inferred, shared with an input's or a stored value's equal ones: a
+    /// transformer's shape computations repeat a dozen small tensors in every layer.
+    fn share_value(&self, graph: GraphId, node: &Node, value: ValueTensor) -> Arc<ValueTensor> {
+        for &input in node.inputs().iter().flatten() {
+            if let Some(held) = self
+                .value_facts(graph, input)
+                .and_then(|facts| facts.value.as_ref())
+                .filter(|held| ***held == value)
+            {
+                return Arc::clone(held);
+            }
+        }
+        let mut values = self.values.borrow_mut();
+        if let Some(held) = values.get(&value) {
+            return Arc::clone(held);
+        }
+        let held = Arc::new(value);
+        values.insert(Arc::clone(&held));
+        held
     }
 
     /// Charges `elements` value elements handed to a rule to the work budget; `false` (and
@@ -440,7 +498,7 @@ impl<'m> Engine<'m> {
                     // Input values are exactly `graph.inputs`, defined first and in order, so
                     // the call's facts line up with them without a lookup per value.
                     if let Some(mut facts) = given.as_mut().and_then(Iterator::next) {
-                        facts.shape = control::refine(&facts.shape, &declared_shape);
+                        facts.shape = self.share(control::refine(&facts.shape, &declared_shape));
                         facts.elem = facts.elem.or(declared_elem);
                         facts
                     } else {
@@ -456,9 +514,11 @@ impl<'m> Engine<'m> {
                         pending.set(id);
                     }
                     ValueFacts {
-                        shape: held.map_or(Shape::Unranked, |t| declared::tensor_shape(&t.dims)),
+                        shape: held.map_or(SharedShape::unranked(), |t| {
+                            self.share(declared::tensor_shape(&t.dims))
+                        }),
                         elem: held.and_then(|t| t.data_type),
-                        value: stored.and_then(Initializer::int_values).map(Box::new),
+                        value: stored.and_then(Initializer::int_values).map(Arc::new),
                         real: None,
                     }
                 }
@@ -524,7 +584,7 @@ impl<'m> Engine<'m> {
         if let Some(dims) = &stored_shape {
             if crate::shape::verify::compare(dims, &declared_shape).is_err() {
                 return ValueFacts {
-                    shape: Shape::Unranked,
+                    shape: SharedShape::unranked(),
                     elem: declared_elem,
                     value: None,
                     real: None,
@@ -534,15 +594,15 @@ impl<'m> Engine<'m> {
         let constant = stored
             .filter(|_| self.model.ir_version < 4 || self.assumptions.initializers_as_constants);
         ValueFacts {
-            shape: match stored_shape.filter(|_| constant.is_some()) {
+            shape: self.share(match stored_shape.filter(|_| constant.is_some()) {
                 Some(dims) => control::refine(&declared_shape, &dims),
                 None if graph.parent.is_none() => {
                     anonymous::name_anonymous(graph.text(value.name), declared_shape)
                 }
                 None => declared_shape,
-            },
+            }),
             elem: declared_elem,
-            value: constant.and_then(Initializer::int_values).map(Box::new),
+            value: constant.and_then(Initializer::int_values).map(Arc::new),
             real: constant.and_then(Initializer::real_values).map(Box::new),
         }
     }
@@ -626,7 +686,7 @@ impl<'m> Engine<'m> {
         };
         // Written in place: the fields are borrowed apart (the budget is a `Cell`), so no
         // vector of results is built per node.
-        let (work, max_rank) = (&self.work, self.max_rank);
+        let (work, max_rank, shapes) = (&self.work, self.max_rank, &mut self.shapes);
         let Some(facts) = self.facts.get_mut(graph.id.0 as usize) else {
             return;
         };
@@ -643,10 +703,10 @@ impl<'m> Engine<'m> {
                     work,
                     max_rank,
                     ValueFacts {
-                        shape: control::refine(
+                        shape: shapes.get_mut().share(control::refine(
                             &inferred.shape,
                             &declared::shape_of(Some(declared)),
-                        ),
+                        )),
                         elem: inferred.elem.or_else(|| declared::elem_of(Some(declared))),
                         value: inferred.value,
                         real: inferred.real,
@@ -741,9 +801,11 @@ impl<'m> Engine<'m> {
                     .outputs
                     .into_iter()
                     .map(|out| ValueFacts {
-                        shape: out.shape,
+                        shape: self.share_output(graph.id, node, out.shape),
                         elem: out.elem,
-                        value: out.value.map(Box::new),
+                        value: out
+                            .value
+                            .map(|value| self.share_value(graph.id, node, value)),
                         real: out.real.map(Box::new),
                     })
                     .collect();

@@ -20,8 +20,12 @@ mod tri;
 pub(crate) mod values;
 pub(crate) mod verify;
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::{self, Display, Formatter};
+use std::fmt::{self, Debug, Display, Formatter};
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
 
 // The public part: what a report's shapes and a finding's facts are made of.
 pub use broadcast::{Rule, ViolationKind};
@@ -115,9 +119,133 @@ impl Display for Shape {
     }
 }
 
+/// What an unranked [`SharedShape`] dereferences to.
+static UNRANKED: Shape = Shape::Unranked;
+
+/// A [`Shape`] shared by every value that has it: inference stores one per value, a
+/// million-node transformer has a few dozen distinct shapes, and a copy is a reference count
+/// (issue 19). Unranked shapes hold nothing. Compares, hashes, prints and dereferences as the
+/// shape it holds.
+#[derive(Clone, Default)]
+pub struct SharedShape(Option<Arc<Shape>>);
+
+impl SharedShape {
+    /// Shares `shape` (alone until cloned; see [`Shapes`] to share equal shapes).
+    pub fn new(shape: Shape) -> SharedShape {
+        match shape {
+            Shape::Unranked => SharedShape(None),
+            ranked @ Shape::Ranked(_) => SharedShape(Some(Arc::new(ranked))),
+        }
+    }
+
+    /// The unranked shape, without an allocation.
+    pub const fn unranked() -> SharedShape {
+        SharedShape(None)
+    }
+
+    /// The shape, to change in place (copied first when shared).
+    pub fn make_mut(&mut self) -> &mut Shape {
+        Arc::make_mut(self.0.get_or_insert_with(|| Arc::new(Shape::Unranked)))
+    }
+}
+
+impl Deref for SharedShape {
+    type Target = Shape;
+
+    fn deref(&self) -> &Shape {
+        self.0.as_deref().unwrap_or(&UNRANKED)
+    }
+}
+
+impl Borrow<Shape> for SharedShape {
+    fn borrow(&self) -> &Shape {
+        self
+    }
+}
+
+impl From<Shape> for SharedShape {
+    fn from(shape: Shape) -> SharedShape {
+        SharedShape::new(shape)
+    }
+}
+
+impl PartialEq for SharedShape {
+    fn eq(&self, other: &SharedShape) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for SharedShape {}
+
+impl PartialEq<Shape> for SharedShape {
+    fn eq(&self, other: &Shape) -> bool {
+        **self == *other
+    }
+}
+
+impl Hash for SharedShape {
+    // As the shape's: `Borrow<Shape>` lets a table of shared shapes be searched by a shape.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl Debug for SharedShape {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        Debug::fmt(&**self, f)
+    }
+}
+
+impl Display for SharedShape {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        Display::fmt(&**self, f)
+    }
+}
+
+/// A table of shared shapes: equal shapes stored through it share one allocation (issue 19).
+#[derive(Default)]
+pub(crate) struct Shapes(std::collections::HashSet<SharedShape, foldhash::fast::RandomState>);
+
+impl Shapes {
+    /// `shape`, shared with every equal shape stored before.
+    pub(crate) fn share(&mut self, shape: Shape) -> SharedShape {
+        if matches!(shape, Shape::Unranked) {
+            return SharedShape::unranked();
+        }
+        if let Some(shared) = self.0.get(&shape) {
+            return shared.clone();
+        }
+        let shared = SharedShape::new(shape);
+        self.0.insert(shared.clone());
+        shared
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Dim, Shape};
+    use super::{Dim, Shape, Shapes, SharedShape};
+
+    #[test]
+    fn shared_shapes() {
+        let mut table = Shapes::default();
+        let a = table.share(Shape::from_known(&[2, 3]));
+        let b = table.share(Shape::from_known(&[2, 3]));
+        assert!(matches!((&a.0, &b.0), (Some(x), Some(y)) if std::sync::Arc::ptr_eq(x, y)));
+        assert_eq!(a, Shape::from_known(&[2, 3]));
+        assert!(table.share(Shape::Unranked).0.is_none());
+        assert_eq!(*SharedShape::unranked(), Shape::Unranked);
+        assert_eq!(SharedShape::unranked().to_string(), "[...]");
+        assert_eq!(
+            format!("{a:?}"),
+            format!("{:?}", Shape::from_known(&[2, 3]))
+        );
+        let mut c = b.clone();
+        if let Shape::Ranked(dims) = c.make_mut() {
+            dims.push(Dim::known(4));
+        }
+        assert_eq!(c, Shape::from_known(&[2, 3, 4]));
+        assert_eq!(b, Shape::from_known(&[2, 3]));
+    }
 
     #[test]
     fn shape_display() {

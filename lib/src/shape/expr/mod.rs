@@ -30,15 +30,40 @@ pub(crate) const MAX_SIZE: usize = 256;
 /// Highest total degree of a monomial.
 pub(crate) const MAX_DEGREE: u32 = 8;
 
-/// A canonical integer expression; cheap to clone (shared).
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+/// A canonical integer expression; cheap to clone (shared) and to hash (the hash of its terms
+/// is computed once, when it is made).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub struct Expr(Arc<Inner>);
 
-#[derive(PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+#[derive(PartialEq, Eq, PartialOrd, Ord, Debug)]
 struct Inner {
     /// Sorted by monomial, no zero coefficient; the constant is the empty monomial (first).
     terms: Vec<(Mono, i64)>,
     size: usize,
+    /// [`terms_hash`] of `terms`: a function of them, so equal expressions have equal hashes
+    /// (and it changes no comparison, coming last). Inference stores shapes through a table
+    /// (issue 19): hashing each symbol's terms again at every value dominated it.
+    hash: u64,
+}
+
+/// A fixed function of an expression's terms (a nested expression contributes its own
+/// `hash`), for [`Inner::hash`].
+fn terms_hash(terms: &[(Mono, i64)]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(terms)
+}
+
+impl std::hash::Hash for Expr {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.hash);
+    }
+}
+
+impl Inner {
+    fn new(terms: Vec<(Mono, i64)>, size: usize) -> Inner {
+        let hash = terms_hash(&terms);
+        Inner { terms, size, hash }
+    }
 }
 
 /// A product of atoms with positive powers, sorted by atom; empty means the constant 1.
@@ -71,7 +96,7 @@ impl Expr {
             .iter()
             .map(|(m, _)| 1 + m.0.iter().map(|(a, _)| a.size()).sum::<usize>())
             .sum();
-        (size <= MAX_SIZE).then(|| Expr(Arc::new(Inner { terms, size })))
+        (size <= MAX_SIZE).then(|| Expr(Arc::new(Inner::new(terms, size))))
     }
 
     fn from_atom(atom: Atom) -> Option<Expr> {
@@ -81,23 +106,18 @@ impl Expr {
     /// The integer constant `c`.
     pub fn constant(c: i64) -> Expr {
         // A single term never exceeds the bounds.
-        Expr(Arc::new(Inner {
-            terms: if c == 0 {
-                Vec::new()
-            } else {
-                vec![(Mono::one(), c)]
-            },
-            size: usize::from(c != 0),
-        }))
+        let terms = if c == 0 {
+            Vec::new()
+        } else {
+            vec![(Mono::one(), c)]
+        };
+        Expr(Arc::new(Inner::new(terms, usize::from(c != 0))))
     }
 
     /// The symbol `name`, standing for one non-negative integer throughout a model.
     pub fn symbol(name: &str) -> Expr {
         let mono = Mono(vec![(Atom::Sym(Arc::from(name)), 1)]);
-        Expr(Arc::new(Inner {
-            terms: vec![(mono, 1)],
-            size: 2,
-        }))
+        Expr(Arc::new(Inner::new(vec![(mono, 1)], 2)))
     }
 
     fn terms(&self) -> &[(Mono, i64)] {
