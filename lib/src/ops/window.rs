@@ -126,6 +126,19 @@ impl Window {
         (begin, end)
     }
 
+    /// How axis `i` is padded, as a finding states it: the `pads` pair, or the `auto_pad` mode
+    /// (whose padding depends on the input and is not a pair of attribute values).
+    fn padding_text(&self, i: usize) -> String {
+        match self.auto_pad {
+            AutoPad::NotSet => {
+                let (begin, end) = self.pads_of(i);
+                format!("pads {begin}+{end}")
+            }
+            AutoPad::Valid => "auto_pad VALID".to_owned(),
+            AutoPad::Same => "auto_pad SAME".to_owned(),
+        }
+    }
+
     /// The dilated kernel extent `(k - 1) * d + 1` on axis `i`.
     fn extent(&self, i: usize) -> Dim {
         let k = self.kernel.get(i).cloned().unwrap_or(Dim::Unknown);
@@ -191,11 +204,10 @@ impl Window {
             if !reportable {
                 continue;
             }
-            let (begin, end) = self.pads_of(i);
             let stride = self.strides.get(i).copied().unwrap_or(1);
             found.push(format!(
-                "spatial axis {i}: input {input}, pads {begin}+{end}, window {}, stride {stride} \
-                 give {size}",
+                "spatial axis {i}: input {input}, {}, window {}, stride {stride} give {size}",
+                self.padding_text(i),
                 self.extent(i)
             ));
             // `max(size, least) = size` holds exactly when `size >= least`.
@@ -454,6 +466,14 @@ mod tests {
         let got = found(input("2"));
         assert_eq!(got, "Conv's output must have a size of at least 1 on every spatial axis: spatial axis 0: input 2, pads 0+0, window 3, stride 1 give 0");
         assert!(input("3").is_ok());
+        // Under auto_pad the padding is the mode's, not a pair of attribute values.
+        let valid = run(
+            "Conv",
+            11,
+            &[s(&["1", "1", "2"]), s(&["1", "1", "3"])],
+            vec![string_attr("auto_pad", "VALID")],
+        );
+        assert!(found(valid).contains("input 2, auto_pad VALID, window 3"));
         assert!(pool("MaxPool", "2").is_ok());
         let got = found(pool("AveragePool", "1"));
         assert!(
