@@ -40,6 +40,10 @@ pub(super) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let mut pending = Pending::default();
     let spatial = x.map(|d| d.get(2..).unwrap_or_default());
     dims.extend(window.checked_out(op, spatial, Sizing::Pool, &mut pending)?);
+    // LpPool, and AveragePool from version 19 on, run at those lengths in onnxruntime.
+    if op == "MaxPool" || (op == "AveragePool" && ctx.opset() < 19) {
+        window.require_same_padding(op, spatial)?;
+    }
     let shape = Shape::Ranked(dims);
     let mut outputs = vec![Output::shape(shape.clone()).elem(x_in.elem)];
     if op == "MaxPool" && ctx.node().outputs().len() > 1 {

@@ -230,6 +230,59 @@ impl Window {
         Ok(out)
     }
 
+    /// Pools under `SAME_*` pad `(ceil(in / s) - 1) * s + kernel - in` (the ONNX doc's
+    /// `pad_shape`), and onnxruntime's `MaxPool` (every version) and `AveragePool` (before 19)
+    /// fail when that is negative ("padding values must be non-negative"): a stride above the
+    /// window, at the lengths it does not divide closely enough (a 1-wide window of stride 3
+    /// fails at 2, 3, 5 and 6). The caller says which operator versions. Checked for known
+    /// lengths and undilated axes, where this matches onnxruntime at every kernel 1..4, stride
+    /// 1..5 and length 1..12; a dilated axis, or a symbolic length (whose condition is one of
+    /// divisibility), is not reported.
+    pub(super) fn require_same_padding(
+        &self,
+        op: &str,
+        spatial: Option<&[Dim]>,
+    ) -> Result<(), RuleError> {
+        if self.auto_pad != AutoPad::Same {
+            return Ok(());
+        }
+        let mut found = Vec::new();
+        for i in 0..self.kernel.len() {
+            let input = input_at(spatial, i).as_known();
+            let extent = self.extent(i).as_known();
+            let stride = self.strides.get(i).copied().unwrap_or(1);
+            let dilated = self.dilations.get(i).is_some_and(|&d| d != 1);
+            let (Some(input), Some(extent), false) = (input, extent, dilated) else {
+                continue;
+            };
+            if input < 1 || stride < 1 {
+                continue;
+            }
+            let pad = input
+                .checked_add(stride - 1)
+                .map(|n| n / stride)
+                .and_then(|out| (out - 1).checked_mul(stride))
+                .and_then(|covered| covered.checked_add(extent))
+                .and_then(|needed| needed.checked_sub(input));
+            if let Some(pad) = pad.filter(|&pad| pad < 0) {
+                found.push(format!(
+                    "spatial axis {i}: input {input}, window {extent}, stride {stride} give \
+                     padding {pad}"
+                ));
+            }
+        }
+        if found.is_empty() {
+            return Ok(());
+        }
+        Err(Constraint::new(
+            format!("{op}'s SAME padding must not be negative on any spatial axis"),
+            found.join("; "),
+            &[0],
+        )
+        .fix("use a window at least as large as the stride, explicit pads, or an input length the stride fits")
+        .unmet())
+    }
+
     fn axis_out(&self, i: usize, input: &Dim, sizing: Sizing) -> Dim {
         let s = self.strides.get(i).copied().unwrap_or(1);
         let stride = Dim::known(s);
@@ -474,6 +527,66 @@ mod tests {
             vec![string_attr("auto_pad", "VALID")],
         );
         assert!(found(valid).contains("input 2, auto_pad VALID, window 3"));
+    }
+
+    #[test]
+    fn same_pools_with_a_stride_above_the_window_need_non_negative_padding() {
+        // onnxruntime: MaxPool and AveragePool, auto_pad SAME_UPPER or SAME_LOWER, a 1-wide
+        // window of stride 3, fail at lengths 2, 3, 5 and 6 and run at 1 and 4; a 2-wide one
+        // fails at 6 only. LpPool runs at every length.
+        let same = |op: &str, length: &str, kernel: i64, auto: &str| {
+            run(
+                op,
+                12,
+                &[s(&["1", "1", length])],
+                vec![
+                    ints_attr("kernel_shape", &[kernel]),
+                    ints_attr("strides", &[3]),
+                    string_attr("auto_pad", auto),
+                ],
+            )
+        };
+        for op in ["MaxPool", "AveragePool"] {
+            for auto in ["SAME_UPPER", "SAME_LOWER"] {
+                for length in 1..=6 {
+                    let fails = [2, 3, 5, 6].contains(&length);
+                    let got = same(op, &length.to_string(), 1, auto);
+                    assert_eq!(got.is_err(), fails, "{op} {auto} {length}: {got:?}");
+                }
+                let got = found(same(op, "6", 2, auto));
+                assert!(
+                    got.contains("input 6, window 2, stride 3 give padding -1"),
+                    "{got}"
+                );
+                assert!(same(op, "4", 2, auto).is_ok());
+            }
+        }
+        assert!(same("LpPool", "2", 1, "SAME_UPPER").is_ok());
+        // AveragePool-19 runs at every length; a dilated window is not checked.
+        let average_19 = run(
+            "AveragePool",
+            19,
+            &[s(&["1", "1", "2"])],
+            vec![
+                ints_attr("kernel_shape", &[1]),
+                ints_attr("strides", &[3]),
+                string_attr("auto_pad", "SAME_UPPER"),
+            ],
+        );
+        assert!(average_19.is_ok());
+        let dilated = run(
+            "MaxPool",
+            12,
+            &[s(&["1", "1", "3"])],
+            vec![
+                ints_attr("kernel_shape", &[2]),
+                ints_attr("strides", &[3]),
+                ints_attr("dilations", &[2]),
+                string_attr("auto_pad", "SAME_UPPER"),
+            ],
+        );
+        assert!(dilated.is_ok());
+        assert!(same("MaxPool", "n", 1, "SAME_UPPER").is_ok());
         assert!(pool("MaxPool", "2").is_ok());
         let got = found(pool("AveragePool", "1"));
         assert!(
