@@ -122,7 +122,8 @@ impl Texts {
                 let at = u32::try_from(range.start).ok();
                 let len = u32::try_from(range.len()).ok();
                 if let (Some(_), Some(at), Some(len)) = (bytes, at, len) {
-                    if at.checked_add(len) < Some(OWN) {
+                    // `None < Some(_)`: an overflowing end must not pass as below the bit.
+                    if matches!(at.checked_add(len), Some(end) if end < OWN) {
                         return Some(Text { at, len });
                     }
                 }

@@ -9,6 +9,26 @@ use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
 
+/// Whether onnxruntime runs this pool through the kernel that refuses negative `SAME` padding
+/// ([`Window::require_same_padding`]): float and float16 `AveragePool` before version 19, and
+/// float and float16 `MaxPool` without `Indices` and with the default `storage_order`. The other
+/// forms (`AveragePool`-19, `LpPool`, `MaxPool` with indices, a column-major storage order, double or
+/// 8-bit data) run at those lengths.
+fn same_padding_checked(ctx: &Ctx<'_>, op: &str, x_elem: Option<i32>) -> Result<bool, RuleError> {
+    if !matches!(x_elem, Some(elem::FLOAT | elem::FLOAT16)) {
+        return Ok(false);
+    }
+    Ok(match op {
+        "AveragePool" => ctx.opset() < 19,
+        "MaxPool" => {
+            // As the Indices output is made below: any second output slot.
+            let indices = ctx.node().outputs().len() > 1;
+            !indices && ctx.int("storage_order", 0)? == 0
+        }
+        _ => false,
+    })
+}
+
 /// Windowed pools: `(N, C, spatial...)`; `MaxPool`'s optional `Indices` output has the same
 /// shape, typed int64. `kernel_shape` is required.
 pub(super) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
@@ -40,8 +60,7 @@ pub(super) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let mut pending = Pending::default();
     let spatial = x.map(|d| d.get(2..).unwrap_or_default());
     dims.extend(window.checked_out(op, spatial, Sizing::Pool, &mut pending)?);
-    // LpPool, and AveragePool from version 19 on, run at those lengths in onnxruntime.
-    if op == "MaxPool" || (op == "AveragePool" && ctx.opset() < 19) {
+    if same_padding_checked(ctx, op, x_in.elem)? {
         window.require_same_padding(op, spatial)?;
     }
     let shape = Shape::Ranked(dims);

@@ -231,10 +231,11 @@ impl Window {
     }
 
     /// Pools under `SAME_*` pad `(ceil(in / s) - 1) * s + kernel - in` (the ONNX doc's
-    /// `pad_shape`), and onnxruntime's `MaxPool` (every version) and `AveragePool` (before 19)
-    /// fail when that is negative ("padding values must be non-negative"): a stride above the
-    /// window, at the lengths it does not divide closely enough (a 1-wide window of stride 3
-    /// fails at 2, 3, 5 and 6). The caller says which operator versions. Checked for known
+    /// `pad_shape`), and onnxruntime's float `MaxPool` and `AveragePool` kernels fail when that
+    /// is negative ("padding values must be non-negative"): a stride above the window, at the
+    /// lengths it does not divide closely enough (a 1-wide window of stride 3 fails at 2, 3, 5
+    /// and 6). The caller says which forms reach that kernel (`pool::same_padding_checked`).
+    /// Checked for known
     /// lengths and undilated axes, where this matches onnxruntime at every kernel 1..4, stride
     /// 1..5 and length 1..12; a dilated axis, or a symbolic length (whose condition is one of
     /// divisibility), is not reported.
@@ -452,7 +453,7 @@ fn ceil_out(input: &Dim, num: &Dim, extent: &Dim, s: i64, begin: i64, end: i64) 
 
 #[cfg(test)]
 mod tests {
-    use crate::ops::testing::{dims as s, ints_attr, run, string_attr};
+    use crate::ops::testing::{dims as s, int_attr, ints_attr, run, run_in, string_attr, Fact};
     use crate::ops::RuleError;
     use crate::proto::AttributeProto;
 
@@ -586,6 +587,34 @@ mod tests {
             ],
         );
         assert!(dilated.is_ok());
+        // onnxruntime runs MaxPool's other kernels at those lengths: with Indices, a column-major
+        // storage order, double (or 8-bit) data.
+        let attrs = |extra: Vec<AttributeProto>| {
+            let mut attrs = vec![
+                ints_attr("kernel_shape", &[1]),
+                ints_attr("strides", &[3]),
+                string_attr("auto_pad", "SAME_UPPER"),
+            ];
+            attrs.extend(extra);
+            attrs
+        };
+        let x = || s(&["1", "1", "2"]);
+        let indices = run_in("", "MaxPool", 12, &[x()], attrs(vec![]), 2);
+        assert!(indices.is_ok(), "{indices:?}");
+        let column_major = run(
+            "MaxPool",
+            12,
+            &[x()],
+            attrs(vec![int_attr("storage_order", 1)]),
+        );
+        assert!(column_major.is_ok());
+        let double = x().map(|fact| Fact {
+            elem: Some(11),
+            ..fact
+        });
+        assert!(run("MaxPool", 12, std::slice::from_ref(&double), attrs(vec![])).is_ok());
+        assert!(run("AveragePool", 11, &[double], attrs(vec![])).is_ok());
+        assert!(run("MaxPool", 12, &[x()], attrs(vec![])).is_err());
         assert!(same("MaxPool", "n", 1, "SAME_UPPER").is_ok());
         assert!(pool("MaxPool", "2").is_ok());
         let got = found(pool("AveragePool", "1"));

@@ -92,14 +92,17 @@ impl<'r> Released<'r> {
     }
 
     /// Records `range` as read; gives back what was pending when `range` does not follow it,
-    /// or once a chunk is complete.
+    /// or when a chunk is complete. `range` itself stays pending: its tensor's name is still
+    /// to be copied, and giving its page back first would page it in again.
     pub(super) fn add(&mut self, range: Range<usize>) {
         if self.release.is_none() {
             return;
         }
         match &mut self.pending {
             Some(pending)
-                if range.start >= pending.end && range.start - pending.end <= Self::GAP =>
+                if range.start >= pending.end
+                    && range.start - pending.end <= Self::GAP
+                    && pending.len() < Self::CHUNK =>
             {
                 pending.end = range.end;
             }
@@ -107,13 +110,6 @@ impl<'r> Released<'r> {
                 self.flush();
                 self.pending = Some(range);
             }
-        }
-        if self
-            .pending
-            .as_ref()
-            .is_some_and(|pending| pending.len() >= Self::CHUNK)
-        {
-            self.flush();
         }
     }
 
@@ -146,14 +142,20 @@ mod tests {
             released.add(103..200);
             released.add(5_000..6_000);
             released.add(6_002..(6_002 + Released::CHUNK));
+            // Full, but its last tensor's name is still to be read: kept until the next range.
+            assert_eq!(given.lock().unwrap().len(), 1);
+            let next = 6_004 + Released::CHUNK;
+            released.add(next..next + 10);
             released.add(9_000_000..9_000_010);
         }
         let given = given.into_inner().unwrap();
+        let next = 6_004 + Released::CHUNK;
         assert_eq!(
             given,
             [
                 0..200,
                 5_000..(6_002 + Released::CHUNK),
+                next..next + 10,
                 9_000_000..9_000_010
             ]
         );
