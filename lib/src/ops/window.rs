@@ -528,6 +528,23 @@ mod tests {
             vec![string_attr("auto_pad", "VALID")],
         );
         assert!(found(valid).contains("input 2, auto_pad VALID, window 3"));
+        assert!(pool("MaxPool", "2").is_ok());
+        let got = found(pool("AveragePool", "1"));
+        assert!(
+            got.starts_with("AveragePool's output size must not be negative"),
+            "{got}"
+        );
+        // A symbolic input short of the window is a condition (W4), not an error.
+        let conditional = pool("MaxPool", "n").unwrap();
+        assert_eq!(conditional.checks.len(), 1);
+        assert!(conditional.checks[0].constraint.is_some());
+        let padded = run(
+            "Conv",
+            11,
+            &[s(&["1", "1", "2"]), s(&["1", "1", "3"])],
+            vec![ints_attr("pads", &[1, 1])],
+        );
+        assert!(padded.is_ok());
     }
 
     #[test]
@@ -563,30 +580,6 @@ mod tests {
             }
         }
         assert!(same("LpPool", "2", 1, "SAME_UPPER").is_ok());
-        // AveragePool-19 runs at every length; a dilated window is not checked.
-        let average_19 = run(
-            "AveragePool",
-            19,
-            &[s(&["1", "1", "2"])],
-            vec![
-                ints_attr("kernel_shape", &[1]),
-                ints_attr("strides", &[3]),
-                string_attr("auto_pad", "SAME_UPPER"),
-            ],
-        );
-        assert!(average_19.is_ok());
-        let dilated = run(
-            "MaxPool",
-            12,
-            &[s(&["1", "1", "3"])],
-            vec![
-                ints_attr("kernel_shape", &[2]),
-                ints_attr("strides", &[3]),
-                ints_attr("dilations", &[2]),
-                string_attr("auto_pad", "SAME_UPPER"),
-            ],
-        );
-        assert!(dilated.is_ok());
         // onnxruntime runs MaxPool's other kernels at those lengths: with Indices, a column-major
         // storage order, double (or 8-bit) data.
         let attrs = |extra: Vec<AttributeProto>| {
@@ -615,24 +608,11 @@ mod tests {
         assert!(run("MaxPool", 12, std::slice::from_ref(&double), attrs(vec![])).is_ok());
         assert!(run("AveragePool", 11, &[double], attrs(vec![])).is_ok());
         assert!(run("MaxPool", 12, &[x()], attrs(vec![])).is_err());
+        // AveragePool-19 runs at every length; a dilated window is not checked.
+        assert!(run("AveragePool", 19, &[x()], attrs(vec![])).is_ok());
+        let dilated = attrs(vec![ints_attr("dilations", &[2])]);
+        assert!(run("MaxPool", 12, &[s(&["1", "1", "3"])], dilated).is_ok());
         assert!(same("MaxPool", "n", 1, "SAME_UPPER").is_ok());
-        assert!(pool("MaxPool", "2").is_ok());
-        let got = found(pool("AveragePool", "1"));
-        assert!(
-            got.starts_with("AveragePool's output size must not be negative"),
-            "{got}"
-        );
-        // A symbolic input short of the window is a condition (W4), not an error.
-        let conditional = pool("MaxPool", "n").unwrap();
-        assert_eq!(conditional.checks.len(), 1);
-        assert!(conditional.checks[0].constraint.is_some());
-        let padded = run(
-            "Conv",
-            11,
-            &[s(&["1", "1", "2"]), s(&["1", "1", "3"])],
-            vec![ints_attr("pads", &[1, 1])],
-        );
-        assert!(padded.is_ok());
     }
 
     fn strided_pool(length: &str, kernel: i64, stride: i64) -> crate::shape::Dim {
