@@ -10,7 +10,7 @@ pub(crate) use control::known_condition;
 mod stored;
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::Limits;
@@ -22,7 +22,7 @@ use crate::ops::{
 };
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
-use crate::shape::{Dim, Shape, Shapes, SharedShape, Verdict};
+use crate::shape::{Dim, Interned, Shape, Shapes, SharedShape, Verdict};
 
 /// Everything inferred about one value.
 #[derive(Debug, Clone)]
@@ -326,7 +326,7 @@ pub(crate) struct Engine<'m> {
     /// million values has a few dozen distinct shapes).
     shapes: RefCell<Shapes>,
     /// Every element tensor a rule made so far, shared as `shapes`.
-    values: RefCell<HashSet<Arc<ValueTensor>, foldhash::fast::RandomState>>,
+    values: RefCell<Interned<ValueTensor>>,
 }
 
 /// Writes the symbols a rule gave unknown elements of its inputs' values ([`crate::ops::Named`])
@@ -386,7 +386,7 @@ impl<'m> Engine<'m> {
 
     /// `shape`, shared with the equal shapes stored before.
     pub(crate) fn share(&self, shape: Shape) -> SharedShape {
-        self.shapes.borrow_mut().share(shape)
+        self.shapes.borrow_mut().share_shape(shape)
     }
 
     /// A shape `node` inferred, shared: most nodes (elementwise arithmetic, activations,
@@ -419,13 +419,7 @@ impl<'m> Engine<'m> {
                 return Arc::clone(held);
             }
         }
-        let mut values = self.values.borrow_mut();
-        if let Some(held) = values.get(&value) {
-            return Arc::clone(held);
-        }
-        let held = Arc::new(value);
-        values.insert(Arc::clone(&held));
-        held
+        self.values.borrow_mut().share(value)
     }
 
     /// Charges `elements` value elements handed to a rule to the work budget; `false` (and
@@ -703,7 +697,7 @@ impl<'m> Engine<'m> {
                     work,
                     max_rank,
                     ValueFacts {
-                        shape: shapes.get_mut().share(control::refine(
+                        shape: shapes.get_mut().share_shape(control::refine(
                             &inferred.shape,
                             &declared::shape_of(Some(declared)),
                         )),

@@ -78,12 +78,17 @@ impl Texts {
         }
     }
 
+    /// Bytes `range` of the file, if it has them.
+    fn in_file(&self, range: Range<usize>) -> Option<&[u8]> {
+        self.file.as_deref()?.get(range)
+    }
+
     /// The name `text` as bytes (empty if it is foreign to these buffers).
     pub(crate) fn bytes(&self, text: Text) -> &[u8] {
         let start = (text.at & !OWN) as usize;
         let range = start..start.saturating_add(text.len as usize);
         let held = if text.at & OWN == 0 {
-            self.file.as_deref().and_then(|file| file.get(range))
+            self.in_file(range)
         } else {
             self.own.as_bytes().get(range)
         };
@@ -99,11 +104,7 @@ impl Texts {
     /// The bytes of a name not yet added (empty if its range is not in the file).
     pub(super) fn raw_bytes<'a>(&'a self, raw: &'a RawText) -> &'a [u8] {
         match raw {
-            RawText::InFile(range) => self
-                .file
-                .as_deref()
-                .and_then(|file| file.get(range.clone()))
-                .unwrap_or_default(),
+            RawText::InFile(range) => self.in_file(range.clone()).unwrap_or_default(),
             RawText::Owned(text) => text.as_bytes(),
             RawText::Copied(bytes) => bytes,
         }
@@ -115,10 +116,7 @@ impl Texts {
         match raw {
             RawText::InFile(range) if range.is_empty() => Some(Text::EMPTY),
             RawText::InFile(range) => {
-                let bytes = self
-                    .file
-                    .as_deref()
-                    .and_then(|file| file.get(range.clone()));
+                let bytes = self.in_file(range.clone());
                 let at = u32::try_from(range.start).ok();
                 let len = u32::try_from(range.len()).ok();
                 if let (Some(_), Some(at), Some(len)) = (bytes, at, len) {

@@ -20,10 +20,9 @@ mod tri;
 pub(crate) mod values;
 pub(crate) mod verify;
 
-use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Debug, Display, Formatter};
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::ops::Deref;
 use std::sync::Arc;
 
@@ -124,8 +123,8 @@ static UNRANKED: Shape = Shape::Unranked;
 
 /// A [`Shape`] shared by every value that has it: inference stores one per value, a
 /// million-node transformer has a few dozen distinct shapes, and a copy is a reference count
-/// (issue 19). Unranked shapes hold nothing. Compares, hashes, prints and dereferences as the
-/// shape it holds.
+/// (issue 19). Unranked shapes hold nothing. Compares, prints and dereferences as the shape it
+/// holds.
 #[derive(Clone, Default)]
 pub struct SharedShape(Option<Arc<Shape>>);
 
@@ -157,12 +156,6 @@ impl Deref for SharedShape {
     }
 }
 
-impl Borrow<Shape> for SharedShape {
-    fn borrow(&self) -> &Shape {
-        self
-    }
-}
-
 impl From<Shape> for SharedShape {
     fn from(shape: Shape) -> SharedShape {
         SharedShape::new(shape)
@@ -183,13 +176,6 @@ impl PartialEq<Shape> for SharedShape {
     }
 }
 
-impl Hash for SharedShape {
-    // As the shape's: `Borrow<Shape>` lets a table of shared shapes be searched by a shape.
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        (**self).hash(state);
-    }
-}
-
 impl Debug for SharedShape {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         Debug::fmt(&**self, f)
@@ -202,22 +188,39 @@ impl Display for SharedShape {
     }
 }
 
-/// A table of shared shapes: equal shapes stored through it share one allocation (issue 19).
-#[derive(Default)]
-pub(crate) struct Shapes(std::collections::HashSet<SharedShape, foldhash::fast::RandomState>);
+/// A table of shared values: equal values stored through it share one allocation (issue 19:
+/// inference's shapes and small element tensors, a few dozen distinct ones over a million
+/// values).
+pub(crate) struct Interned<T>(std::collections::HashSet<Arc<T>, foldhash::fast::RandomState>);
+
+impl<T> Default for Interned<T> {
+    fn default() -> Self {
+        Interned(std::collections::HashSet::default())
+    }
+}
+
+impl<T: Hash + Eq> Interned<T> {
+    /// `value`, shared with every equal value stored before.
+    pub(crate) fn share(&mut self, value: T) -> Arc<T> {
+        if let Some(shared) = self.0.get(&value) {
+            return Arc::clone(shared);
+        }
+        let shared = Arc::new(value);
+        self.0.insert(Arc::clone(&shared));
+        shared
+    }
+}
+
+/// The table of shared shapes.
+pub(crate) type Shapes = Interned<Shape>;
 
 impl Shapes {
-    /// `shape`, shared with every equal shape stored before.
-    pub(crate) fn share(&mut self, shape: Shape) -> SharedShape {
-        if matches!(shape, Shape::Unranked) {
-            return SharedShape::unranked();
+    /// `shape`, shared with every equal shape stored before (an unranked one holds nothing).
+    pub(crate) fn share_shape(&mut self, shape: Shape) -> SharedShape {
+        match shape {
+            Shape::Unranked => SharedShape::unranked(),
+            ranked @ Shape::Ranked(_) => SharedShape(Some(self.share(ranked))),
         }
-        if let Some(shared) = self.0.get(&shape) {
-            return shared.clone();
-        }
-        let shared = SharedShape::new(shape);
-        self.0.insert(shared.clone());
-        shared
     }
 }
 
@@ -228,11 +231,11 @@ mod tests {
     #[test]
     fn shared_shapes() {
         let mut table = Shapes::default();
-        let a = table.share(Shape::from_known(&[2, 3]));
-        let b = table.share(Shape::from_known(&[2, 3]));
+        let a = table.share_shape(Shape::from_known(&[2, 3]));
+        let b = table.share_shape(Shape::from_known(&[2, 3]));
         assert!(matches!((&a.0, &b.0), (Some(x), Some(y)) if std::sync::Arc::ptr_eq(x, y)));
         assert_eq!(a, Shape::from_known(&[2, 3]));
-        assert!(table.share(Shape::Unranked).0.is_none());
+        assert!(table.share_shape(Shape::Unranked).0.is_none());
         assert_eq!(*SharedShape::unranked(), Shape::Unranked);
         assert_eq!(SharedShape::unranked().to_string(), "[...]");
         assert_eq!(

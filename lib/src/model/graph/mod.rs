@@ -12,7 +12,7 @@ use bytes::Bytes;
 
 use super::intern::Interner;
 use super::node_wire::RawNode;
-use super::parts::{GraphParts, ModelParts, Nodes, TensorSource};
+use super::parts::{GraphParts, ModelParts, Nodes};
 use super::text::{RawText, Text};
 use super::topology;
 use super::wire::{GraphLayout, ModelLayout};
@@ -218,20 +218,12 @@ impl Builder<'_> {
             .into_iter()
             .enumerate()
             .map(|(index, source)| {
-                let range = match (&source, file.as_ref()) {
-                    (TensorSource::Encoded(bytes), Some(file)) => {
-                        let start =
-                            (bytes.as_ptr() as usize).saturating_sub(file.as_ptr() as usize);
-                        Some(start..start.saturating_add(bytes.len()))
-                    }
-                    _ => None,
-                };
-                let (name, tensor) =
+                let read =
                     read_initializer(source, file.as_ref(), copy_names, file_path, path, index)?;
-                if let Some(range) = range {
+                if let Some(range) = read.range {
                     read_tensors.add(range);
                 }
-                Ok((name, tensor, Origin::Initializer))
+                Ok((read.name, read.initializer, Origin::Initializer))
             });
         let sparse = proto.sparse_initializer.into_iter().map(|sparse| {
             let values = sparse.values.unwrap_or_default();

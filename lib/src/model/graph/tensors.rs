@@ -10,6 +10,16 @@ use super::super::text::RawText;
 use super::super::Initializer;
 use crate::error::LoadError;
 
+/// An initializer read by the builder.
+pub(super) struct ReadTensor {
+    /// Its name.
+    pub(super) name: RawText,
+    /// Its header.
+    pub(super) initializer: Initializer,
+    /// Where its encoding is in the file (a tensor read from it).
+    pub(super) range: Option<Range<usize>>,
+}
+
 /// An initializer's header and name, decoded from its bytes in the file, or taken from a decoded
 /// tensor. The name is a range of the file unless `copy_name` (the tensor's pages are then given
 /// back, and a name read from them would page them in again). A header that does not decode is
@@ -21,48 +31,44 @@ pub(super) fn read_initializer(
     file_path: &Path,
     graph_path: &str,
     index: usize,
-) -> Result<(RawText, Initializer), LoadError> {
+) -> Result<ReadTensor, LoadError> {
     match source {
         TensorSource::Decoded(tensor) => {
             let (name, initializer) = Initializer::from_decoded(tensor);
-            Ok((RawText::Owned(name), initializer))
+            Ok(ReadTensor {
+                name: RawText::Owned(name),
+                initializer,
+                range: None,
+            })
         }
         TensorSource::Encoded(bytes) => {
-            // The tensor's bytes are a slice of the file: their distance from its start.
-            let offset = file.map_or(0, |file| {
-                (bytes.as_ptr() as usize).saturating_sub(file.as_ptr() as usize)
-            });
+            let range = range_in(file, &bytes);
             let (name, initializer) =
                 Initializer::from_encoded(bytes).map_err(|problem| LoadError::Decode {
                     path: file_path.to_path_buf(),
-                    offset,
+                    offset: range.as_ref().map_or(0, |range| range.start),
                     context: format!("{graph_path}/initializer[{index}]"),
                     problem,
                 })?;
-            let name = if copy_name {
-                RawText::Copied(name)
-            } else {
-                in_file(&name, file)
+            let name = match range_in(file, &name).filter(|_| !copy_name) {
+                Some(at) => RawText::InFile(at),
+                None => RawText::Copied(name),
             };
-            Ok((name, initializer))
+            Ok(ReadTensor {
+                name,
+                initializer,
+                range,
+            })
         }
     }
 }
 
-/// A name decoded as a slice of `file` (checked to be UTF-8), as its range there; a name not
-/// in it is copied.
-fn in_file(name: &Bytes, file: Option<&Bytes>) -> RawText {
-    let file_range = file.map(|file| file.as_ptr_range());
-    let start = name.as_ptr() as usize;
-    match file_range {
-        Some(range)
-            if range.start as usize <= start && start + name.len() <= range.end as usize =>
-        {
-            let at = start - range.start as usize;
-            RawText::InFile(at..at + name.len())
-        }
-        _ => RawText::Copied(name.clone()),
-    }
+/// Where `part` lies in `file`, when it is a slice of it.
+fn range_in(file: Option<&Bytes>, part: &[u8]) -> Option<Range<usize>> {
+    let file = file?;
+    let start = (part.as_ptr() as usize).checked_sub(file.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    (end <= file.len()).then_some(start..end)
 }
 
 /// Byte ranges of the file already read, given back to the kernel a megabyte at a time.
