@@ -160,6 +160,148 @@ fn structural_problems_are_reported_not_fatal() {
     assert!(main.order.contains(&3));
 }
 
+/// A name defined twice keeps its first value: the second producer's slot, and every reader of
+/// the name (near or far, before or after the second producer), hold the first value; the
+/// values defined after the duplicate keep their own names and producers.
+#[test]
+fn a_name_defined_twice_is_the_first_value_everywhere() {
+    let mut nodes = vec![
+        node("Relu", "first", &["x"], &["t"]),
+        node("Relu", "second", &["x"], &["t", "u"]),
+        node("Neg", "near", &["t", "u"], &["n"]),
+        node("Relu", "weight_dup", &["x"], &["w"]),
+    ];
+    // Far enough that the reader of `t` below does not see its producers among recent nodes.
+    for i in 0..20 {
+        nodes.push(node("Abs", &format!("pad{i}"), &["n"], &[&format!("p{i}")]));
+    }
+    nodes.push(node("Add", "far", &["t", "p19"], &["y"]));
+    let graph = GraphProto {
+        node: nodes,
+        input: vec![value("x")],
+        initializer: vec![onnx_bcast_lint::proto::TensorProto {
+            name: Some("w".into()),
+            data_type: Some(1),
+            dims: vec![1],
+            float_data: vec![1.0],
+            ..Default::default()
+        }],
+        output: vec![value("y")],
+        ..Default::default()
+    };
+    let loaded = load(&model(graph));
+    let duplicates: Vec<(Option<usize>, &ProblemKind)> =
+        loaded.problems.iter().map(|p| (p.node, &p.kind)).collect();
+    assert_eq!(
+        duplicates,
+        [
+            (
+                Some(1),
+                &ProblemKind::DuplicateProducer { name: "t".into() }
+            ),
+            (
+                Some(3),
+                &ProblemKind::DuplicateProducer { name: "w".into() }
+            ),
+        ]
+    );
+    let main = loaded.main().unwrap();
+    let t = main.lookup("t").unwrap();
+    assert_eq!(main.nodes[1].outputs()[0], Some(t));
+    assert_eq!(main.nodes[2].inputs()[0], Some(t));
+    assert_eq!(main.nodes[24].inputs()[0], Some(t));
+    assert_eq!(producers(main, 24), [Some(0), Some(23)]);
+    assert_eq!(
+        main.value(t).unwrap().origin,
+        Origin::Node { node: 0, slot: 0 }
+    );
+    let w = main.lookup("w").unwrap();
+    assert_eq!(main.value(w).unwrap().origin, Origin::Initializer);
+    assert_eq!(main.nodes[3].outputs()[0], Some(w));
+    // Every value is named once, and each name finds its own value.
+    let names: Vec<&str> = main.values.iter().map(|v| main.text(v.name)).collect();
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len());
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(main.lookup(name).map(|v| v.0 as usize), Some(i), "{name}");
+    }
+    assert_eq!(producers(main, 2), [Some(0), Some(1)]);
+    assert_eq!(
+        main.value(main.lookup("u").unwrap()).unwrap().origin,
+        Origin::Node { node: 1, slot: 1 }
+    );
+}
+
+/// The same at the size where the outputs are indexed in batches: duplicates of a value of an
+/// earlier batch and of the same batch, read from near, far and later in the file.
+#[test]
+fn a_name_defined_twice_is_the_first_value_in_a_large_graph() {
+    let count = 100_000;
+    let name = |i: usize| format!("v{i}");
+    let mut nodes = Vec::with_capacity(count);
+    let mut first_producer = std::collections::HashMap::new();
+    let mut expected_duplicates = Vec::new();
+    let mut inputs = Vec::with_capacity(count);
+    for i in 0..count {
+        let output = match i {
+            40_000 => name(100),
+            40_010 | 90_000 => name(39_990),
+            i => name(i),
+        };
+        let input = match i {
+            // The nodes after a duplicate read the graph input: their predecessor's output
+            // name is not the usual one.
+            0 | 40_001 | 40_011 | 60_500 | 90_001 => "x".to_owned(),
+            40_020 | 95_000 => name(39_990),
+            50_000 => name(100),
+            // A name defined later in the file (by a node reading the graph input).
+            60_000 => name(60_500),
+            i => name(i - 1),
+        };
+        if first_producer.contains_key(&output) {
+            expected_duplicates.push((Some(i), output.clone()));
+        } else {
+            first_producer.insert(output.clone(), i);
+        }
+        nodes.push(node("Relu", &format!("n{i}"), &[&input], &[&output]));
+        inputs.push(input);
+    }
+    let graph = GraphProto {
+        node: nodes,
+        input: vec![value("x")],
+        output: vec![value(&name(count - 1))],
+        ..Default::default()
+    };
+    let loaded = load(&model(graph));
+    let duplicates: Vec<(Option<usize>, String)> = loaded
+        .problems
+        .iter()
+        .map(|p| match &p.kind {
+            ProblemKind::DuplicateProducer { name } => (p.node, name.clone()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(duplicates, expected_duplicates);
+    let main = loaded.main().unwrap();
+    assert_eq!(main.values.len(), 1 + first_producer.len());
+    for (node, wanted) in main.nodes.iter().zip(&inputs) {
+        let input = node.inputs()[0].unwrap();
+        assert_eq!(main.text(main.value(input).unwrap().name), wanted);
+        let expected = first_producer.get(wanted).copied();
+        assert_eq!(
+            producers(main, node.index),
+            [expected],
+            "node {}",
+            node.index
+        );
+        let output = node.outputs()[0].unwrap();
+        let produced = main.text(main.value(output).unwrap().name);
+        assert_eq!(main.lookup(produced), Some(output));
+    }
+}
+
 #[test]
 fn subgraphs_capture_outer_values_and_order_the_owner_after_them() {
     let then_branch = GraphProto {

@@ -87,4 +87,22 @@ impl BuiltNodes<'_> {
         }
         inputs
     }
+
+    /// Resolves the deferred inputs whose names are now indexed (the outputs of earlier nodes
+    /// of the same batch); the others wait for the end of the graph.
+    pub(super) fn resolve_deferred(&mut self, table: &Table) {
+        let nodes = &mut self.nodes;
+        self.deferred.retain(|(index, slot, name)| {
+            let Some(value) = table.lookup(table.raw_bytes(name)) else {
+                return true;
+            };
+            if let Some(input) = nodes
+                .get_mut(*index)
+                .and_then(|node| node.inputs_mut().get_mut(*slot))
+            {
+                *input = Some(value);
+            }
+            false
+        });
+    }
 }

@@ -36,6 +36,11 @@ use inputs::BuiltNodes;
 use table::Table;
 use tensors::{read_initializer, Released};
 
+/// How many node outputs wait before they are indexed together (see [`Table::push_pending`]):
+/// enough that indexing them walks the index in order, few enough that the file's pages they
+/// are named in are still held (issue 19).
+const INDEX_BATCH: usize = 1 << 15;
+
 /// Builds a [`Model`] from the parts of its protobuf and, when it was read from bytes, those
 /// bytes and their wire layout (which locates the nodes left in them).
 pub(crate) fn build(
@@ -287,6 +292,8 @@ impl Builder<'_> {
         // and the DAG built below is the peak of loading.
         drop(layouts);
 
+        self.index_outputs(id, &mut table, &mut nodes);
+
         // Inputs not defined when their node was added: defined by a later node (the file order
         // need not be topological), captured from an enclosing graph, or undefined.
         let mut captures: Captures = Vec::new();
@@ -379,6 +386,31 @@ impl Builder<'_> {
         Ok((id, captures))
     }
 
+    /// Indexes the outputs of the nodes added since the last call; an output whose name was
+    /// already defined is reported, and the slots that held it hold the name's first value
+    /// instead.
+    fn index_outputs(&mut self, graph: GraphId, table: &mut Table, nodes: &mut [Node]) {
+        // Only the nodes that defined the values being indexed, or came after them, can hold
+        // their ids.
+        let from = table.first_pending_node().unwrap_or(nodes.len());
+        let (duplicates, renumbered) = table.index_pending();
+        for (origin, first) in duplicates {
+            let node = match origin {
+                Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
+                _ => None,
+            };
+            let name = table.name_of(first).to_owned();
+            self.problem(graph, node, ProblemKind::DuplicateProducer { name });
+        }
+        if !renumbered.is_empty() {
+            let since = nodes.get_mut(from..).unwrap_or_default();
+            let slots = since.iter_mut().flat_map(|node| node.slots.iter_mut());
+            for value in slots.flatten() {
+                *value = renumbered.get(*value);
+            }
+        }
+    }
+
     /// Adds one decoded node (or the reason it does not decode) to the graph being built.
     fn add_node(
         &mut self,
@@ -432,10 +464,11 @@ impl Builder<'_> {
         // The layouts not yet taken by `add_node` start with the ready chunk's.
         ready.take_spans(built.layouts.as_ref(), 0);
         ready.decode(&file);
-        // The main graph's chunk before the one just built: its names are no longer compared
-        // with recent inputs, so its pages can be given back.
+        // The main graph's nodes whose outputs are indexed, except the chunk just built (the
+        // names of its last nodes are compared with the next inputs): their pages can be given
+        // back. Inputs read from them are resolved by then.
         let release = self.release.filter(|_| built.graph == GraphId(0));
-        let mut built_before: Option<Range<usize>> = None;
+        let mut unreleased = ready.range().map(|range| range.start);
         loop {
             spare.take_spans(built.layouts.as_ref(), ready.spans.len());
             let mut build_ready = || -> Result<(), LoadError> {
@@ -448,11 +481,15 @@ impl Builder<'_> {
                 return build_ready();
             }
             rayon::join(|| spare.decode(&file), build_ready).1?;
-            if let Some(release) = release {
-                if let Some(range) = built_before.take() {
-                    release(range);
+            if table.pending_len() >= INDEX_BATCH {
+                self.index_outputs(built.graph, table, &mut built.nodes);
+                built.resolve_deferred(table);
+                if let (Some(release), Some(start), Some(current)) =
+                    (release, unreleased, ready.range())
+                {
+                    release(start..current.start);
+                    unreleased = Some(current.start);
                 }
-                built_before = ready.range();
             }
             std::mem::swap(&mut ready, &mut spare);
         }
@@ -505,17 +542,9 @@ impl Builder<'_> {
                 }
             };
             let text = self.add_text(table, &output)?;
-            let (value, fresh) = table.define(text, origin);
-            if !fresh {
-                self.problems.push(StructuralProblem {
-                    graph,
-                    node: Some(index),
-                    kind: ProblemKind::DuplicateProducer {
-                        name: table.name_of(value).to_string(),
-                    },
-                });
-            }
-            outputs.push(Some(value));
+            // Indexed with the other nodes' outputs once all are added, which also finds the
+            // names defined twice (issue 19: one pass over the index in its own order).
+            outputs.push(Some(table.push_pending(text, origin)));
         }
         self.outputs = outputs;
         let node = Node {

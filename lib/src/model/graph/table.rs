@@ -11,6 +11,10 @@ pub(super) struct Table {
     pub(super) values: Vec<Value>,
     pub(super) by_name: NameIndex,
     pub(super) texts: Texts,
+    /// The values from this one on are not in the index yet: their names' checks are in
+    /// `pending` (see [`Table::push_pending`]).
+    pending_from: u32,
+    pending: Vec<u32>,
 }
 
 impl Table {
@@ -19,6 +23,8 @@ impl Table {
             values: Vec::with_capacity(capacity),
             by_name: NameIndex::with_capacity(capacity),
             texts: Texts::new(file),
+            pending_from: 0,
+            pending: Vec::new(),
         }
     }
 
@@ -40,6 +46,7 @@ impl Table {
     }
 
     /// Defines `name`; returns the existing value and `false` if it was already defined.
+    /// Values pushed by [`Table::push_pending`] must be indexed first.
     pub(super) fn define(&mut self, name: Text, origin: Origin) -> (ValueId, bool) {
         let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
         let bytes = self.texts.bytes(name);
@@ -56,5 +63,120 @@ impl Table {
             initializer: None,
         });
         (value, true)
+    }
+
+    /// Adds a value without indexing it (a node's output): the index is built for all of them
+    /// at once by [`Table::index_pending`], which finds the names defined twice. Until then,
+    /// lookups do not see these values; only values defined before the first of them can be
+    /// indexed by [`Table::define`].
+    pub(super) fn push_pending(&mut self, name: Text, origin: Origin) -> ValueId {
+        let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
+        if self.pending.is_empty() {
+            self.pending_from = value.0;
+        }
+        self.pending
+            .push(self.by_name.check(self.texts.bytes(name)));
+        self.values.push(Value {
+            name,
+            origin,
+            declared: None,
+            initializer: None,
+        });
+        value
+    }
+
+    /// How many values wait to be indexed.
+    pub(super) fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The node that defined the first value waiting to be indexed.
+    pub(super) fn first_pending_node(&self) -> Option<usize> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        match self.values.get(self.pending_from as usize)?.origin {
+            Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
+            _ => None,
+        }
+    }
+
+    /// Indexes the values added by [`Table::push_pending`]. A name already defined keeps its
+    /// first value: the later one is removed from the table (the values after it move down)
+    /// and returned as `(its origin, the value of its name)`, in value order; `renumbered` maps
+    /// an id given out before this call to the value it now stands for.
+    pub(super) fn index_pending(&mut self) -> (Vec<(Origin, ValueId)>, Renumbered) {
+        let pending = std::mem::take(&mut self.pending);
+        let first = ValueId(self.pending_from);
+        let duplicates = self
+            .by_name
+            .define_all(first, &pending, &self.texts, &self.values);
+        drop(pending);
+        if duplicates.is_empty() {
+            return (Vec::new(), Renumbered::default());
+        }
+        // Each removed value maps to its name's first value, which comes before it (the index
+        // keeps the first of equal names), and each kept value moves down by the removed values
+        // before it.
+        let end = u32::try_from(self.values.len()).unwrap_or(u32::MAX);
+        let mut map: Vec<u32> = Vec::with_capacity((end - first.0) as usize);
+        let mut removed = duplicates.iter().peekable();
+        let mut kept = first.0;
+        for id in first.0..end {
+            let to = if let Some(&(_, to)) = removed.next_if(|(gone, _)| gone.0 == id) {
+                to.0.checked_sub(first.0)
+                    .and_then(|offset| map.get(offset as usize).copied())
+                    .unwrap_or(to.0)
+            } else {
+                kept += 1;
+                kept - 1
+            };
+            map.push(to);
+        }
+        let renumbered = Renumbered {
+            first: first.0,
+            map,
+        };
+
+        let mut gone = duplicates.iter().map(|(id, _)| id.0 as usize).peekable();
+        let mut origins = Vec::with_capacity(duplicates.len());
+        let mut position = 0usize;
+        self.values.retain(|value| {
+            let removed = gone.next_if_eq(&position).is_some();
+            position += 1;
+            if removed {
+                origins.push(value.origin);
+            }
+            !removed
+        });
+        self.by_name.renumber(|id| renumbered.get(id));
+        let found = duplicates
+            .iter()
+            .zip(origins)
+            .map(|(&(_, to), origin)| (origin, renumbered.get(to)))
+            .collect();
+        (found, renumbered)
+    }
+}
+
+/// How ids given out before [`Table::index_pending`] map to values after it.
+#[derive(Default)]
+pub(super) struct Renumbered {
+    first: u32,
+    /// The new id of each id from `first` on; empty when nothing moved.
+    map: Vec<u32>,
+}
+
+impl Renumbered {
+    /// Whether any id changed.
+    pub(super) fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// The value `id` now stands for.
+    pub(super) fn get(&self, id: ValueId) -> ValueId {
+        id.0.checked_sub(self.first)
+            .and_then(|offset| self.map.get(offset as usize))
+            .map_or(id, |&to| ValueId(to))
     }
 }
