@@ -242,22 +242,29 @@ impl Builder<'_> {
         for entry in dense.chain(sparse) {
             let (name, tensor, origin): (RawText, Initializer, Origin) = entry?;
             self.check_dims(&table, &name, &tensor.dims)?;
-            let index = u32::try_from(initializers.len()).ok();
-            // One probe of the name index: defined now unless already defined.
             let text = self.add_text(&mut table, &name)?;
-            let (value, fresh) = table.define(text, origin);
-            match table.values.get_mut(value.0 as usize) {
-                // Its type is its tensor's, read from the tensor when needed: no declaration is
-                // built (a model with its own weights has one initializer per two nodes).
-                Some(slot) if fresh => slot.initializer = index,
+            // Its type is its tensor's, read from the tensor when needed: no declaration is
+            // built (a model with its own weights has one initializer per two nodes).
+            let value = table.push_pending(text, origin);
+            if let Some(slot) = table.values.get_mut(value.0 as usize) {
+                slot.initializer = u32::try_from(initializers.len()).ok();
+            }
+            initializers.push(tensor);
+        }
+        // Indexed together, in the index's order (issue 19: 445k initializers in one model).
+        // No id of theirs was given out yet, so none needs renumbering.
+        let (duplicates, _) = table.index_pending();
+        for (removed, first) in duplicates {
+            match table.values.get_mut(first.0 as usize) {
                 // IR < 4: an initializer doubles as the default of a graph input.
-                Some(slot) if slot.origin == Origin::Input => slot.initializer = index,
+                Some(slot) if slot.origin == Origin::Input => {
+                    slot.initializer = removed.initializer;
+                }
                 _ => {
-                    let name = table.name_of(value).to_owned();
+                    let name = table.name_of(first).to_owned();
                     self.problem(id, None, ProblemKind::DuplicateProducer { name });
                 }
             }
-            initializers.push(tensor);
         }
         drop(read_tensors);
 
@@ -394,8 +401,8 @@ impl Builder<'_> {
         // their ids.
         let from = table.first_pending_node().unwrap_or(nodes.len());
         let (duplicates, renumbered) = table.index_pending();
-        for (origin, first) in duplicates {
-            let node = match origin {
+        for (removed, first) in duplicates {
+            let node = match removed.origin {
                 Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
                 _ => None,
             };

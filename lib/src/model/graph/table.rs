@@ -103,15 +103,14 @@ impl Table {
 
     /// Indexes the values added by [`Table::push_pending`]. A name already defined keeps its
     /// first value: the later one is removed from the table (the values after it move down)
-    /// and returned as `(its origin, the value of its name)`, in value order; `renumbered` maps
-    /// an id given out before this call to the value it now stands for.
-    pub(super) fn index_pending(&mut self) -> (Vec<(Origin, ValueId)>, Renumbered) {
-        let pending = std::mem::take(&mut self.pending);
+    /// and returned with the value of its name, in value order; `renumbered` maps an id given
+    /// out before this call to the value it now stands for.
+    pub(super) fn index_pending(&mut self) -> (Vec<(Value, ValueId)>, Renumbered) {
         let first = ValueId(self.pending_from);
         let duplicates = self
             .by_name
-            .define_all(first, &pending, &self.texts, &self.values);
-        drop(pending);
+            .define_all(first, &self.pending, &self.texts, &self.values);
+        self.pending.clear();
         if duplicates.is_empty() {
             return (Vec::new(), Renumbered::default());
         }
@@ -139,21 +138,21 @@ impl Table {
         };
 
         let mut gone = duplicates.iter().map(|(id, _)| id.0 as usize).peekable();
-        let mut origins = Vec::with_capacity(duplicates.len());
-        let mut position = 0usize;
-        self.values.retain(|value| {
-            let removed = gone.next_if_eq(&position).is_some();
-            position += 1;
-            if removed {
-                origins.push(value.origin);
+        let mut removed = Vec::with_capacity(duplicates.len());
+        let mut kept = Vec::with_capacity(self.values.len() - duplicates.len());
+        for (position, value) in std::mem::take(&mut self.values).into_iter().enumerate() {
+            if gone.next_if_eq(&position).is_some() {
+                removed.push(value);
+            } else {
+                kept.push(value);
             }
-            !removed
-        });
+        }
+        self.values = kept;
         self.by_name.renumber(|id| renumbered.get(id));
         let found = duplicates
             .iter()
-            .zip(origins)
-            .map(|(&(_, to), origin)| (origin, renumbered.get(to)))
+            .zip(removed)
+            .map(|(&(_, to), value)| (value, renumbered.get(to)))
             .collect();
         (found, renumbered)
     }
