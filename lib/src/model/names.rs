@@ -63,6 +63,11 @@ pub(crate) fn check_of(hash: u64) -> u32 {
     u32::from_le_bytes([b4, b5, b6, b7])
 }
 
+/// The check of `name` under `hasher` (an index's, from [`NameIndex::hasher`]).
+pub(crate) fn check_with(hasher: &foldhash::fast::RandomState, name: &[u8]) -> u32 {
+    check_of(hasher.hash_one(name))
+}
+
 /// The name of value `id` as bytes (empty if the id is foreign). Names are hashed and compared
 /// as bytes: they were checked to be UTF-8 when added, and need not be again at every probe.
 pub(super) fn name_of<'a>(texts: &'a Texts, values: &[Value], id: ValueId) -> &'a [u8] {
@@ -90,7 +95,26 @@ impl NameIndex {
     /// The check of `name`, to give [`NameIndex::define_all`] (computable on another thread: the
     /// hasher's seed is fixed at creation).
     pub(crate) fn check(&self, name: &[u8]) -> u32 {
-        check_of(self.hasher.hash_one(name))
+        check_with(&self.hasher, name)
+    }
+
+    /// A copy of the hasher, to compute checks on another thread ([`check_with`]).
+    pub(crate) fn hasher(&self) -> foldhash::fast::RandomState {
+        self.hasher.clone()
+    }
+
+    /// The value of `values` called `name`, whose check is `check`.
+    pub(crate) fn get_checked(
+        &self,
+        name: &[u8],
+        check: u32,
+        texts: &Texts,
+        values: &[Value],
+    ) -> Option<ValueId> {
+        match self.probe(name, check, texts, values) {
+            Probe::Found(id) => Some(id),
+            Probe::Vacant(_) => None,
+        }
     }
 
     /// The value of `values` called `name`.
@@ -105,10 +129,7 @@ impl NameIndex {
         texts: &Texts,
         values: &[Value],
     ) -> Option<ValueId> {
-        match self.probe(name, self.check(name), texts, values) {
-            Probe::Found(id) => Some(id),
-            Probe::Vacant(_) => None,
-        }
+        self.get_checked(name, self.check(name), texts, values)
     }
 
     /// The value called `name` if there is one; otherwise records `id` for `name` (one probe

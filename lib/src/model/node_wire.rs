@@ -28,6 +28,9 @@ pub(super) struct RawNode {
     pub(super) attribute: Vec<AttributeProto>,
     /// Where each attribute's encoding is in the file (empty for a node decoded by prost).
     pub(super) attribute_spans: Vec<std::ops::Range<usize>>,
+    /// The name index's checks of `input` and `output` (see [`RawNode::fill_checks`]).
+    pub(super) input_checks: Vec<u32>,
+    pub(super) output_checks: Vec<u32>,
 }
 
 impl RawNode {
@@ -52,6 +55,25 @@ impl RawNode {
         self.output.clear();
         self.attribute.clear();
         self.attribute_spans.clear();
+        self.input_checks.clear();
+        self.output_checks.clear();
+    }
+
+    /// Computes the name index's checks of the input and output names, which the decoding
+    /// thread does while the builder is busy (issue 19: the builder is the critical path).
+    pub(super) fn fill_checks(&mut self, file: &[u8], hasher: &foldhash::fast::RandomState) {
+        let check = |raw: &RawText| {
+            let bytes = match raw {
+                RawText::InFile(range) => file.get(range.clone()).unwrap_or_default(),
+                RawText::Owned(text) => text.as_bytes(),
+                RawText::Copied(bytes) => bytes,
+            };
+            super::names::check_with(hasher, bytes)
+        };
+        self.input_checks.clear();
+        self.input_checks.extend(self.input.iter().map(check));
+        self.output_checks.clear();
+        self.output_checks.extend(self.output.iter().map(check));
     }
 }
 

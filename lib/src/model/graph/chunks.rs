@@ -44,15 +44,16 @@ impl DecodedChunk {
         Some(self.spans.first()?.start..self.spans.last()?.end)
     }
 
-    /// Decodes the nodes at this chunk's spans of `file` into its reused nodes.
-    pub(super) fn decode(&mut self, file: &Bytes) {
+    /// Decodes the nodes at this chunk's spans of `file` into its reused nodes, with their
+    /// names' checks under `hasher`.
+    pub(super) fn decode(&mut self, file: &Bytes, hasher: &foldhash::fast::RandomState) {
         self.nodes.resize_with(self.spans.len(), RawNode::default);
         self.decoded.clear();
-        self.decoded.extend(
-            self.spans
-                .iter()
-                .zip(&mut self.nodes)
-                .map(|(span, node)| node_wire::decode_into(file, span.clone(), node)),
-        );
+        self.decoded
+            .extend(self.spans.iter().zip(&mut self.nodes).map(|(span, node)| {
+                let decoded = node_wire::decode_into(file, span.clone(), node);
+                node.fill_checks(file, hasher);
+                decoded
+            }));
     }
 }

@@ -1,5 +1,6 @@
 //! The nodes of a graph being built, and the resolution of their inputs by name.
 
+use super::super::node_wire::RawNode;
 use super::super::text::RawText;
 use super::super::wire::NodeLayout;
 use super::super::{GraphId, Node, Opsets, Origin, ValueId};
@@ -33,7 +34,7 @@ impl BuiltNodes<'_> {
     pub(super) fn resolve_inputs(
         &mut self,
         index: usize,
-        names: &mut Vec<RawText>,
+        node: &mut RawNode,
         table: &Table,
         outputs: usize,
     ) -> Vec<Option<ValueId>> {
@@ -42,20 +43,25 @@ impl BuiltNodes<'_> {
         // million values. Names are unique in the table, so a match is the value the index
         // would give.
         let recent = self.nodes.get(index.saturating_sub(RECENT_NODES)..);
-        let mut inputs = Vec::with_capacity(names.len() + outputs);
-        for (slot, name) in names.drain(..).enumerate() {
+        let mut inputs = Vec::with_capacity(node.input.len() + outputs);
+        let mut checks = node.input_checks.iter();
+        for (slot, name) in node.input.drain(..).enumerate() {
+            let check = checks.next().copied();
             if name.is_empty() {
                 inputs.push(None);
                 continue;
             }
             let wanted = table.raw_bytes(&name);
+            // The checks, computed on the decoding thread, spare most comparisons of names.
+            let may_be =
+                |value: ValueId| check.is_none_or(|check| table.may_have_check(value, check));
             let near = recent.and_then(|recent| {
                 recent
                     .iter()
                     .rev()
                     .flat_map(|node| node.outputs().iter().flatten())
                     .copied()
-                    .find(|&value| table.name_bytes(value) == wanted)
+                    .find(|&value| may_be(value) && table.name_bytes(value) == wanted)
             });
             // Exporters write the initializers in the order the layers read them (each layer
             // its own weights): the next one read is mostly the one after the last read, whose
@@ -66,6 +72,8 @@ impl BuiltNodes<'_> {
                 let expected = ValueId(self.next_weight);
                 let found = if table.name_bytes(expected) == wanted {
                     Some(expected)
+                } else if let Some(check) = check {
+                    table.lookup_checked(wanted, check)
                 } else {
                     table.lookup(wanted)
                 };

@@ -245,7 +245,7 @@ impl Builder<'_> {
             let text = self.add_text(&mut table, &name)?;
             // Its type is its tensor's, read from the tensor when needed: no declaration is
             // built (a model with its own weights has one initializer per two nodes).
-            let value = table.push_pending(text, origin);
+            let value = table.push_pending(text, origin, None);
             if let Some(slot) = table.values.get_mut(value.0 as usize) {
                 slot.initializer = u32::try_from(initializers.len()).ok();
             }
@@ -281,8 +281,10 @@ impl Builder<'_> {
         match proto.nodes {
             Nodes::Decoded(list) => {
                 let mut raw = RawNode::default();
+                let hasher = table.by_name.hasher();
                 for node in list {
                     raw.fill_from(node);
+                    raw.fill_checks(&[], &hasher);
                     self.add_node(&mut built, &mut table, &mut raw, Ok(()))?;
                 }
             }
@@ -446,7 +448,7 @@ impl Builder<'_> {
         let (mut node, subgraphs) =
             self.node(built.graph, index, raw, layout, built.opsets, table)?;
         built.pending.extend(subgraphs);
-        let mut slots = built.resolve_inputs(index, &mut raw.input, table, self.outputs.len());
+        let mut slots = built.resolve_inputs(index, raw, table, self.outputs.len());
         node.input_count = u32::try_from(slots.len()).unwrap_or(u32::MAX);
         slots.extend_from_slice(&self.outputs);
         node.slots = slots.into_boxed_slice();
@@ -470,7 +472,8 @@ impl Builder<'_> {
         let mut spare = DecodedChunk::default();
         // The layouts not yet taken by `add_node` start with the ready chunk's.
         ready.take_spans(built.layouts.as_ref(), 0);
-        ready.decode(&file);
+        let hasher = table.by_name.hasher();
+        ready.decode(&file, &hasher);
         // The main graph's nodes whose outputs are indexed, except the chunk just built (the
         // names of its last nodes are compared with the next inputs): their pages can be given
         // back. Inputs read from them are resolved by then.
@@ -487,7 +490,7 @@ impl Builder<'_> {
             if spare.spans.is_empty() {
                 return build_ready();
             }
-            rayon::join(|| spare.decode(&file), build_ready).1?;
+            rayon::join(|| spare.decode(&file, &hasher), build_ready).1?;
             if table.pending_len() >= INDEX_BATCH {
                 self.index_outputs(built.graph, table, &mut built.nodes);
                 built.resolve_deferred(table);
@@ -535,7 +538,9 @@ impl Builder<'_> {
         let is_constant = op_type == "Constant" && domain.is_empty();
         let mut outputs = std::mem::take(&mut self.outputs);
         outputs.clear();
+        let mut checks = proto.output_checks.iter();
         for (slot, output) in proto.output.drain(..).enumerate() {
+            let check = checks.next().copied();
             if output.is_empty() {
                 outputs.push(None);
                 continue;
@@ -551,7 +556,7 @@ impl Builder<'_> {
             let text = self.add_text(table, &output)?;
             // Indexed with the other nodes' outputs once all are added, which also finds the
             // names defined twice (issue 19: one pass over the index in its own order).
-            outputs.push(Some(table.push_pending(text, origin)));
+            outputs.push(Some(table.push_pending(text, origin, check)));
         }
         self.outputs = outputs;
         let node = Node {

@@ -32,6 +32,22 @@ impl Table {
         self.by_name.get_bytes(name, &self.texts, &self.values)
     }
 
+    /// The value called `name`, whose check is `check`.
+    pub(super) fn lookup_checked(&self, name: &[u8], check: u32) -> Option<ValueId> {
+        self.by_name
+            .get_checked(name, check, &self.texts, &self.values)
+    }
+
+    /// Whether value `value` may be called a name of check `check`: false only when it waits
+    /// to be indexed with another check (a comparison of names saved).
+    pub(super) fn may_have_check(&self, value: ValueId, check: u32) -> bool {
+        value
+            .0
+            .checked_sub(self.pending_from)
+            .and_then(|offset| self.pending.get(offset as usize))
+            .is_none_or(|&pending| pending == check)
+    }
+
     pub(super) fn name_bytes(&self, value: ValueId) -> &[u8] {
         names::name_of(&self.texts, &self.values, value)
     }
@@ -68,14 +84,19 @@ impl Table {
     /// Adds a value without indexing it (a node's output): the index is built for all of them
     /// at once by [`Table::index_pending`], which finds the names defined twice. Until then,
     /// lookups do not see these values; only values defined before the first of them can be
-    /// indexed by [`Table::define`].
-    pub(super) fn push_pending(&mut self, name: Text, origin: Origin) -> ValueId {
+    /// indexed by [`Table::define`]. `check` is the name's check if it was computed already.
+    pub(super) fn push_pending(
+        &mut self,
+        name: Text,
+        origin: Origin,
+        check: Option<u32>,
+    ) -> ValueId {
         let value = ValueId(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
         if self.pending.is_empty() {
             self.pending_from = value.0;
         }
-        self.pending
-            .push(self.by_name.check(self.texts.bytes(name)));
+        let check = check.unwrap_or_else(|| self.by_name.check(self.texts.bytes(name)));
+        self.pending.push(check);
         self.values.push(Value {
             name,
             origin,
