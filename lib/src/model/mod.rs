@@ -16,6 +16,7 @@ mod node_wire;
 mod opset;
 mod parts;
 mod prefetch;
+mod slots;
 pub(crate) mod tensor;
 mod text;
 mod topology;
@@ -35,6 +36,7 @@ pub use load::{
     LoadTimes, Source,
 };
 pub use opset::Opsets;
+pub(crate) use slots::Slots;
 pub use text::Text;
 pub(crate) use text::Texts;
 pub(crate) use wire::read_varint;
@@ -134,9 +136,7 @@ pub struct Node {
     pub op: Arc<Operator>,
     /// Input values by slot, then output values by slot, in one allocation per node (issue 19):
     /// read them with [`Node::inputs`] and [`Node::outputs`].
-    pub(crate) slots: Box<[Option<ValueId>]>,
-    /// How many of `slots` are inputs.
-    pub(crate) input_count: u32,
+    pub(crate) slots: slots::Slots,
     /// Attributes, with graph bodies moved out into [`Node::subgraphs`]; shared with the other
     /// nodes whose attributes are the same bytes in the file.
     pub attributes: Arc<[Attribute]>,
@@ -325,16 +325,12 @@ impl Node {
 
     /// Input values by slot; `None` for an absent optional input (an empty name).
     pub fn inputs(&self) -> &[Option<ValueId>] {
-        self.slots
-            .get(..self.input_count as usize)
-            .unwrap_or_default()
+        self.slots.inputs()
     }
 
     /// Output values by slot; `None` for an unused optional output.
     pub fn outputs(&self) -> &[Option<ValueId>] {
-        self.slots
-            .get(self.input_count as usize..)
-            .unwrap_or_default()
+        self.slots.outputs()
     }
 
     /// Graph-valued attributes: `(attribute name, graph)`, in attribute order.
@@ -344,9 +340,7 @@ impl Node {
 
     /// The inputs, to resolve the ones defined after their node.
     pub(crate) fn inputs_mut(&mut self) -> &mut [Option<ValueId>] {
-        self.slots
-            .get_mut(..self.input_count as usize)
-            .unwrap_or_default()
+        self.slots.inputs_mut()
     }
 
     /// Typed access to this node's attributes.

@@ -30,20 +30,19 @@ pub(super) struct BuiltNodes<'a> {
 impl BuiltNodes<'_> {
     /// The inputs of node `index` that are already defined; the others are left `None` and
     /// deferred. A name defined now is the value resolution would give at the end: the first
-    /// definition of a name wins. The vector has room for `outputs` more slots.
+    /// definition of a name wins. They are added to `inputs`.
     pub(super) fn resolve_inputs(
         &mut self,
         index: usize,
         node: &mut RawNode,
         table: &Table,
-        outputs: usize,
-    ) -> Vec<Option<ValueId>> {
+        inputs: &mut Vec<Option<ValueId>>,
+    ) {
         // Exported graphs mostly read what the last few nodes wrote: those values and their
         // names are still in cache, while a probe of the name index is a few cache misses at a
         // million values. Names are unique in the table, so a match is the value the index
         // would give.
         let recent = self.nodes.get(index.saturating_sub(RECENT_NODES)..);
-        let mut inputs = Vec::with_capacity(node.input.len() + outputs);
         let mut checks = node.input_checks.iter();
         for (slot, name) in node.input.drain(..).enumerate() {
             let check = checks.next().copied();
@@ -93,7 +92,6 @@ impl BuiltNodes<'_> {
             }
             inputs.push(value);
         }
-        inputs
     }
 
     /// Resolves the deferred inputs whose names are now indexed (the outputs of earlier nodes

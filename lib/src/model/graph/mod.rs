@@ -18,7 +18,7 @@ use super::topology;
 use super::wire::{GraphLayout, ModelLayout};
 use super::{
     Attribute, DeclaredCounts, Function, Graph, GraphId, Initializer, Model, Node, Opsets, Origin,
-    ProblemKind, StructuralProblem, ValueId,
+    ProblemKind, Slots, StructuralProblem, ValueId,
 };
 use crate::error::{Limits, LoadError};
 use crate::proto::ValueInfoProto;
@@ -65,6 +65,7 @@ pub(crate) fn build(
         interned: Interner::default(),
         attribute_sets: AttributeSets::default(),
         outputs: Vec::new(),
+        slots: Vec::new(),
         release,
     };
     let main = proto.graph.unwrap_or_else(|| {
@@ -134,6 +135,8 @@ struct Builder<'p> {
     /// The output values of the node being added, reused from node to node (one allocation
     /// per node, its slots, instead of three).
     outputs: Vec<Option<ValueId>>,
+    /// The slots of the node being added, reused from node to node.
+    slots: Vec<Option<ValueId>>,
     /// Gives back the file's pages of a node range already built (main graph of a large file).
     release: Option<&'p (dyn Fn(Range<usize>) + Sync)>,
 }
@@ -413,7 +416,7 @@ impl Builder<'_> {
         }
         if !renumbered.is_empty() {
             let since = nodes.get_mut(from..).unwrap_or_default();
-            let slots = since.iter_mut().flat_map(|node| node.slots.iter_mut());
+            let slots = since.iter_mut().flat_map(|node| node.slots.all_mut());
             for value in slots.flatten() {
                 *value = renumbered.get(*value);
             }
@@ -448,10 +451,13 @@ impl Builder<'_> {
         let (mut node, subgraphs) =
             self.node(built.graph, index, raw, layout, built.opsets, table)?;
         built.pending.extend(subgraphs);
-        let mut slots = built.resolve_inputs(index, raw, table, self.outputs.len());
-        node.input_count = u32::try_from(slots.len()).unwrap_or(u32::MAX);
+        let mut slots = std::mem::take(&mut self.slots);
+        slots.clear();
+        built.resolve_inputs(index, raw, table, &mut slots);
+        let inputs = slots.len();
         slots.extend_from_slice(&self.outputs);
-        node.slots = slots.into_boxed_slice();
+        node.slots = Slots::new(&slots, inputs);
+        self.slots = slots;
         built.nodes.push(node);
         Ok(())
     }
@@ -565,8 +571,7 @@ impl Builder<'_> {
             named,
             op,
             // Filled by `add_node`: the inputs, then `self.outputs`.
-            slots: Box::default(),
-            input_count: 0,
+            slots: Slots::default(),
             attributes,
             subgraphs: None,
             span,
