@@ -19,6 +19,9 @@ pub(super) struct AttributeSets {
     seen: HashMap<Box<[u8]>, Arc<[Attribute]>, foldhash::fast::RandomState>,
     /// The encoding of the list being looked up, reused from node to node.
     key: Vec<u8>,
+    /// The empty list, which most nodes carry: an `Arc<[_]>` made from nothing still
+    /// allocates its counts (a million allocations at a million nodes).
+    empty: Option<Arc<[Attribute]>>,
 }
 
 impl AttributeSets {
@@ -44,6 +47,9 @@ impl AttributeSets {
                 _ => complete = false,
             }
         }
+        if decoded.is_empty() {
+            return self.empty();
+        }
         if !complete || spans.is_empty() {
             return decoded.drain(..).map(Attribute::from).collect();
         }
@@ -55,6 +61,11 @@ impl AttributeSets {
         self.seen
             .insert(self.key.as_slice().into(), Arc::clone(&list));
         list
+    }
+
+    /// The shared empty list.
+    pub(super) fn empty(&mut self) -> Arc<[Attribute]> {
+        Arc::clone(self.empty.get_or_insert_with(|| Arc::from([])))
     }
 }
 
@@ -115,6 +126,16 @@ mod tests {
         assert_eq!(sets.share(&file, &spans, &mut decoded).len(), 1);
         let mut decoded = vec![int("axis", 1)];
         assert_eq!(sets.share(&[], &[], &mut decoded).len(), 1);
+        assert!(sets.seen.is_empty());
+    }
+
+    #[test]
+    fn every_empty_list_is_one_list() {
+        let mut sets = AttributeSets::default();
+        let first = sets.share(&[], &[], &mut Vec::new());
+        assert!(first.is_empty());
+        assert!(Arc::ptr_eq(&first, &sets.share(&[], &[], &mut Vec::new())));
+        assert!(Arc::ptr_eq(&first, &sets.empty()));
         assert!(sets.seen.is_empty());
     }
 }

@@ -638,7 +638,12 @@ impl Builder<'_> {
             }
             attributes.push(Attribute::from(attr));
         }
-        (shared.unwrap_or_else(|| attributes.into()), pending)
+        let list = match shared {
+            Some(shared) => shared,
+            None if attributes.is_empty() => self.attribute_sets.empty(),
+            None => attributes.into(),
+        };
+        (list, pending)
     }
 
     /// Adds a name to the graph being built; a graph whose names pass 2 GiB is refused.
