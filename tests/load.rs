@@ -353,8 +353,8 @@ fn subgraphs_capture_outer_values_and_order_the_owner_after_them() {
     ));
     assert_eq!(main.nodes[0].subgraphs().len(), 2);
     // Spans of inner nodes lie inside the span of their owner.
-    let owner = &main.nodes[0].span;
-    let inner = &then_graph.nodes[0].span;
+    let owner = &main.nodes[0].span();
+    let inner = &then_graph.nodes[0].span();
     assert!(owner.start < inner.start && inner.end <= owner.end);
 }
 
@@ -373,7 +373,7 @@ fn node_spans_decode_back_to_the_node() {
     let loaded = load(&proto);
     let main = loaded.main().unwrap();
     for n in &main.nodes {
-        let decoded = NodeProto::decode(&bytes[n.span.clone()]).unwrap();
+        let decoded = NodeProto::decode(&bytes[n.span()]).unwrap();
         assert_eq!(decoded.name.as_deref(), Some(main.text(n.name)));
     }
 }

@@ -15,7 +15,7 @@ pub(super) fn node_site(graph: &Graph, node: &Node) -> NodeSite {
         anchor: anchor(graph, node),
         op_type: node.op_type().to_string(),
         domain: node.domain().to_string(),
-        span: node.span.clone(),
+        span: node.span(),
     }
 }
 

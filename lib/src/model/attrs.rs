@@ -254,7 +254,7 @@ mod tests {
     use super::*;
 
     fn node(attributes: Vec<AttributeProto>) -> Node {
-        let attributes = attributes.into_iter().map(Attribute::from).collect();
+        let attributes = std::sync::Arc::new(attributes.into_iter().map(Attribute::from).collect());
         Node {
             index: 0,
             name: crate::model::Text::EMPTY,
@@ -263,7 +263,8 @@ mod tests {
             slots: crate::model::Slots::default(),
             attributes,
             subgraphs: None,
-            span: 0..0,
+            span_start: 0,
+            span_len: 0,
             in_cycle: false,
         }
     }

@@ -138,15 +138,20 @@ pub struct Node {
     /// read them with [`Node::inputs`] and [`Node::outputs`].
     pub(crate) slots: slots::Slots,
     /// Attributes, with graph bodies moved out into [`Node::subgraphs`]; shared with the other
-    /// nodes whose attributes are the same bytes in the file.
-    pub attributes: Arc<[Attribute]>,
+    /// nodes whose attributes are the same bytes in the file. An `Arc` of a `Vec`, not of a
+    /// slice: one word in the node instead of two (issue 19).
+    #[allow(clippy::rc_buffer, reason = "one word in each of a million nodes")]
+    pub attributes: Arc<Vec<Attribute>>,
     /// Graph-valued attributes: `(attribute name, graph)`, in attribute order; read them with
     /// [`Node::subgraphs`]. `None` when there is none: one word instead of two for nearly every
     /// node (issue 19).
     #[allow(clippy::box_collection, reason = "one word for the common empty case")]
     pub(crate) subgraphs: Option<Box<Vec<(String, GraphId)>>>,
-    /// Byte range of the `NodeProto` in the file (empty when the model was not read from bytes).
-    pub span: Range<usize>,
+    /// Where the `NodeProto` starts in the file, and its length: read them with [`Node::span`].
+    /// A start and a 32-bit length, which share a word with the flags (issue 19: a smaller
+    /// node); a longer node's length is kept as `u32::MAX` bytes.
+    pub(crate) span_start: usize,
+    pub(crate) span_len: u32,
     /// Whether the node lies on a cycle (it is then missing from [`Graph::order`]).
     pub in_cycle: bool,
 }
@@ -323,6 +328,18 @@ impl Node {
         self.op.opset
     }
 
+    /// Byte range of the `NodeProto` in the file (empty when the model was not read from
+    /// bytes).
+    pub fn span(&self) -> Range<usize> {
+        self.span_start..self.span_start.saturating_add(self.span_len as usize)
+    }
+
+    /// `span_start` and `span_len` for the byte range `span`.
+    pub(crate) fn packed_span(span: Range<usize>) -> (usize, u32) {
+        let len = span.end.saturating_sub(span.start);
+        (span.start, u32::try_from(len).unwrap_or(u32::MAX))
+    }
+
     /// Input values by slot; `None` for an absent optional input (an empty name).
     pub fn inputs(&self) -> &[Option<ValueId>] {
         self.slots.inputs()
@@ -346,5 +363,22 @@ impl Node {
     /// Typed access to this node's attributes.
     pub fn attrs(&self) -> Attrs<'_> {
         Attrs::new(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Node;
+
+    #[test]
+    fn a_node_span_is_kept_whole_up_to_four_gib() {
+        assert_eq!(Node::packed_span(10..25), (10, 15));
+        assert_eq!(Node::packed_span(7..7), (7, 0));
+        let far = (1usize << 40)..(1usize << 40) + 5;
+        assert_eq!(Node::packed_span(far), (1 << 40, 5));
+        // Longer than 4 GiB (no ONNX node is: a protobuf message stops at 2 GiB): clamped.
+        if let Some(end) = 3usize.checked_add(u32::MAX as usize + 9) {
+            assert_eq!(Node::packed_span(3..end), (3, u32::MAX));
+        }
     }
 }

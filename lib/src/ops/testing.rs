@@ -162,9 +162,10 @@ pub(crate) fn run_in(
         named: true,
         op: crate::model::Operator::new(domain, op_type, Some(opset)),
         slots: crate::model::Slots::new(&vec![None; outputs], 0),
-        attributes: attributes.into_iter().map(Into::into).collect(),
+        attributes: std::sync::Arc::new(attributes.into_iter().map(Into::into).collect()),
         subgraphs: None,
-        span: 0..0,
+        span_start: 0,
+        span_len: 0,
         in_cycle: false,
     };
     let rule = match super::registry::resolve(domain, op_type, Some(opset)) {

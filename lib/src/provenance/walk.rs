@@ -256,6 +256,6 @@ fn step(
         output: graph.value_name(output.value).to_owned(),
         axis: output.axis,
         dim,
-        span: node.span.clone(),
+        span: node.span(),
     })
 }

@@ -16,12 +16,12 @@ const MAX_SHARED_BYTES: usize = 256;
 /// The lists seen so far, by their encoding.
 #[derive(Debug, Default)]
 pub(super) struct AttributeSets {
-    seen: HashMap<Box<[u8]>, Arc<[Attribute]>, foldhash::fast::RandomState>,
+    seen: HashMap<Box<[u8]>, Arc<Vec<Attribute>>, foldhash::fast::RandomState>,
     /// The encoding of the list being looked up, reused from node to node.
     key: Vec<u8>,
     /// The empty list, which most nodes carry: an `Arc<[_]>` made from nothing still
     /// allocates its counts (a million allocations at a million nodes).
-    empty: Option<Arc<[Attribute]>>,
+    empty: Option<Arc<Vec<Attribute>>>,
 }
 
 impl AttributeSets {
@@ -33,7 +33,7 @@ impl AttributeSets {
         file: &[u8],
         spans: &[Range<usize>],
         decoded: &mut Vec<AttributeProto>,
-    ) -> Arc<[Attribute]> {
+    ) -> Arc<Vec<Attribute>> {
         self.key.clear();
         let mut complete = spans.len() == decoded.len();
         for span in spans {
@@ -51,21 +51,21 @@ impl AttributeSets {
             return self.empty();
         }
         if !complete || spans.is_empty() {
-            return decoded.drain(..).map(Attribute::from).collect();
+            return Arc::new(decoded.drain(..).map(Attribute::from).collect());
         }
         if let Some(shared) = self.seen.get(self.key.as_slice()) {
             decoded.clear();
             return Arc::clone(shared);
         }
-        let list: Arc<[Attribute]> = decoded.drain(..).map(Attribute::from).collect();
+        let list: Arc<Vec<Attribute>> = Arc::new(decoded.drain(..).map(Attribute::from).collect());
         self.seen
             .insert(self.key.as_slice().into(), Arc::clone(&list));
         list
     }
 
     /// The shared empty list.
-    pub(super) fn empty(&mut self) -> Arc<[Attribute]> {
-        Arc::clone(self.empty.get_or_insert_with(|| Arc::from([])))
+    pub(super) fn empty(&mut self) -> Arc<Vec<Attribute>> {
+        Arc::clone(self.empty.get_or_insert_with(|| Arc::new(Vec::new())))
     }
 }
 

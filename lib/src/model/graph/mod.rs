@@ -538,6 +538,7 @@ impl Builder<'_> {
             self.add_text(table, &RawText::Owned(format!("{op_type}_{index}")))?
         };
         let (span, sub_layouts) = layout.map_or((0..0, None), |l| (l.span, l.subgraphs));
+        let (span_start, span_len) = Node::packed_span(span);
         let sub_layouts = sub_layouts.map(|s| *s).unwrap_or_default();
         let (attributes, pending) = self.attributes(index, proto, sub_layouts);
 
@@ -574,7 +575,8 @@ impl Builder<'_> {
             slots: Slots::default(),
             attributes,
             subgraphs: None,
-            span,
+            span_start,
+            span_len,
             in_cycle: false,
         };
         Ok((node, pending))
@@ -587,7 +589,7 @@ impl Builder<'_> {
         index: usize,
         proto: &mut RawNode,
         mut sub_layouts: Vec<(usize, GraphLayout)>,
-    ) -> (Arc<[Attribute]>, Vec<PendingSubgraph>) {
+    ) -> (Arc<Vec<Attribute>>, Vec<PendingSubgraph>) {
         sub_layouts.reverse();
         let mut take_layout = |ordinal: usize| {
             if sub_layouts.last().is_some_and(|(at, _)| *at == ordinal) {
@@ -641,7 +643,7 @@ impl Builder<'_> {
         let list = match shared {
             Some(shared) => shared,
             None if attributes.is_empty() => self.attribute_sets.empty(),
-            None => attributes.into(),
+            None => Arc::new(attributes),
         };
         (list, pending)
     }
