@@ -3,7 +3,9 @@
 use super::super::node_wire::RawNode;
 use super::super::text::RawText;
 use super::super::wire::NodeLayout;
-use super::super::{GraphId, Node, Opsets, Origin, ValueId};
+use std::sync::Arc;
+
+use super::super::{GraphId, Node, Operator, Opsets, Origin, ValueId};
 use super::table::Table;
 use super::PendingSubgraph;
 
@@ -25,6 +27,49 @@ pub(super) struct BuiltNodes<'a> {
     /// The value after the furthest initializer an input resolved to so far: where the next
     /// weight read is expected.
     pub(super) next_weight: u32,
+    /// The operators of this graph's nodes by their op type, a few dozen at most.
+    pub(super) operators: Operators,
+}
+
+/// The operators met in one graph, by op type and domain, ahead of the model's interner
+/// (issue 19: interning hashed two strings and cloned three shared pointers per node). One
+/// graph has one set of opset imports, so the op type and domain decide the operator.
+#[derive(Default)]
+pub(super) struct Operators {
+    slots: Vec<Option<Arc<Operator>>>,
+}
+
+/// Slots of [`Operators`]: a few dozen op types per graph, few collisions.
+const OPERATOR_SLOTS: usize = 128;
+
+impl Operators {
+    /// The operator of `op_type` in `domain`, if met already in this graph.
+    pub(super) fn get(&self, domain: &str, op_type: &str) -> Option<&Arc<Operator>> {
+        let op = self.slots.get(Self::slot(op_type))?.as_ref()?;
+        (op.op_type == op_type && op.domain == domain).then_some(op)
+    }
+
+    /// Remembers `op` (replacing the operator of its slot).
+    pub(super) fn put(&mut self, op: &Arc<Operator>) {
+        if self.slots.is_empty() {
+            self.slots.resize(OPERATOR_SLOTS, None);
+        }
+        if let Some(slot) = self.slots.get_mut(Self::slot(&op.op_type)) {
+            *slot = Some(Arc::clone(op));
+        }
+    }
+
+    /// A slot from the op type's length and a few of its bytes (op types are short).
+    fn slot(op_type: &str) -> usize {
+        let bytes = op_type.as_bytes();
+        let at = |i: usize| usize::from(bytes.get(i).copied().unwrap_or(0));
+        let mixed = bytes.len() * 31
+            + at(0) * 7
+            + at(1) * 3
+            + at(bytes.len().saturating_sub(1)) * 5
+            + at(bytes.len() / 2);
+        mixed % OPERATOR_SLOTS
+    }
 }
 
 impl BuiltNodes<'_> {
@@ -110,5 +155,33 @@ impl BuiltNodes<'_> {
             }
             false
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_operator_is_found_by_its_op_type_and_domain_only() {
+        let mut operators = Operators::default();
+        assert!(operators.get("", "Add").is_none());
+        let add = Operator::new("", "Add", Some(13));
+        operators.put(&add);
+        assert!(Arc::ptr_eq(operators.get("", "Add").unwrap(), &add));
+        assert!(operators.get("com.microsoft", "Add").is_none());
+        assert!(operators.get("", "Addx").is_none());
+        assert!(operators.get("", "").is_none());
+        // Many op types: each found is the one asked for, whatever shares its slot.
+        let names: Vec<String> = (0..500).map(|i| format!("Op{i}")).collect();
+        for name in &names {
+            operators.put(&Operator::new("", name, Some(1)));
+            assert_eq!(&*operators.get("", name).unwrap().op_type, name.as_str());
+        }
+        for name in &names {
+            if let Some(op) = operators.get("", name) {
+                assert_eq!(&*op.op_type, name.as_str());
+            }
+        }
     }
 }

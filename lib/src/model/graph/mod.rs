@@ -280,6 +280,7 @@ impl Builder<'_> {
             pending: Vec::new(),
             deferred: Vec::new(),
             next_weight: 0,
+            operators: inputs::Operators::default(),
         };
         match proto.nodes {
             Nodes::Decoded(list) => {
@@ -448,8 +449,7 @@ impl Builder<'_> {
             context: format!("{}/node[{index}]", built.path),
             problem,
         })?;
-        let (mut node, subgraphs) =
-            self.node(built.graph, index, raw, layout, built.opsets, table)?;
+        let (mut node, subgraphs) = self.node(built, index, raw, layout, table)?;
         built.pending.extend(subgraphs);
         let mut slots = std::mem::take(&mut self.slots);
         slots.clear();
@@ -515,18 +515,24 @@ impl Builder<'_> {
     /// Its inputs are resolved by the caller ([`BuiltNodes::resolve_inputs`]).
     fn node(
         &mut self,
-        graph: GraphId,
+        built: &mut BuiltNodes<'_>,
         index: usize,
         proto: &mut RawNode,
         layout: Option<super::wire::NodeLayout>,
-        opsets: &Opsets,
         table: &mut Table,
     ) -> Result<(Node, Vec<PendingSubgraph>), LoadError> {
-        let op = self.interned.operator(
-            super::opset::normalise(&proto.domain),
-            &proto.op_type,
-            |domain| opsets.version(domain),
-        );
+        let graph = built.graph;
+        let domain = super::opset::normalise(&proto.domain);
+        let op = if let Some(op) = built.operators.get(domain, &proto.op_type) {
+            Arc::clone(op)
+        } else {
+            let opsets = built.opsets;
+            let op = self
+                .interned
+                .operator(domain, &proto.op_type, |domain| opsets.version(domain));
+            built.operators.put(&op);
+            op
+        };
         let (op_type, domain) = (&op.op_type, &op.domain);
         if op_type.is_empty() {
             self.problem(graph, Some(index), ProblemKind::MissingOpType);
