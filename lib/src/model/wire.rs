@@ -217,7 +217,7 @@ enum Sink<'s> {
     Graph(&'s mut GraphLayout),
     /// A graph whose node spans are collected, to be scanned afterwards (see
     /// [`Scanner::main_graph_in_parallel`]).
-    NodesOf(&'s mut Vec<Range<usize>>),
+    NodesOf(&'s mut Vec<NodeLayout>),
     Node(&'s mut NodeLayout),
     Attribute {
         graphs: &'s mut Vec<GraphLayout>,
@@ -386,7 +386,12 @@ impl Scanner<'_> {
                         self.fault(body.start, WireProblem::TooManyNodes(self.limits.max_nodes))
                     );
                 }
-                nodes.push(body);
+                // The layout the node's scan fills in later, in place: no second list of spans
+                // (16 bytes a node, and its copies as it grew, issue 19).
+                nodes.push(NodeLayout {
+                    span: body,
+                    subgraphs: None,
+                });
                 Ok(())
             }
             (Kind::Node, Sink::Graph(graph) | Sink::Function(graph)) => {
@@ -450,12 +455,11 @@ impl Scanner<'_> {
             self.path.truncate(depth);
             return false;
         }
-        // Filled in place by both threads: one allocation, made here, as the serial scan makes.
-        let mut layouts = vec![NodeLayout::default(); nodes.len()];
-        let mid = nodes.len() / 2;
-        let (first, second) = nodes.split_at(mid);
+        // Filled in place by both threads.
+        let mut layouts = nodes;
+        let mid = layouts.len() / 2;
         let (first_layouts, second_layouts) = layouts.split_at_mut(mid);
-        let scan_nodes = |nodes: &[Range<usize>], layouts: &mut [NodeLayout]| {
+        let scan_nodes = |layouts: &mut [NodeLayout]| {
             let mut scanner = Scanner {
                 bytes: self.bytes,
                 limits: self.limits,
@@ -465,15 +469,14 @@ impl Scanner<'_> {
             };
             // Only the depth of this path matters here: a fault is reported by the serial scan.
             scanner.path.push((Kind::Graph, GRAPH_NODE, 0));
-            for (node, layout) in nodes.iter().zip(layouts) {
-                scanner.node(node.clone(), layout).ok()?;
+            for layout in layouts {
+                scanner.node(layout.span.clone(), layout).ok()?;
             }
             Some(scanner.nodes_seen)
         };
-        let (Some(seen_first), Some(seen_second)) = rayon::join(
-            || scan_nodes(first, first_layouts),
-            || scan_nodes(second, second_layouts),
-        ) else {
+        let (Some(seen_first), Some(seen_second)) =
+            rayon::join(|| scan_nodes(first_layouts), || scan_nodes(second_layouts))
+        else {
             return false;
         };
         let seen = self
