@@ -53,14 +53,10 @@ fn load(model: &ModelProto) -> onnx_bcast_lint::model::Model {
 
 /// The node producing each input of node `index` (`None` for a graph input).
 fn producers(graph: &onnx_bcast_lint::model::Graph, index: usize) -> Vec<Option<usize>> {
-    use onnx_bcast_lint::model::Origin;
     graph.nodes[index]
         .inputs()
         .iter()
-        .map(|value| match graph.value(value.unwrap()).unwrap().origin {
-            Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
-            _ => None,
-        })
+        .map(|value| graph.value(value.unwrap()).unwrap().producer())
         .collect()
 }
 

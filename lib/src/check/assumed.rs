@@ -25,7 +25,7 @@ pub(super) fn note(model: &Model, findings: &mut [Finding]) {
     for input in &main.inputs {
         let stored = main
             .value(*input)
-            .is_some_and(|value| value.initializer.is_some());
+            .is_some_and(|value| value.initializer().is_some());
         if let (true, Some(slot)) = (stored, reached.get_mut(input.0 as usize)) {
             *slot = true;
             assumed = true;

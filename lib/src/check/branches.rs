@@ -21,7 +21,7 @@ use super::{collect, CheckOptions};
 use crate::diag::{Code, Finding};
 use crate::error::Limits;
 use crate::infer::{self, known_condition, Assumptions, Inference};
-use crate::model::{Graph, GraphId, Model, Origin, ValueId};
+use crate::model::{Graph, GraphId, Model, Origin, Value, ValueId};
 
 /// How many `If` nodes are tried, each costing two more inference and check runs.
 const MAX_TRIED: usize = 4;
@@ -280,9 +280,7 @@ fn live_nodes(graph: &Graph, captured: &HashMap<(GraphId, usize), Vec<ValueId>>)
     let mut live = vec![false; graph.nodes.len()];
     let mut pending: Vec<ValueId> = graph.outputs.clone();
     while let Some(value) = pending.pop() {
-        let Some(Origin::Node { node: producer, .. } | Origin::Constant { node: producer }) =
-            graph.value(value).map(|value| value.origin)
-        else {
+        let Some(producer) = graph.value(value).and_then(Value::producer) else {
             continue;
         };
         let Some(seen) = live.get_mut(producer) else {

@@ -87,7 +87,7 @@ fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
                 continue;
             };
             let Some(tensor) = value
-                .initializer
+                .initializer()
                 .and_then(|i| graph.initializers.get(i as usize))
             else {
                 continue;

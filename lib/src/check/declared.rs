@@ -26,7 +26,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             let Origin::Node { node, .. } = value.origin else {
                 continue;
             };
-            let Some(node) = graph.node(node) else {
+            let Some(node) = graph.node(node as usize) else {
                 continue;
             };
             // Only shapes the engine inferred itself can contradict a declaration.

@@ -243,7 +243,7 @@ fn graph_cost(graph: &Graph) -> usize {
         .iter()
         .map(|value| {
             let rank = match value
-                .initializer
+                .initializer()
                 .and_then(|i| graph.initializers.get(i as usize))
             {
                 Some(tensor) if value.is_initializer() => tensor.dims.len(),
@@ -501,7 +501,7 @@ impl<'m> Engine<'m> {
                 }
                 Origin::Initializer | Origin::SparseInitializer => {
                     let held = value
-                        .initializer
+                        .initializer()
                         .and_then(|i| graph.initializers.get(i as usize));
                     let stored = held.filter(|_| value.origin == Origin::Initializer);
                     if stored.is_some_and(Initializer::holds_reals) {
@@ -570,7 +570,7 @@ impl<'m> Engine<'m> {
         declared_elem: Option<i32>,
     ) -> ValueFacts {
         let stored = value
-            .initializer
+            .initializer()
             .and_then(|i| graph.initializers.get(i as usize));
         let stored_shape = stored.map(|t| declared::tensor_shape(&t.dims));
         // A declaration that contradicts its initializer is E4's root cause; nothing known

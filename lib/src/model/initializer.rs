@@ -147,7 +147,7 @@ impl super::Model {
                 Origin::Initializer => {
                     return graph
                         .initializers
-                        .get(entry.initializer? as usize)?
+                        .get(entry.initializer()? as usize)?
                         .real_values()
                 }
                 Origin::Outer {

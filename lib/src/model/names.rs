@@ -294,7 +294,7 @@ mod tests {
             name: texts.add_str(name).unwrap(),
             origin: Origin::Input,
             declared: None,
-            initializer: None,
+            initializer: crate::model::NO_INITIALIZER,
         }
     }
 

@@ -4,16 +4,13 @@
 use petgraph::algo::{kosaraju_scc, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use super::{Graph, Origin, ValueId};
+use super::{Graph, ValueId};
 
 /// The nodes of `graph` in a topological order of the edges from each value's producer to its
 /// readers (explicit inputs, and the `implicit` values subgraphs of a node capture), and the
 /// cycles: nodes on a cycle are left out of the order and listed, sorted, per cycle.
 pub(super) fn sort(graph: &Graph, implicit: &[(usize, ValueId)]) -> (Vec<usize>, Vec<Vec<usize>>) {
-    let producer = |value: ValueId| match graph.values.get(value.0 as usize)?.origin {
-        Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
-        _ => None,
-    };
+    let producer = |value: ValueId| graph.values.get(value.0 as usize)?.producer();
     // At most one edge per input slot and per capture: sized once, not grown by doubling.
     let edges = graph
         .nodes

@@ -119,7 +119,7 @@ fn moves(model: &Model, inference: &Inference, at: Start) -> Vec<(Start, Option<
                 Vec::new()
             };
         }
-        Origin::Node { node, slot } => (node, slot as usize),
+        Origin::Node { node, slot } => (node as usize, slot as usize),
         _ => return Vec::new(),
     };
     let Some(node) = graph.node(index) else {

@@ -18,7 +18,7 @@ use super::topology;
 use super::wire::{GraphLayout, ModelLayout};
 use super::{
     Attribute, DeclaredCounts, Function, Graph, GraphId, Initializer, Model, Node, Opsets, Origin,
-    ProblemKind, Slots, StructuralProblem, ValueId,
+    ProblemKind, Slots, StructuralProblem, ValueId, NO_INITIALIZER,
 };
 use crate::error::{Limits, LoadError};
 use crate::proto::ValueInfoProto;
@@ -250,7 +250,7 @@ impl Builder<'_> {
             // built (a model with its own weights has one initializer per two nodes).
             let value = table.push_pending(text, origin, None);
             if let Some(slot) = table.values.get_mut(value.0 as usize) {
-                slot.initializer = u32::try_from(initializers.len()).ok();
+                slot.initializer = u32::try_from(initializers.len()).unwrap_or(NO_INITIALIZER);
             }
             initializers.push(tensor);
         }
@@ -408,10 +408,7 @@ impl Builder<'_> {
         let from = table.first_pending_node().unwrap_or(nodes.len());
         let (duplicates, renumbered) = table.index_pending();
         for (removed, first) in duplicates {
-            let node = match removed.origin {
-                Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
-                _ => None,
-            };
+            let node = removed.producer();
             let name = table.name_of(first).to_owned();
             self.problem(graph, node, ProblemKind::DuplicateProducer { name });
         }
@@ -558,11 +555,13 @@ impl Builder<'_> {
                 outputs.push(None);
                 continue;
             }
+            // Below the node limit, which is far below 2^32.
+            let node = u32::try_from(index).unwrap_or(u32::MAX);
             let origin = if is_constant {
-                Origin::Constant { node: index }
+                Origin::Constant { node }
             } else {
                 Origin::Node {
-                    node: index,
+                    node,
                     slot: u32::try_from(slot).unwrap_or(u32::MAX),
                 }
             };
@@ -714,10 +713,7 @@ impl Builder<'_> {
         let Some(graph) = self.graphs.get_mut(id.0 as usize) else {
             return Vec::new();
         };
-        let producer = |value: ValueId| match graph.values.get(value.0 as usize)?.origin {
-            Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
-            _ => None,
-        };
+        let producer = |value: ValueId| graph.values.get(value.0 as usize)?.producer();
         let explicit = graph.nodes.iter().flat_map(|node| {
             node.inputs()
                 .iter()

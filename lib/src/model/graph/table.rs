@@ -4,7 +4,7 @@ use bytes::Bytes;
 
 use super::super::names::{self, NameIndex};
 use super::super::text::{RawText, Text, Texts};
-use super::super::{Origin, Value, ValueId};
+use super::super::{Origin, Value, ValueId, NO_INITIALIZER};
 
 /// A graph's values, their names and its name index while it is being built.
 pub(super) struct Table {
@@ -76,7 +76,7 @@ impl Table {
             name,
             origin,
             declared: None,
-            initializer: None,
+            initializer: NO_INITIALIZER,
         });
         (value, true)
     }
@@ -101,7 +101,7 @@ impl Table {
             name,
             origin,
             declared: None,
-            initializer: None,
+            initializer: NO_INITIALIZER,
         });
         value
     }
@@ -117,7 +117,7 @@ impl Table {
             return None;
         }
         match self.values.get(self.pending_from as usize)?.origin {
-            Origin::Node { node, .. } | Origin::Constant { node } => Some(node),
+            Origin::Node { node, .. } | Origin::Constant { node } => Some(node as usize),
             _ => None,
         }
     }
