@@ -230,6 +230,43 @@ fn a_name_defined_twice_is_the_first_value_everywhere() {
     );
 }
 
+/// Structural problems come in node order, and at one node in the order they are met: its
+/// missing op type, then its outputs' duplicates; inputs left undefined come after.
+#[test]
+fn structural_problems_come_in_node_order() {
+    let graph = GraphProto {
+        node: vec![
+            node("Relu", "n0", &["x"], &["a"]),
+            node("Relu", "n1", &["a"], &["a"]),
+            node("", "n2", &["a"], &["b"]),
+            node("Add", "n3", &["a", "nowhere"], &["c", "c"]),
+            node("", "n4", &["c"], &["x"]),
+        ],
+        input: vec![value("x")],
+        ..Default::default()
+    };
+    let loaded = load(&model(graph));
+    let problems: Vec<(Option<usize>, &ProblemKind)> =
+        loaded.problems.iter().map(|p| (p.node, &p.kind)).collect();
+    let duplicate = |name: &str| ProblemKind::DuplicateProducer { name: name.into() };
+    assert_eq!(
+        problems,
+        [
+            (Some(1), &duplicate("a")),
+            (Some(2), &ProblemKind::MissingOpType),
+            (Some(3), &duplicate("c")),
+            (Some(4), &ProblemKind::MissingOpType),
+            (Some(4), &duplicate("x")),
+            (
+                Some(3),
+                &ProblemKind::UndefinedInput {
+                    name: "nowhere".into()
+                }
+            ),
+        ]
+    );
+}
+
 /// The same at the size where the outputs are indexed in batches: duplicates of a value of an
 /// earlier batch and of the same batch, read from near, far and later in the file.
 #[test]
@@ -238,7 +275,7 @@ fn a_name_defined_twice_is_the_first_value_in_a_large_graph() {
     let name = |i: usize| format!("v{i}");
     let mut nodes = Vec::with_capacity(count);
     let mut first_producer = std::collections::HashMap::new();
-    let mut expected_duplicates = Vec::new();
+    let mut expected_duplicates: Vec<(Option<usize>, Option<String>)> = Vec::new();
     let mut inputs = Vec::with_capacity(count);
     for i in 0..count {
         let output = match i {
@@ -256,12 +293,19 @@ fn a_name_defined_twice_is_the_first_value_in_a_large_graph() {
             60_000 => name(60_500),
             i => name(i - 1),
         };
+        // A few nodes without an op type, reported before any duplicate of theirs.
+        let op = if i % 25_000 == 7 || i == 40_010 {
+            expected_duplicates.push((Some(i), None));
+            ""
+        } else {
+            "Relu"
+        };
         if first_producer.contains_key(&output) {
-            expected_duplicates.push((Some(i), output.clone()));
+            expected_duplicates.push((Some(i), Some(output.clone())));
         } else {
             first_producer.insert(output.clone(), i);
         }
-        nodes.push(node("Relu", &format!("n{i}"), &[&input], &[&output]));
+        nodes.push(node(op, &format!("n{i}"), &[&input], &[&output]));
         inputs.push(input);
     }
     let graph = GraphProto {
@@ -271,15 +315,17 @@ fn a_name_defined_twice_is_the_first_value_in_a_large_graph() {
         ..Default::default()
     };
     let loaded = load(&model(graph));
-    let duplicates: Vec<(Option<usize>, String)> = loaded
+    // In node order, as they were met, whatever batch they fell in.
+    let problems: Vec<(Option<usize>, Option<String>)> = loaded
         .problems
         .iter()
         .map(|p| match &p.kind {
-            ProblemKind::DuplicateProducer { name } => (p.node, name.clone()),
+            ProblemKind::DuplicateProducer { name } => (p.node, Some(name.clone())),
+            ProblemKind::MissingOpType => (p.node, None),
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(duplicates, expected_duplicates);
+    assert_eq!(problems, expected_duplicates);
     let main = loaded.main().unwrap();
     assert_eq!(main.values.len(), 1 + first_producer.len());
     for (node, wanted) in main.nodes.iter().zip(&inputs) {

@@ -156,15 +156,18 @@ impl NameIndex {
     /// Adds the values `first, first + 1, ...` whose names have the checks `checks`, in that
     /// order of precedence: a name already indexed, or given twice, keeps its first value. The
     /// values must be in `values` already. Returns `(value, the earlier value of its name)` for
-    /// each name that was already there, in value order.
+    /// each name that was already there, in value order. The places of the entries added are
+    /// left in `added`, for [`NameIndex::renumber`].
     pub(crate) fn define_all(
         &mut self,
         first: ValueId,
         checks: &[u32],
         texts: &Texts,
         values: &[Value],
+        added: &mut Vec<usize>,
     ) -> Vec<(ValueId, ValueId)> {
         self.reserve(self.len.saturating_add(checks.len()));
+        added.clear();
         let mut duplicates = Vec::new();
         let mut define = |index: &mut Self, offset: usize, check: u32| {
             let id = ValueId(
@@ -175,7 +178,10 @@ impl NameIndex {
             let name = name_of(texts, values, id);
             match index.probe(name, check, texts, values) {
                 Probe::Found(existing) => duplicates.push((id, existing)),
-                Probe::Vacant(at) => index.put(at, Entry::new(id, check)),
+                Probe::Vacant(at) => {
+                    index.put(at, Entry::new(id, check));
+                    added.push(at);
+                }
             }
         };
         if checks.len() < SORT_FROM {
@@ -193,10 +199,14 @@ impl NameIndex {
         duplicates
     }
 
-    /// Rewrites every id through `map` (after the values were renumbered).
-    pub(crate) fn renumber(&mut self, map: impl Fn(ValueId) -> ValueId) {
-        for entry in self.entries.iter_mut().filter(|entry| **entry != EMPTY) {
-            *entry = Entry::new(map(entry.id()), entry.check());
+    /// Rewrites the ids of the entries at `places` (those [`NameIndex::define_all`] added)
+    /// through `map`, after the values were renumbered: only the batch's own entries, so that
+    /// a duplicate in every batch does not make loading quadratic.
+    pub(crate) fn renumber(&mut self, places: &[usize], map: impl Fn(ValueId) -> ValueId) {
+        for &at in places {
+            if let Some(entry) = self.entries.get_mut(at).filter(|entry| **entry != EMPTY) {
+                *entry = Entry::new(map(entry.id()), entry.check());
+            }
         }
     }
 
@@ -362,8 +372,10 @@ mod tests {
                 }
             }
         }
-        let found = index.define_all(start, &checks, &texts, &values);
+        let mut added = Vec::new();
+        let found = index.define_all(start, &checks, &texts, &values, &mut added);
         assert_eq!(found, expected);
+        assert_eq!(added.len(), names.len() - expected.len());
         for (name, &id) in &first {
             assert_eq!(index.get(name, &texts, &values), Some(id), "{name}");
         }
@@ -391,20 +403,32 @@ mod tests {
     }
 
     #[test]
-    fn renumbering_moves_every_entry() {
+    fn renumbering_moves_the_entries_of_the_batch() {
         let mut values = Vec::new();
         let mut texts = Texts::new(None);
         let mut index = NameIndex::with_capacity(4);
+        let mut checks = Vec::new();
         for i in 0..100u32 {
-            let name = format!("v{i}");
-            if i != 10 {
+            // Value 10 repeats value 3's name.
+            let name = if i == 10 {
+                "v3".to_owned()
+            } else {
+                format!("v{i}")
+            };
+            if i < 5 {
                 index.get_or_insert(name.as_bytes(), ValueId(i), &texts, &values);
+            } else {
+                checks.push(index.check(name.as_bytes()));
             }
             values.push(value(&mut texts, &name));
         }
-        // As if value 10 (never indexed, a duplicate) were removed: the values after it move down by one.
+        let mut added = Vec::new();
+        let found = index.define_all(ValueId(5), &checks, &texts, &values, &mut added);
+        assert_eq!(found, [(ValueId(10), ValueId(3))]);
+        // Value 10 is removed: the values after it move down by one.
         values.remove(10);
-        index.renumber(|id| if id.0 > 10 { ValueId(id.0 - 1) } else { id });
+        index.renumber(&added, |id| if id.0 > 10 { ValueId(id.0 - 1) } else { id });
+        assert_eq!(index.get("v3", &texts, &values), Some(ValueId(3)));
         assert_eq!(index.get("v99", &texts, &values), Some(ValueId(98)));
         assert_eq!(index.get("v9", &texts, &values), Some(ValueId(9)));
         assert_eq!(index.get("v11", &texts, &values), Some(ValueId(10)));

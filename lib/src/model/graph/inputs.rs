@@ -24,6 +24,12 @@ pub(super) struct BuiltNodes<'a> {
     /// Inputs not yet defined when their node was added: `(node, slot, name)`, resolved once
     /// every output is known.
     pub(super) deferred: Vec<(usize, usize, RawText)>,
+    /// Deferred inputs still undefined once their batch was indexed: read later in the file,
+    /// captured from an enclosing graph, or undefined; resolved at the end of the graph. Kept
+    /// apart so that each batch tries only its own (issue 19: not every batch all of them).
+    pub(super) unresolved: Vec<(usize, usize, RawText)>,
+    /// Nodes without an op type since the last batch, reported with its duplicates.
+    pub(super) missing_op_types: Vec<usize>,
     /// The value after the furthest initializer an input resolved to so far: where the next
     /// weight read is expected.
     pub(super) next_weight: u32,
@@ -63,11 +69,17 @@ impl Operators {
     fn slot(op_type: &str) -> usize {
         let bytes = op_type.as_bytes();
         let at = |i: usize| usize::from(bytes.get(i).copied().unwrap_or(0));
-        let mixed = bytes.len() * 31
-            + at(0) * 7
-            + at(1) * 3
-            + at(bytes.len().saturating_sub(1)) * 5
-            + at(bytes.len() / 2);
+        let mixed = [
+            (bytes.len(), 31),
+            (at(0), 7),
+            (at(1), 3),
+            (at(bytes.len().saturating_sub(1)), 5),
+            (at(bytes.len() / 2), 1),
+        ]
+        .iter()
+        .fold(0usize, |sum, &(part, weight)| {
+            sum.wrapping_add(part.wrapping_mul(weight))
+        });
         mixed % OPERATOR_SLOTS
     }
 }
@@ -139,22 +151,22 @@ impl BuiltNodes<'_> {
         }
     }
 
-    /// Resolves the deferred inputs whose names are now indexed (the outputs of earlier nodes
-    /// of the same batch); the others wait for the end of the graph.
+    /// Resolves the inputs deferred in the batch just indexed whose names are now indexed (the
+    /// outputs of earlier nodes of the batch); the others wait for the end of the graph.
     pub(super) fn resolve_deferred(&mut self, table: &Table) {
-        let nodes = &mut self.nodes;
-        self.deferred.retain(|(index, slot, name)| {
-            let Some(value) = table.lookup(table.raw_bytes(name)) else {
-                return true;
+        for (index, slot, name) in self.deferred.drain(..) {
+            let Some(value) = table.lookup(table.raw_bytes(&name)) else {
+                self.unresolved.push((index, slot, name));
+                continue;
             };
-            if let Some(input) = nodes
-                .get_mut(*index)
-                .and_then(|node| node.inputs_mut().get_mut(*slot))
+            if let Some(input) = self
+                .nodes
+                .get_mut(index)
+                .and_then(|node| node.inputs_mut().get_mut(slot))
             {
                 *input = Some(value);
             }
-            false
-        });
+        }
     }
 }
 

@@ -279,6 +279,8 @@ impl Builder<'_> {
             nodes: Vec::with_capacity(node_count),
             pending: Vec::new(),
             deferred: Vec::new(),
+            unresolved: Vec::new(),
+            missing_op_types: Vec::new(),
             next_weight: 0,
             operators: inputs::Operators::default(),
         };
@@ -294,10 +296,12 @@ impl Builder<'_> {
             }
             Nodes::InFile => self.add_in_file(&mut built, &mut table)?,
         }
+        self.index_outputs(&mut built, &mut table);
         let BuiltNodes {
             mut nodes,
             pending,
             deferred,
+            unresolved,
             layouts,
             ..
         } = built;
@@ -305,13 +309,13 @@ impl Builder<'_> {
         // and the DAG built below is the peak of loading.
         drop(layouts);
 
-        self.index_outputs(id, &mut table, &mut nodes);
-
         // Inputs not defined when their node was added: defined by a later node (the file order
         // need not be topological), captured from an enclosing graph, or undefined.
         let mut captures: Captures = Vec::new();
         let parent_id = parent.map(|(graph, _)| graph);
-        for (index, slot, name) in deferred {
+        // In node order, as the inputs were met: the values made for undefined and captured
+        // names, and their problems, come in that order.
+        for (index, slot, name) in unresolved.into_iter().chain(deferred) {
             let value =
                 self.resolve(id, &name, &mut table, &mut captures, Some(index), parent_id)?;
             if let Some(input) = nodes
@@ -401,19 +405,31 @@ impl Builder<'_> {
 
     /// Indexes the outputs of the nodes added since the last call; an output whose name was
     /// already defined is reported, and the slots that held it hold the name's first value
-    /// instead.
-    fn index_outputs(&mut self, graph: GraphId, table: &mut Table, nodes: &mut [Node]) {
+    /// instead. The problems of those nodes are reported in node order, as they were met.
+    fn index_outputs(&mut self, built: &mut BuiltNodes<'_>, table: &mut Table) {
         // Only the nodes that defined the values being indexed, or came after them, can hold
         // their ids.
-        let from = table.first_pending_node().unwrap_or(nodes.len());
+        let from = table.first_pending_node().unwrap_or(built.nodes.len());
         let (duplicates, renumbered) = table.index_pending();
+        let graph = built.graph;
+        // A node's missing op type was found before its outputs: it comes first.
+        let mut missing = std::mem::take(&mut built.missing_op_types)
+            .into_iter()
+            .peekable();
         for (removed, first) in duplicates {
             let node = removed.producer();
+            while let Some(index) = missing.next_if(|&index| node.is_none_or(|node| index <= node))
+            {
+                self.problem(graph, Some(index), ProblemKind::MissingOpType);
+            }
             let name = table.name_of(first).to_owned();
             self.problem(graph, node, ProblemKind::DuplicateProducer { name });
         }
+        for index in missing {
+            self.problem(graph, Some(index), ProblemKind::MissingOpType);
+        }
         if !renumbered.is_empty() {
-            let since = nodes.get_mut(from..).unwrap_or_default();
+            let since = built.nodes.get_mut(from..).unwrap_or_default();
             let slots = since.iter_mut().flat_map(|node| node.slots.all_mut());
             for value in slots.flatten() {
                 *value = renumbered.get(*value);
@@ -495,7 +511,7 @@ impl Builder<'_> {
             }
             rayon::join(|| spare.decode(&file, &hasher), build_ready).1?;
             if table.pending_len() >= INDEX_BATCH {
-                self.index_outputs(built.graph, table, &mut built.nodes);
+                self.index_outputs(built, table);
                 built.resolve_deferred(table);
                 if let (Some(release), Some(start), Some(current)) =
                     (release, unreleased, ready.range())
@@ -518,7 +534,6 @@ impl Builder<'_> {
         layout: Option<super::wire::NodeLayout>,
         table: &mut Table,
     ) -> Result<(Node, Vec<PendingSubgraph>), LoadError> {
-        let graph = built.graph;
         let domain = super::opset::normalise(&proto.domain);
         let op = if let Some(op) = built.operators.get(domain, &proto.op_type) {
             Arc::clone(op)
@@ -532,7 +547,8 @@ impl Builder<'_> {
         };
         let (op_type, domain) = (&op.op_type, &op.domain);
         if op_type.is_empty() {
-            self.problem(graph, Some(index), ProblemKind::MissingOpType);
+            // Reported with the duplicates of the batch, in node order.
+            built.missing_op_types.push(index);
         }
         let named = !proto.name.is_empty();
         let name = if named {

@@ -15,6 +15,8 @@ pub(super) struct Table {
     /// `pending` (see [`Table::push_pending`]).
     pending_from: u32,
     pending: Vec<u32>,
+    /// Where the last batch's entries went in the index, reused from batch to batch.
+    added: Vec<usize>,
 }
 
 impl Table {
@@ -25,6 +27,7 @@ impl Table {
             texts: Texts::new(file),
             pending_from: 0,
             pending: Vec::new(),
+            added: Vec::new(),
         }
     }
 
@@ -128,9 +131,13 @@ impl Table {
     /// out before this call to the value it now stands for.
     pub(super) fn index_pending(&mut self) -> (Vec<(Value, ValueId)>, Renumbered) {
         let first = ValueId(self.pending_from);
-        let duplicates = self
-            .by_name
-            .define_all(first, &self.pending, &self.texts, &self.values);
+        let duplicates = self.by_name.define_all(
+            first,
+            &self.pending,
+            &self.texts,
+            &self.values,
+            &mut self.added,
+        );
         self.pending.clear();
         if duplicates.is_empty() {
             return (Vec::new(), Renumbered::default());
@@ -158,18 +165,20 @@ impl Table {
             map,
         };
 
+        // Only the batch's values move, and only its entries of the index: a duplicate in
+        // every batch must not cost the whole table each time.
         let mut gone = duplicates.iter().map(|(id, _)| id.0 as usize).peekable();
         let mut removed = Vec::with_capacity(duplicates.len());
-        let mut kept = Vec::with_capacity(self.values.len() - duplicates.len());
-        for (position, value) in std::mem::take(&mut self.values).into_iter().enumerate() {
+        let start = (first.0 as usize).min(self.values.len());
+        let batch = self.values.split_off(start);
+        for (position, value) in (start..).zip(batch) {
             if gone.next_if_eq(&position).is_some() {
                 removed.push(value);
             } else {
-                kept.push(value);
+                self.values.push(value);
             }
         }
-        self.values = kept;
-        self.by_name.renumber(|id| renumbered.get(id));
+        self.by_name.renumber(&self.added, |id| renumbered.get(id));
         let found = duplicates
             .iter()
             .zip(removed)
