@@ -3,19 +3,24 @@
 //!
 //! Why it matters: runtimes refuse such a model outright. Fix: repair the exporter's wiring.
 
-use super::site::{input_sites, node_site};
+use std::collections::HashMap;
+
+use super::site::{input_sites_keeping, node_site};
 use crate::diag::{Facts, Finding, Structure};
-use crate::model::{Model, ProblemKind};
+use crate::model::{GraphId, Model, Node, ProblemKind, ValueId};
 
 /// One finding per structural problem.
 pub(super) fn check(model: &Model) -> Vec<Finding> {
+    // The slots of each value read by a node with undefined inputs, found once per node: a
+    // node may have thousands of undefined inputs, each its own finding.
+    let mut slots_by_node: HashMap<(GraphId, usize), HashMap<ValueId, Vec<usize>>> = HashMap::new();
     model
         .problems
         .iter()
         .map(|problem| {
             let graph = model.graph(problem.graph);
             let node = graph.and_then(|g| problem.node.and_then(|n| g.node(n)));
-            let problem = match &problem.kind {
+            let structure = match &problem.kind {
                 ProblemKind::NoGraph => Structure::NoGraph,
                 ProblemKind::Cycle { nodes } => Structure::Cycle { nodes: nodes.len() },
                 ProblemKind::UndefinedInput { name } => {
@@ -27,10 +32,40 @@ pub(super) fn check(model: &Model) -> Vec<Finding> {
                 ProblemKind::MissingOpType => Structure::MissingOpType,
             };
             let (site, inputs) = match (graph, node) {
-                (Some(g), Some(n)) => (Some(node_site(g, n)), input_sites(g, None, n, &[])),
+                (Some(g), Some(n)) => {
+                    // An undefined input is listed wherever it sits among the node's inputs.
+                    let keep = match &problem.kind {
+                        ProblemKind::UndefinedInput { name } => g
+                            .lookup(name)
+                            .and_then(|value| {
+                                slots_by_node
+                                    .entry((g.id, n.index))
+                                    .or_insert_with(|| slots_of_inputs(n))
+                                    .get(&value)
+                                    .cloned()
+                            })
+                            .unwrap_or_default(),
+                        _ => Vec::new(),
+                    };
+                    (
+                        Some(node_site(g, n)),
+                        input_sites_keeping(g, None, n, &[], &keep),
+                    )
+                }
                 _ => (None, Vec::new()),
             };
-            Finding::new(Facts::Structure { problem }, site, inputs)
+            Finding::new(Facts::Structure { problem: structure }, site, inputs)
         })
         .collect()
+}
+
+/// The slots at which `node` reads each of its input values.
+fn slots_of_inputs(node: &Node) -> HashMap<ValueId, Vec<usize>> {
+    let mut slots: HashMap<ValueId, Vec<usize>> = HashMap::new();
+    for (slot, value) in node.inputs().iter().enumerate() {
+        if let Some(value) = value {
+            slots.entry(*value).or_default().push(slot);
+        }
+    }
+    slots
 }
