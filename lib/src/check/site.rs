@@ -35,7 +35,7 @@ fn anchor(graph: &Graph, node: &Node) -> String {
 /// about: a node may read thousands of values (a `Sum`, a `Concat`), and listing them all in
 /// each of its findings made the report quadratic in them (a 180 KB model with 8,000 undefined
 /// inputs on one node took 24 GB).
-pub(super) const LISTED_INPUTS: usize = 64;
+const LISTED_INPUTS: usize = 64;
 
 /// The node's present inputs with their inferred shapes; `offending` slots are marked. A node
 /// with more than [`LISTED_INPUTS`] inputs lists only the offending ones.

@@ -62,14 +62,7 @@ impl RawNode {
     /// Computes the name index's checks of the input and output names, which the decoding
     /// thread does while the builder is busy (issue 19: the builder is the critical path).
     pub(super) fn fill_checks(&mut self, file: &[u8], hasher: &foldhash::fast::RandomState) {
-        let check = |raw: &RawText| {
-            let bytes = match raw {
-                RawText::InFile(range) => file.get(range.clone()).unwrap_or_default(),
-                RawText::Owned(text) => text.as_bytes(),
-                RawText::Copied(bytes) => bytes,
-            };
-            super::names::check_with(hasher, bytes)
-        };
+        let check = |raw: &RawText| super::names::check_with(hasher, raw.bytes_in(file));
         self.input_checks.clear();
         self.input_checks.extend(self.input.iter().map(check));
         self.output_checks.clear();

@@ -57,6 +57,15 @@ impl RawText {
             RawText::Copied(bytes) => bytes.is_empty(),
         }
     }
+
+    /// Its bytes, a range of them taken from `file` (empty if out of it).
+    pub(super) fn bytes_in<'a>(&'a self, file: &'a [u8]) -> &'a [u8] {
+        match self {
+            RawText::InFile(range) => file.get(range.clone()).unwrap_or_default(),
+            RawText::Owned(text) => text.as_bytes(),
+            RawText::Copied(bytes) => bytes,
+        }
+    }
 }
 
 impl Text {
@@ -103,11 +112,7 @@ impl Texts {
 
     /// The bytes of a name not yet added (empty if its range is not in the file).
     pub(super) fn raw_bytes<'a>(&'a self, raw: &'a RawText) -> &'a [u8] {
-        match raw {
-            RawText::InFile(range) => self.in_file(range.clone()).unwrap_or_default(),
-            RawText::Owned(text) => text.as_bytes(),
-            RawText::Copied(bytes) => bytes,
-        }
+        raw.bytes_in(self.file.as_deref().unwrap_or_default())
     }
 
     /// Adds a name; a range of the file is kept as a range when it fits in 31 bits. `None`

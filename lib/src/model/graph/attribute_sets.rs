@@ -64,7 +64,7 @@ impl AttributeSets {
     }
 
     /// The shared empty list.
-    pub(super) fn empty(&mut self) -> Arc<Vec<Attribute>> {
+    fn empty(&mut self) -> Arc<Vec<Attribute>> {
         Arc::clone(self.empty.get_or_insert_with(|| Arc::new(Vec::new())))
     }
 }

@@ -155,18 +155,21 @@ impl BuiltNodes<'_> {
     /// outputs of earlier nodes of the batch); the others wait for the end of the graph.
     pub(super) fn resolve_deferred(&mut self, table: &Table) {
         for (index, slot, name) in self.deferred.drain(..) {
-            let Some(value) = table.lookup(table.raw_bytes(&name)) else {
-                self.unresolved.push((index, slot, name));
-                continue;
-            };
-            if let Some(input) = self
-                .nodes
-                .get_mut(index)
-                .and_then(|node| node.inputs_mut().get_mut(slot))
-            {
-                *input = Some(value);
+            match table.lookup(table.raw_bytes(&name)) {
+                Some(value) => set_input(&mut self.nodes, index, slot, value),
+                None => self.unresolved.push((index, slot, name)),
             }
         }
+    }
+}
+
+/// Resolves input `slot` of node `index` (deferred when the node was added) to `value`.
+pub(super) fn set_input(nodes: &mut [Node], index: usize, slot: usize, value: ValueId) {
+    if let Some(input) = nodes
+        .get_mut(index)
+        .and_then(|node| node.inputs_mut().get_mut(slot))
+    {
+        *input = Some(value);
     }
 }
 

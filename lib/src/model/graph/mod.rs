@@ -318,12 +318,7 @@ impl Builder<'_> {
         for (index, slot, name) in unresolved.into_iter().chain(deferred) {
             let value =
                 self.resolve(id, &name, &mut table, &mut captures, Some(index), parent_id)?;
-            if let Some(input) = nodes
-                .get_mut(index)
-                .and_then(|node| node.inputs_mut().get_mut(slot))
-            {
-                *input = Some(value);
-            }
+            inputs::set_input(&mut nodes, index, slot, value);
         }
 
         for info in proto.value_info {
@@ -661,12 +656,9 @@ impl Builder<'_> {
             }
             attributes.push(Attribute::from(attr));
         }
-        let list = match shared {
-            Some(shared) => shared,
-            None if attributes.is_empty() => self.attribute_sets.empty(),
-            None => Arc::new(attributes),
-        };
-        (list, pending)
+        // A list holding no graph is shared (the empty one too); one holding a graph is not
+        // empty.
+        (shared.unwrap_or_else(|| Arc::new(attributes)), pending)
     }
 
     /// Adds a name to the graph being built; a graph whose names pass 2 GiB is refused.

@@ -119,10 +119,7 @@ impl Table {
         if self.pending.is_empty() {
             return None;
         }
-        match self.values.get(self.pending_from as usize)?.origin {
-            Origin::Node { node, .. } | Origin::Constant { node } => Some(node as usize),
-            _ => None,
-        }
+        self.values.get(self.pending_from as usize)?.producer()
     }
 
     /// Indexes the values added by [`Table::push_pending`]. A name already defined keeps its
