@@ -486,12 +486,18 @@ fn finish(
         FormatArg::Json => Format::Json,
         FormatArg::Sarif => Format::Sarif,
     };
-    let output = match format {
-        Format::Json => report::json::render(&reports, cli.shapes),
-        Format::Sarif => match &cli.sarif_root {
-            Some(root) => report::sarif::render_relative(&reports, root),
-            None => report::sarif::render(&reports),
-        },
+    let stdout = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
+    // JSON and SARIF are written as they are made: a model can have millions of findings.
+    let written = match format {
+        Format::Json => report::json::write(&mut out, &reports, cli.shapes),
+        Format::Sarif => {
+            let root = match &cli.sarif_root {
+                Some(root) => root.clone(),
+                None => std::env::current_dir().unwrap_or_default(),
+            };
+            report::sarif::write_relative(&mut out, &reports, &root)
+        }
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let width = terminal_width();
@@ -508,12 +514,11 @@ fn finish(
             if cli.shapes {
                 text.push_str(&human::shapes(&reports));
             }
-            text
+            write!(out, "{}", text.trim_end())
         }
     };
-    let mut stdout = std::io::stdout().lock();
     // Flushed here: a caller that embeds the command (Python) may end the process its own way.
-    if writeln!(stdout, "{}", output.trim_end()).is_err() || stdout.flush().is_err() {
+    if written.is_err() || writeln!(out).is_err() || out.flush().is_err() {
         return 2;
     }
     if cli.timings {

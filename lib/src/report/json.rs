@@ -7,91 +7,105 @@
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
+use std::io::{self, Write};
+
+use super::stream::{self, Part};
 use super::FileReport;
 use crate::diag::Finding;
 use crate::shape::{Dim, Shape};
 
 /// The whole JSON document for a batch of files.
 pub fn render(files: &[FileReport], with_shapes: bool) -> String {
-    let header = json!({
-        "version": 1,
-        "tool": {"name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION")},
-        "files": [],
-    });
-    let mut document = serde_json::to_string_pretty(&header).unwrap_or_default();
-    if files.is_empty() {
-        return document;
-    }
-    // Each file is built and pretty-printed in parallel (in order), like it was linted; the
-    // batch's output was otherwise a serial tail of the run. A file object sits two levels
-    // deep (four spaces), and JSON strings hold no raw newline, so indenting its lines gives
-    // exactly what printing the whole document at once gives.
-    let rendered: Vec<String> = files
-        .par_iter()
-        .map(|file| {
-            let text =
-                serde_json::to_string_pretty(&file_json(file, with_shapes)).unwrap_or_default();
-            let mut indented = String::with_capacity(text.len() + text.len() / 8);
-            for (i, line) in text.lines().enumerate() {
-                if i > 0 {
-                    indented.push('\n');
-                }
-                indented.push_str("    ");
-                indented.push_str(line);
-            }
-            indented
-        })
-        .collect();
-    let Some(open) = document.rfind("[]") else {
-        return document;
-    };
-    let tail = document.split_off(open);
-    document.push_str("[\n");
-    document.push_str(&rendered.join(",\n"));
-    document.push_str("\n  ]");
-    document.push_str(tail.trim_start_matches("[]"));
-    document
+    let mut document = Vec::new();
+    // Writing to memory fails only if serializing does, which a `Value` does not.
+    let _ = write(&mut document, files, with_shapes);
+    String::from_utf8(document).unwrap_or_default()
 }
 
-fn file_json(file: &FileReport, with_shapes: bool) -> Value {
-    let mut object = Map::new();
-    object.insert("path".into(), Value::String(file.path.clone()));
+/// Files rendered in parallel at a time (each then written in order).
+const PARALLEL_FILES: usize = 16;
+
+/// Writes the whole JSON document for a batch of files to `out`, without a final newline.
+///
+/// Each finding is made into JSON only when it is written (see [`stream`]). Files are rendered
+/// in parallel, a few at a time and written in order, like they were linted: a batch's output
+/// was otherwise a serial tail of the run. One file is written straight to `out`.
+pub fn write(out: &mut dyn Write, files: &[FileReport], with_shapes: bool) -> io::Result<()> {
+    write!(out, "{{\n  \"version\": 1,\n  \"tool\": ")?;
+    let tool = json!({"name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION")});
+    stream::write_value(out, &tool, 1)?;
+    out.write_all(b",\n  \"files\": ")?;
+    if let [file] = files {
+        out.write_all(b"[\n    ")?;
+        stream::write(out, file_json(file, with_shapes), 2)?;
+    } else {
+        let mut first = true;
+        for window in files.chunks(PARALLEL_FILES) {
+            let rendered: Vec<io::Result<Vec<u8>>> = window
+                .par_iter()
+                .map(|file| {
+                    let mut text = Vec::new();
+                    stream::write(&mut text, file_json(file, with_shapes), 2)?;
+                    Ok(text)
+                })
+                .collect();
+            for text in rendered {
+                out.write_all(if std::mem::take(&mut first) {
+                    b"[\n    "
+                } else {
+                    b",\n    "
+                })?;
+                out.write_all(&text?)?;
+            }
+        }
+        if first {
+            return out.write_all(b"[]\n}");
+        }
+    }
+    out.write_all(b"\n  ]\n}")
+}
+
+/// A file's object, its diagnostics made one at a time as they are written.
+fn file_json(file: &FileReport, with_shapes: bool) -> Part<'_> {
+    let mut members = vec![("path", Part::Value(Value::String(file.path.clone())))];
     match &file.outcome {
         Err(error) => {
-            object.insert("status".into(), "error".into());
-            object.insert(
-                "error".into(),
-                json!({"code": error.code(), "message": error.to_string()}),
-            );
-            object.insert("diagnostics".into(), Value::Array(Vec::new()));
+            members.push(("status", Part::Value("error".into())));
+            members.push((
+                "error",
+                Part::Value(json!({"code": error.code(), "message": error.to_string()})),
+            ));
+            members.push(("diagnostics", Part::Value(Value::Array(Vec::new()))));
         }
         Ok(report) => {
-            object.insert("status".into(), "ok".into());
-            object.insert("error".into(), Value::Null);
-            let diagnostics = report.findings.iter().map(finding_json).collect();
-            object.insert("diagnostics".into(), Value::Array(diagnostics));
+            members.push(("status", Part::Value("ok".into())));
+            members.push(("error", Part::Value(Value::Null)));
+            members.push((
+                "diagnostics",
+                Part::Items(Box::new(report.findings.iter().map(finding_json))),
+            ));
             let stats = report.stats();
-            object.insert(
-                "stats".into(),
-                json!({
+            members.push((
+                "stats",
+                Part::Value(json!({
                     "graphs": stats.graphs,
                     "nodes": stats.nodes,
                     "initializers": stats.initializers,
                     "sparse_initializers": stats.sparse_initializers,
                     "value_info": stats.value_info,
                     "values": stats.values,
-                }),
-            );
+                })),
+            ));
             if with_shapes {
                 let shapes: Map<String, Value> = report
                     .main_shapes()
                     .map(|(name, shape)| (name.to_owned(), shape_json(shape)))
                     .collect();
-                object.insert("shapes".into(), Value::Object(shapes));
+                members.push(("shapes", Part::Value(Value::Object(shapes))));
             }
         }
     }
-    Value::Object(object)
+    Part::Object(members)
 }
 
 fn finding_json(finding: &Finding) -> Value {
@@ -161,7 +175,10 @@ mod tests {
     /// The document as one `to_string_pretty` of the whole value: what the parallel rendering
     /// must reproduce byte for byte.
     fn reference(files: &[FileReport], with_shapes: bool) -> String {
-        let files: Vec<Value> = files.iter().map(|f| file_json(f, with_shapes)).collect();
+        let files: Vec<Value> = files
+            .iter()
+            .map(|f| stream::whole(file_json(f, with_shapes)))
+            .collect();
         let document = json!({
             "version": 1,
             "tool": {"name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION")},
@@ -202,5 +219,10 @@ mod tests {
             );
         }
         assert_eq!(render(&[], false), reference(&[], false));
+        // More files than are rendered in parallel at a time: windows written in order.
+        let many: Vec<FileReport> = (0..PARALLEL_FILES * 2 + 3)
+            .map(|i| report(["e1_static_mismatch.onnx", "ok_subgraphs.onnx"][i % 2]))
+            .collect();
+        assert_eq!(render(&many, true), reference(&many, true));
     }
 }

@@ -6,6 +6,7 @@ pub mod human;
 pub mod json;
 mod provenance;
 pub mod sarif;
+mod stream;
 
 use crate::lint::LintReport;
 use crate::LoadError;

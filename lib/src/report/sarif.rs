@@ -8,10 +8,12 @@
 //! then graph order: the same input gives the same bytes.
 
 use std::fmt::Write as _;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use super::stream::{self, Part};
 use super::{explain, FileReport};
 use crate::diag::{Code, Finding, Severity};
 
@@ -33,6 +35,15 @@ pub fn render(files: &[FileReport]) -> String {
 /// The SARIF log for a batch of files, with artifact URIs relative to `root` (`--sarif-root`);
 /// a file outside it gets an absolute `file:` URI.
 pub fn render_relative(files: &[FileReport], root: &Path) -> String {
+    let mut log = Vec::new();
+    // Writing to memory fails only if serializing does, which a `Value` does not.
+    let _ = write_relative(&mut log, files, root);
+    String::from_utf8(log).unwrap_or_default()
+}
+
+/// Writes [`render_relative`]'s log to `out`, without a final newline. Each result is made into
+/// JSON only when it is written (see [`stream`]): a model can have millions of findings.
+pub fn write_relative(out: &mut dyn Write, files: &[FileReport], root: &Path) -> io::Result<()> {
     let root = crate::paths::absolute(root);
     let rules: Vec<Value> = Code::ALL
         .iter()
@@ -51,47 +62,68 @@ pub fn render_relative(files: &[FileReport], root: &Path) -> String {
             })
         })
         .collect();
-    let mut results = Vec::new();
-    let mut notifications = Vec::new();
-    for (index, file) in files.iter().enumerate() {
-        match &file.outcome {
-            Ok(report) => results.extend(
-                report
-                    .findings
-                    .iter()
-                    .map(|finding| result(finding, &artifact(&root, &file.path, Some(index)))),
-            ),
-            Err(error) => notifications.push(json!({
+    // Each file's location, as its results and notifications give it.
+    let located: Vec<Value> = files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| artifact(&root, &file.path, Some(index)))
+        .collect();
+    let notifications: Vec<Value> = files
+        .iter()
+        .zip(&located)
+        .filter_map(|(file, location)| {
+            let error = file.outcome.as_ref().err()?;
+            Some(json!({
                 "level": "error",
                 "message": {"text": error.to_string()},
                 "descriptor": {"id": error.code()},
-                "locations": [{"physicalLocation": {"artifactLocation": artifact(&root, &file.path, Some(index))}}],
-            })),
-        }
-    }
+                "locations": [{"physicalLocation": {"artifactLocation": location}}],
+            }))
+        })
+        .collect();
     let artifacts: Vec<Value> = files
         .iter()
         .map(|file| json!({"location": artifact(&root, &file.path, None)}))
         .collect();
-    let log = json!({
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
+    let results = files
+        .iter()
+        .zip(&located)
+        .filter_map(|(file, location)| Some((file.outcome.as_ref().ok()?, location)))
+        .flat_map(|(report, location)| {
+            report
+                .findings
+                .iter()
+                .map(move |finding| result(finding, location))
+        });
+    let run = Part::Object(vec![
+        (
+            "tool",
+            Part::Value(json!({"driver": {
                 "name": env!("CARGO_PKG_NAME"),
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
-            }},
-            "originalUriBaseIds": {ROOT_ID: {"uri": file_uri(&root, true)}},
-            "invocations": [{
+            }})),
+        ),
+        (
+            "originalUriBaseIds",
+            Part::Value(json!({ROOT_ID: {"uri": file_uri(&root, true)}})),
+        ),
+        (
+            "invocations",
+            Part::Value(json!([{
                 "executionSuccessful": notifications.is_empty(),
                 "toolExecutionNotifications": notifications,
-            }],
-            "artifacts": artifacts,
-            "results": results,
-        }],
-    });
-    serde_json::to_string_pretty(&log).unwrap_or_default()
+            }])),
+        ),
+        ("artifacts", Part::Value(Value::Array(artifacts))),
+        ("results", Part::Items(Box::new(results))),
+    ]);
+    let log = Part::Object(vec![
+        ("$schema", Part::Value(SCHEMA.into())),
+        ("version", Part::Value("2.1.0".into())),
+        ("runs", Part::Array(vec![run])),
+    ]);
+    stream::write(out, log, 0)
 }
 
 fn rule_name(code: Code) -> &'static str {
