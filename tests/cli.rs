@@ -587,3 +587,52 @@ fn sarif_rules_carry_the_explain_texts() {
         "{meaning}"
     );
 }
+
+/// Output is written as it is made (a model can have millions of findings): each format still
+/// ends with exactly one newline, the human summary comes before the `--shapes` listing, and a
+/// batch larger than the files rendered in parallel at a time keeps its order.
+#[test]
+fn streamed_output_keeps_its_framing_and_order() {
+    let failing = model("e1_static_mismatch.onnx");
+    let clean = model("ok_symbolic_batch.onnx");
+    for args in [
+        vec!["--format", "json", failing.as_str()],
+        vec!["--format", "sarif", failing.as_str()],
+        vec![failing.as_str()],
+        vec!["--shapes", failing.as_str()],
+    ] {
+        let out = run(&args);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            stdout.ends_with('\n') && !stdout.ends_with("\n\n"),
+            "{args:?}: {stdout:?}"
+        );
+    }
+    let out = run(&["--shapes", &failing]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let summary = stdout.find("1 error").unwrap();
+    assert!(stdout.find("E1").unwrap() < summary, "{stdout}");
+    assert!(
+        stdout[summary..].lines().count() > 2,
+        "no shapes after the summary: {stdout}"
+    );
+
+    let batch: Vec<&str> = (0..40)
+        .map(|i| {
+            if i % 3 == 0 {
+                failing.as_str()
+            } else {
+                clean.as_str()
+            }
+        })
+        .collect();
+    let (doc, code) = json(&batch);
+    assert_eq!(code, 1);
+    let files = doc["files"].as_array().unwrap();
+    assert_eq!(files.len(), batch.len());
+    for (file, path) in files.iter().zip(&batch) {
+        assert_eq!(file["path"], *path);
+        let errors = file["diagnostics"].as_array().unwrap().len();
+        assert_eq!(errors > 0, *path == failing, "{path}");
+    }
+}

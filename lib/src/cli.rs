@@ -490,35 +490,39 @@ fn finish(
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
     // JSON and SARIF are written as they are made: a model can have millions of findings.
     let written = match format {
-        Format::Json => report::json::write(&mut out, &reports, cli.shapes),
+        Format::Json => {
+            report::json::write(&mut out, &reports, cli.shapes).and_then(|()| writeln!(out))
+        }
         Format::Sarif => {
             let root = match &cli.sarif_root {
                 Some(root) => root.clone(),
                 None => std::env::current_dir().unwrap_or_default(),
             };
-            report::sarif::write_relative(&mut out, &reports, &root)
+            report::sarif::write_relative(&mut out, &reports, &root).and_then(|()| writeln!(out))
         }
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            let width = terminal_width();
-            let mut text = human::render_run(
-                &reports,
-                human::Style {
-                    color,
-                    width,
-                    quiet: cli.quiet,
-                },
-                &deny_warnings,
-                &totals,
-            );
-            if cli.shapes {
-                text.push_str(&human::shapes(&reports));
-            }
-            write!(out, "{}", text.trim_end())
+            let style = human::Style {
+                color,
+                width: terminal_width(),
+                quiet: cli.quiet,
+            };
+            human::write_run(&mut out, &reports, style, &deny_warnings, &totals).and_then(|()| {
+                // The summary ends the text unless the shapes follow it.
+                let shapes = if cli.shapes {
+                    human::shapes(&reports)
+                } else {
+                    String::new()
+                };
+                match shapes.trim_end() {
+                    "" => Ok(()),
+                    shapes => writeln!(out, "{shapes}"),
+                }
+            })
         }
     };
     // Flushed here: a caller that embeds the command (Python) may end the process its own way.
-    if written.is_err() || writeln!(out).is_err() || out.flush().is_err() {
+    if written.and_then(|()| out.flush()).is_err() {
         return 2;
     }
     if cli.timings {

@@ -51,19 +51,37 @@ pub(crate) fn render_run(
     deny_warnings: &[bool],
     totals: &Totals,
 ) -> String {
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_run(&mut out, files, style, deny_warnings, totals);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`render_run`] written to `out` finding by finding (the summary line ends it, with its
+/// newline): a model can have millions of findings.
+pub(crate) fn write_run(
+    out: &mut dyn std::io::Write,
+    files: &[FileReport],
+    style: Style,
+    deny_warnings: &[bool],
+    totals: &Totals,
+) -> std::io::Result<()> {
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width);
-    let mut out = String::new();
+    // One finding's text at a time, reused.
+    let mut text = String::new();
     for (i, file) in files.iter().enumerate() {
         let deny_warnings = deny_warnings.get(i).copied().unwrap_or(false);
         match &file.outcome {
             // The error's own `Diagnostic`, so its help is shown with it.
             Err(error) => {
-                let _ = handler.render_report(&mut out, error);
+                text.clear();
+                let _ = handler.render_report(&mut text, error);
+                out.write_all(text.as_bytes())?;
             }
             Ok(report) => {
                 for finding in &report.findings {
@@ -75,13 +93,14 @@ pub(crate) fn render_run(
                     if style.quiet && !fails {
                         continue;
                     }
-                    render_finding(&handler, &mut out, &file.path, report, finding);
+                    text.clear();
+                    render_finding(&handler, &mut text, &file.path, report, finding);
+                    out.write_all(text.as_bytes())?;
                 }
             }
         }
     }
-    let _ = writeln!(out, "{}", totals.summary());
-    out
+    writeln!(out, "{}", totals.summary())
 }
 
 fn render_finding(
