@@ -488,18 +488,16 @@ fn finish(
     };
     let stdout = std::io::stdout().lock();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
-    // JSON and SARIF are written as they are made: a model can have millions of findings.
+    // Every format is written as it is made: a model can have millions of findings.
     let written = match format {
         Format::Json => {
             report::json::write(&mut out, &reports, cli.shapes).and_then(|()| writeln!(out))
         }
-        Format::Sarif => {
-            let root = match &cli.sarif_root {
-                Some(root) => root.clone(),
-                None => std::env::current_dir().unwrap_or_default(),
-            };
-            report::sarif::write_relative(&mut out, &reports, &root).and_then(|()| writeln!(out))
+        Format::Sarif => match &cli.sarif_root {
+            Some(root) => report::sarif::write_relative(&mut out, &reports, root),
+            None => report::sarif::write(&mut out, &reports),
         }
+        .and_then(|()| writeln!(out)),
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let style = human::Style {

@@ -42,7 +42,7 @@ pub(crate) fn render_gate(files: &[FileReport], style: Style, deny_warnings: boo
     )
 }
 
-/// [`render`] for the command: `deny_warnings[i]` says whether warnings fail the run in
+/// [`render`] for the command ([`write_run`] into a string): `deny_warnings[i]` says whether warnings fail the run in
 /// `files[i]` (a configuration may deny them for some models only), and `totals` gives the
 /// summary line (with the counts of suppressed and baselined findings).
 pub(crate) fn render_run(

@@ -25,42 +25,61 @@ pub fn render(files: &[FileReport], with_shapes: bool) -> String {
 /// Files rendered in parallel at a time (each then written in order).
 const PARALLEL_FILES: usize = 16;
 
+/// Files with more findings than this are written straight to the output in their turn, not
+/// rendered ahead into memory: sixteen such files rendered ahead held sixteen outputs at once.
+const RENDERED_AHEAD_UP_TO: usize = 1_000;
+
 /// Writes the whole JSON document for a batch of files to `out`, without a final newline.
 ///
-/// Each finding is made into JSON only when it is written (see [`stream`]). Files are rendered
-/// in parallel, a few at a time and written in order, like they were linted: a batch's output
-/// was otherwise a serial tail of the run. One file is written straight to `out`.
+/// Each finding is made into JSON only when it is written (see [`stream`]). Files with few
+/// findings are rendered in parallel, a few at a time, and written in order, like they were
+/// linted: a batch's output was otherwise a serial tail of the run. A file with many findings
+/// is written straight to `out`, so that memory holds at most a few small files' output.
 pub fn write(out: &mut dyn Write, files: &[FileReport], with_shapes: bool) -> io::Result<()> {
+    write_rendering_ahead(out, files, with_shapes, RENDERED_AHEAD_UP_TO)
+}
+
+/// [`write`], rendering ahead the files with at most `ahead_up_to` findings.
+fn write_rendering_ahead(
+    out: &mut dyn Write,
+    files: &[FileReport],
+    with_shapes: bool,
+    ahead_up_to: usize,
+) -> io::Result<()> {
     write!(out, "{{\n  \"version\": 1,\n  \"tool\": ")?;
     let tool = json!({"name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION")});
     stream::write_value(out, &tool, 1)?;
     out.write_all(b",\n  \"files\": ")?;
-    if let [file] = files {
-        out.write_all(b"[\n    ")?;
-        stream::write(out, file_json(file, with_shapes), 2)?;
-    } else {
-        let mut first = true;
-        for window in files.chunks(PARALLEL_FILES) {
-            let rendered: Vec<io::Result<Vec<u8>>> = window
-                .par_iter()
-                .map(|file| {
+    let mut first = true;
+    for window in files.chunks(PARALLEL_FILES) {
+        let rendered: Vec<Option<io::Result<Vec<u8>>>> = window
+            .par_iter()
+            .map(|file| {
+                let many = file
+                    .outcome
+                    .as_ref()
+                    .is_ok_and(|report| report.findings.len() > ahead_up_to);
+                (!many && files.len() > 1).then(|| {
                     let mut text = Vec::new();
                     stream::write(&mut text, file_json(file, with_shapes), 2)?;
                     Ok(text)
                 })
-                .collect();
-            for text in rendered {
-                out.write_all(if std::mem::take(&mut first) {
-                    b"[\n    "
-                } else {
-                    b",\n    "
-                })?;
-                out.write_all(&text?)?;
+            })
+            .collect();
+        for (file, text) in window.iter().zip(rendered) {
+            out.write_all(if std::mem::take(&mut first) {
+                b"[\n    "
+            } else {
+                b",\n    "
+            })?;
+            match text {
+                Some(text) => out.write_all(&text?)?,
+                None => stream::write(out, file_json(file, with_shapes), 2)?,
             }
         }
-        if first {
-            return out.write_all(b"[]\n}");
-        }
+    }
+    if first {
+        return out.write_all(b"[]\n}");
     }
     out.write_all(b"\n  ]\n}")
 }
@@ -224,5 +243,9 @@ mod tests {
             .map(|i| report(["e1_static_mismatch.onnx", "ok_subgraphs.onnx"][i % 2]))
             .collect();
         assert_eq!(render(&many, true), reference(&many, true));
+        // Files with findings written straight out between files rendered ahead.
+        let mut streamed = Vec::new();
+        write_rendering_ahead(&mut streamed, &many, true, 0).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), reference(&many, true));
     }
 }

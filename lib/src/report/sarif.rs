@@ -28,8 +28,16 @@ const FINGERPRINT_KEY: &str = "onnxBcastLint/v1";
 
 /// The SARIF log for a batch of files, with URIs relative to the current directory.
 pub fn render(files: &[FileReport]) -> String {
+    let mut log = Vec::new();
+    // Writing to memory fails only if serializing does, which a `Value` does not.
+    let _ = write(&mut log, files);
+    String::from_utf8(log).unwrap_or_default()
+}
+
+/// Writes [`render`]'s log to `out`, without a final newline.
+pub fn write(out: &mut dyn Write, files: &[FileReport]) -> io::Result<()> {
     let root = std::env::current_dir().unwrap_or_default();
-    render_relative(files, &root)
+    write_relative(out, files, &root)
 }
 
 /// The SARIF log for a batch of files, with artifact URIs relative to `root` (`--sarif-root`);

@@ -3,8 +3,9 @@
 //!
 //! A model with a million undefined inputs has a million findings: as one `serde_json::Value`
 //! tree, then a pretty string, then its indented and joined copies, its JSON took 7 KB per
-//! finding (13.8 GB for a 47 MB file). Written one finding at a time, it takes the findings and
-//! the output buffer.
+//! finding (13.8 GB for a 47 MB file). Written one finding at a time to the command's buffered
+//! stdout, it takes only the findings themselves (a caller that renders into a `String` holds
+//! the output too).
 
 use std::io::{self, Write};
 
