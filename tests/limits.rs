@@ -519,6 +519,94 @@ fn recursive_functions_do_not_blow_up_exponentially() {
     }
 }
 
+/// One condition met at 2,000 nodes is one W1 at the first, whose help names the 1,999 others
+/// in node order. Its help was rendered again at each of them, which was quadratic (100k such
+/// nodes, a 3 MB file, ran past two minutes).
+#[test]
+fn one_condition_at_many_nodes_is_one_finding_naming_the_others_in_order() {
+    let symbolic = |name: &str, dims: &[&str]| {
+        input(
+            name,
+            1,
+            dims.iter()
+                .map(|d| dim(tensor_shape_proto::dimension::Value::DimParam((*d).into())))
+                .collect(),
+        )
+    };
+    let nodes = (0..2000)
+        .map(|i| {
+            let mut add = node("Add", &["x", "y"], &[&format!("z{i}")]);
+            add.name = Some(format!("n{i}"));
+            add
+        })
+        .collect();
+    let model = model(GraphProto {
+        node: nodes,
+        input: vec![symbolic("x", &["a", "b"]), symbolic("y", &["c"])],
+        ..Default::default()
+    });
+    for outcome in every_entry(&model, &Options::new()) {
+        let report = outcome.unwrap();
+        let conditional: Vec<_> = report
+            .findings()
+            .iter()
+            .filter(|finding| finding.code == onnx_bcast_lint::Code::W1)
+            .collect();
+        assert_eq!(conditional.len(), 1);
+        let help = conditional[0].help.as_deref().unwrap();
+        let named: Vec<&str> = help
+            .split("; the same condition is needed at ")
+            .skip(1)
+            .collect();
+        let expected: Vec<String> = (1..2000).map(|i| format!("Add `n{i}`")).collect();
+        assert_eq!(named, expected);
+    }
+}
+
+/// A function whose body concatenates 600 copies of its rank-300 input and calls itself twice:
+/// each run is one node and a few values to the static cost of the body, but 180,000 dims of
+/// work. Charged only its static cost, the recursion ran thousands of times (an 8 KB file of
+/// this form ran for minutes); each run is now charged its input dims.
+#[test]
+fn recursion_over_a_wide_node_of_high_rank_is_bounded() {
+    let symbolic = input(
+        "x",
+        1,
+        (0..300)
+            .map(|i| {
+                dim(tensor_shape_proto::dimension::Value::DimParam(format!(
+                    "d{i}"
+                )))
+            })
+            .collect(),
+    );
+    let mut function = caller("F", "F", 2);
+    let copies = vec!["t0"; 600];
+    let mut concat = node("Concat", &copies, &["wide"]);
+    concat.attribute.push(AttributeProto {
+        name: Some("axis".into()),
+        r#type: Some(2),
+        i: Some(0),
+        ..Default::default()
+    });
+    function.node.insert(0, concat);
+    let mut call = node("F", &["x"], &["y"]);
+    call.domain = Some("local".into());
+    let mut model = model(GraphProto {
+        node: vec![call],
+        input: vec![symbolic],
+        ..Default::default()
+    });
+    model.functions = vec![function];
+    model.opset_import.push(OperatorSetIdProto {
+        domain: Some("local".into()),
+        version: Some(1),
+    });
+    for outcome in every_entry(&model, &Options::new()) {
+        outcome.unwrap();
+    }
+}
+
 /// Regression (structured fuzzer, a 4 s unit in release): a function whose body holds an `If`
 /// whose branches call the function again, every value declared with rank-5 symbolic shapes.
 /// Each of the thousands of body runs the budget allowed re-parsed every declared dim, which the

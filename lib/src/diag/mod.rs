@@ -207,13 +207,18 @@ impl Finding {
         ));
     }
 
-    /// Records that a later node needs the same condition as this W1 or W4 (reported once).
-    pub(crate) fn also_needed_at(&mut self, node: NodeName) {
+    /// Records that later nodes need the same condition as this W1 or W4 (reported once). All
+    /// of them at once: the help names every node, and rendering it again for each one was
+    /// quadratic (100k nodes sharing a condition ran past two minutes).
+    pub(crate) fn also_needed_at(&mut self, nodes: impl IntoIterator<Item = NodeName>) {
         if let Facts::ConditionalBroadcast { also_at, .. }
         | Facts::ConditionalConstraint { also_at, .. } = &mut self.facts
         {
-            also_at.push(node);
-            self.render();
+            let before = also_at.len();
+            also_at.extend(nodes);
+            if also_at.len() > before {
+                self.render();
+            }
         }
     }
 
@@ -348,7 +353,7 @@ mod tests {
             finding.message,
             "Add node `add`: broadcasting is valid only if seq ≤ 64"
         );
-        finding.also_needed_at(super::NodeName::new("Mul".into(), "mul".into()));
+        finding.also_needed_at([super::NodeName::new("Mul".into(), "mul".into())]);
         finding.assume_constant_initializers();
         let help = finding.help.as_deref().unwrap();
         assert!(help.contains("; it fails when seq=65;"), "{help}");

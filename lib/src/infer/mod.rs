@@ -310,7 +310,8 @@ pub(crate) struct Engine<'m> {
     /// Value elements copied so far, against [`MAX_VALUE_WORK`].
     work: Cell<usize>,
     max_rank: usize,
-    /// Nodes and values of every graph run so far, against `body_budget`.
+    /// Nodes and values of every graph run so far, and the input dims of every node run in a
+    /// body, against `body_budget`.
     body_work: usize,
     body_budget: usize,
     /// `graph_cost` of each graph, by id.
@@ -629,6 +630,9 @@ impl<'m> Engine<'m> {
 
     fn run_node(&mut self, graph: &'m Graph, node: &'m Node) {
         self.keep_reread_reals(graph.id, node);
+        if self.depth > 1 {
+            self.charge_inputs(graph, node);
+        }
         // Most models define no functions: skip hashing two strings per node.
         let function = if self.functions.is_empty() {
             None
@@ -726,6 +730,24 @@ impl<'m> Engine<'m> {
                 checks: checks.into_boxed_slice(),
             },
         );
+    }
+
+    /// Charges a node run inside a body with its inputs and their ranks. A body's static cost
+    /// counts its nodes and values, but one `Concat` of a thousand copies of one rank-1000 value
+    /// is one node and two values that cost a million dims: a function calling itself over such
+    /// a node ran for minutes on a file of 8 KB.
+    fn charge_inputs(&mut self, graph: &Graph, node: &Node) {
+        let dims = node
+            .inputs()
+            .iter()
+            .map(|value| {
+                let rank = value
+                    .and_then(|v| self.value_facts(graph.id, v))
+                    .and_then(|facts| facts.shape.rank());
+                1 + rank.unwrap_or(0)
+            })
+            .fold(0usize, usize::saturating_add);
+        self.body_work = self.body_work.saturating_add(dims);
     }
 
     fn rule(&self, node: &Node) -> Resolved {

@@ -33,14 +33,16 @@ pub(super) fn findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
     // condition met again downstream (an Add of `seq` with 77 whose result meets `seq` again)
     // is the same fault; the later nodes are named in the first one's help.
     let mut first_with: HashMap<(bool, String), usize> = HashMap::new();
+    // The later nodes of each finding, given to it once at the end (see `also_needed_at`).
+    let mut also_at: HashMap<usize, Vec<NodeName>> = HashMap::new();
     for c in conditionals {
         if reported_jointly.contains(&(c.graph.id, c.node.index)) {
             continue;
         }
         // Plain forms are exact, so equal texts are equivalent conditions.
         let key = (c.check.constraint.is_some(), c.plain.to_string());
-        if let Some(finding) = first_with.get(&key).and_then(|&i| findings.get_mut(i)) {
-            finding.also_needed_at(NodeName::new(
+        if let Some(&first) = first_with.get(&key) {
+            also_at.entry(first).or_default().push(NodeName::new(
                 c.node.op_type().to_string(),
                 c.graph.text(c.node.name).to_owned(),
             ));
@@ -48,6 +50,11 @@ pub(super) fn findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
         }
         first_with.insert(key, findings.len());
         findings.push(conditional_finding(c));
+    }
+    for (index, nodes) in also_at {
+        if let Some(finding) = findings.get_mut(index) {
+            finding.also_needed_at(nodes);
+        }
     }
     findings
 }
