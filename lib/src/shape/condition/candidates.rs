@@ -2,6 +2,7 @@
 //! equality fragment), and the fragment itself.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use super::search::BUDGET;
 use super::{Atom, Condition};
@@ -10,7 +11,9 @@ use crate::shape::Dim;
 /// The values to try for each symbol.
 pub(super) struct Space {
     pub(super) names: Vec<String>,
-    pub(super) values: Vec<Vec<i64>>,
+    /// Each symbol's candidates, in the order tried; symbols with the same candidates share
+    /// one list.
+    pub(super) values: Vec<Rc<[i64]>>,
     pub(super) fresh: BTreeSet<i64>,
     /// Trying every assignment decides the condition (equality fragment, within budget).
     pub(super) decisive: bool,
@@ -91,14 +94,23 @@ impl Condition {
         let fresh: BTreeSet<i64> = (0..names.len())
             .filter_map(|i| base.checked_add(i64::try_from(i).ok()?))
             .collect();
-        let values: Vec<Vec<i64>> = names
+        // The candidates every symbol shares, ordered once: a condition over a thousand
+        // symbols has a thousand fresh values, and ordering them again for each symbol was
+        // quadratic in the rank of a broadcast (0.6 s for one `Add` of rank 1000).
+        let mut shared: Vec<i64> = common.union(&fresh).copied().collect();
+        nice_order(&mut shared);
+        let shared: Rc<[i64]> = shared.into();
+        let values: Vec<Rc<[i64]>> = names
             .iter()
-            .map(|n| {
-                let mut v: BTreeSet<i64> = common.union(&fresh).copied().collect();
-                v.extend(per_symbol.get(n).into_iter().flatten());
-                let mut v: Vec<i64> = v.into_iter().collect();
-                nice_order(&mut v);
-                v
+            .map(|n| match per_symbol.get(n) {
+                None => Rc::clone(&shared),
+                Some(roots) => {
+                    let mut v: BTreeSet<i64> = common.union(&fresh).copied().collect();
+                    v.extend(roots);
+                    let mut v: Vec<i64> = v.into_iter().collect();
+                    nice_order(&mut v);
+                    v.into()
+                }
             })
             .collect();
         let total = values

@@ -91,7 +91,12 @@ impl Condition {
         let space = self.space();
         // Broadcasting conditions usually hold when every symbol is 1, or all are equal:
         // try those before the full search.
-        for v in space.values.first().into_iter().flatten() {
+        for v in space
+            .values
+            .first()
+            .into_iter()
+            .flat_map(|values| values.iter())
+        {
             let uniform: Binding = space.names.iter().map(|n| (n.clone(), *v)).collect();
             if self.eval(&uniform).is_yes() {
                 return Some(uniform);
