@@ -27,6 +27,7 @@ pub use violation::{Rule, ViolationKind};
 
 use std::fmt::{self, Display, Formatter};
 
+use super::condition::Conjunction;
 use super::{Condition, Dim, Shape, Tri};
 use axis::AxisResult;
 
@@ -148,11 +149,14 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
         };
     };
     let mut dims = Vec::with_capacity(rank);
-    let mut condition = Condition::truth();
+    // Built clause by clause: a prefix is a count of its clauses (linear in the rank, not
+    // quadratic, issue 19 hunt).
+    let mut condition = Conjunction::default();
     let mut violation: Option<Violation> = None;
     let mut clash_found = false;
-    // (axis, condition of the axes so far, non-1 entries of the axis)
-    let mut pending: Vec<(usize, Condition, Vec<Offender>)> = Vec::new();
+    // (axis, how many clauses the axes so far hold, or `None` once one can never hold,
+    // non-1 entries of the axis)
+    let mut pending: Vec<(usize, Option<usize>, Vec<Offender>)> = Vec::new();
     for axis in 0..rank {
         if let Some(dim) = axis::agreeing(&ranked, rank, axis) {
             dims.push(dim);
@@ -173,21 +177,26 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
             violation = Some(Violation::new(rule, kind, axis, offenders));
             clash_found = true;
         } else if !c.is_true() {
-            condition = condition.and(&c);
-            pending.push((axis, condition.clone(), axis::non_ones(&entries)));
+            condition.and(&c);
+            let prefix = (!condition.is_never()).then(|| condition.len());
+            pending.push((axis, prefix, axis::non_ones(&entries)));
         }
     }
     // One search for the whole condition; only when it fails are prefixes searched, to
     // name the first axis where the sizes can no longer agree (it precedes any static clash).
-    if condition.satisfiable() == Tri::No {
+    let prefix_of =
+        |len: Option<usize>| len.map_or_else(Condition::falsity, |len| condition.prefix(len));
+    let whole = prefix_of((!condition.is_never()).then(|| condition.len()));
+    if whole.satisfiable() == Tri::No {
         let first = pending
             .into_iter()
-            .find(|(_, prefix, _)| prefix.satisfiable() == Tri::No);
+            .find(|(_, prefix, _)| prefix_of(*prefix).satisfiable() == Tri::No);
         if let Some((axis, _, offenders)) = first {
             let kind = ViolationKind::NeverEqual;
             violation = Some(Violation::new(rule, kind, axis, offenders));
         }
     }
+    let condition = whole;
     // Root cause only: the axis that can never agree is unknown in the output, so the nodes
     // it feeds do not report the same fault again (a `2*n` meeting 3 would otherwise leave 3).
     if let Some(slot) = violation
@@ -265,6 +274,34 @@ mod tests {
         assert_eq!(o.violation().unwrap().to_string(), "axis 0 is 2*n vs 3");
         // The axis is unknown downstream: one fault, one finding.
         assert_eq!(o.shape.to_string(), "[?]");
+    }
+
+    /// The first axis whose condition, with the axes before it, can no longer hold is named:
+    /// one that never holds alone (`2*k` against 3), one that clashes only with an earlier axis
+    /// (`n ∈ {1, 3}` then `n+1 ∈ {1, 3}`), and either one before a later static clash.
+    #[test]
+    fn the_first_axis_that_cannot_hold_is_named() {
+        let (n, k) = (Dim::sym("n"), Dim::sym("k"));
+        let n1 = n.add(&Dim::known(1));
+        let k2 = k.mul(&Dim::known(2));
+        let threes = |rank| Shape::from_known(&vec![3; rank]);
+        let cases = [
+            (vec![n.clone(), k2.clone()], "axis 1 is 2*k vs 3"),
+            (
+                vec![n.clone(), n1.clone(), k2.clone()],
+                "axis 1 is n+1 vs 3",
+            ),
+            (
+                vec![n.clone(), n1.clone(), Dim::known(5)],
+                "axis 1 is n+1 vs 3",
+            ),
+            (vec![k2, n.clone(), n1], "axis 0 is 2*k vs 3"),
+        ];
+        for (dims, named) in cases {
+            let rank = dims.len();
+            let o = multidirectional(&[&s(dims), &threes(rank)]);
+            assert_eq!(o.violation().unwrap().to_string(), named);
+        }
     }
 
     /// Shrunk proptest failure (`fold_never_invents_a_violation`): `a+1 ∈ {1, 3}` and

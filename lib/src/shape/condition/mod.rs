@@ -6,6 +6,7 @@
 //! by the bounded search in `search.rs`; `plain.rs` rewrites them as people read them.
 
 mod candidates;
+mod conjunction;
 mod joint;
 #[cfg(test)]
 mod laws;
@@ -16,10 +17,11 @@ mod plain_laws;
 mod search;
 mod value_set;
 
+pub(crate) use conjunction::Conjunction;
 pub(crate) use joint::forced_jointly;
 pub(crate) use plain::Plain;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt::{self, Display, Formatter};
 
 use super::{Binding, Dim, Tri};
@@ -209,9 +211,21 @@ impl Condition {
             return Condition::falsity();
         }
         let mut clauses = self.clauses.clone();
-        for c in &other.clauses {
-            if !clauses.contains(c) {
-                clauses.push(c.clone());
+        // Hashed when large: a condition of thousands of clauses (a variadic operator's many
+        // symbolic dims) met another one clause by clause (issue 19 hunt).
+        let compared = self.clauses.len().saturating_add(other.clauses.len());
+        if compared.saturating_mul(other.clauses.len()) <= 4096 {
+            for c in &other.clauses {
+                if !clauses.contains(c) {
+                    clauses.push(c.clone());
+                }
+            }
+        } else {
+            let mut seen: HashSet<&Clause> = self.clauses.iter().collect();
+            for c in &other.clauses {
+                if seen.insert(c) {
+                    clauses.push(c.clone());
+                }
             }
         }
         Condition { clauses }
