@@ -636,3 +636,63 @@ fn streamed_output_keeps_its_framing_and_order() {
         assert_eq!(errors > 0, *path == failing, "{path}");
     }
 }
+
+/// Regression (hostile-input hunt): miette lays labels out with format widths, which stop at
+/// 65,535 columns; a node whose output is named with 70,000 characters put its label past them
+/// and the human output panicked. The listing is left out; the finding is still reported.
+#[test]
+fn a_listing_line_too_wide_to_draw_is_left_out_not_a_panic() {
+    use onnx_bcast_lint::proto::tensor_shape_proto::{dimension, Dimension};
+    use onnx_bcast_lint::proto::{
+        type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto,
+        TypeProto, ValueInfoProto,
+    };
+    use prost::Message;
+    let info = |name: &str, size: i64| ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(1),
+                shape: Some(TensorShapeProto {
+                    dim: vec![Dimension {
+                        value: Some(dimension::Value::DimValue(size)),
+                        ..Default::default()
+                    }],
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let wide = "y".repeat(70_000);
+    let model = ModelProto {
+        ir_version: Some(10),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(18),
+        }],
+        graph: Some(GraphProto {
+            node: vec![NodeProto {
+                op_type: Some("Add".into()),
+                name: Some("add".into()),
+                input: vec!["x".into(), "z".into()],
+                output: vec![wide],
+                ..Default::default()
+            }],
+            input: vec![info("x", 3), info("z", 4)],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_wide_listing.onnx");
+    std::fs::write(&path, model.encode_to_vec()).unwrap();
+    let path = path.display().to_string();
+    let out = run(&[&path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    // miette wraps the message: its parts are looked for one by one.
+    for part in ["E1", "Add node `add`", "inputs cannot broadcast", "3 vs 4"] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    assert!(text.contains("1 error"), "{text}");
+}

@@ -127,8 +127,13 @@ fn render_finding(
         .node
         .as_ref()
         .and_then(|site| report.model.graphs.iter().find(|g| g.path == site.graph));
-    if let (Some(site), Some(graph)) = (&finding.node, graph) {
-        let listing = listing(graph, site.index, finding);
+    let listing = finding
+        .node
+        .as_ref()
+        .zip(graph)
+        .map(|(site, graph)| (site, listing(graph, site.index, finding)))
+        .filter(|(_, listing)| fits(&listing.text));
+    if let Some((site, listing)) = listing {
         // One label per token: the op name for the node, each input's name for the input.
         // Labels never nest, so miette draws each under its token (its issues #135, #72).
         shown.labels.push(LabeledSpan::new_primary_with_span(
@@ -153,6 +158,20 @@ fn render_finding(
     let _ = handler.render_report(out, &shown);
     provenance_notes(out, finding);
     fingerprint_line(out, finding);
+}
+
+/// Characters up to which a listing line is drawn: miette lays a label out with Rust format
+/// widths, which stop at 65,535 columns, and panicked on a label past them (a node with 10,000
+/// inputs, or an output named with 66,000 characters). A wider listing is left out; the message
+/// still names the node, the shapes and the axis. Characters are at most two columns wide, and a
+/// tab four.
+const MAX_LISTING_LINE: usize = 4096;
+
+/// Whether every line of a listing can be drawn ([`MAX_LISTING_LINE`]).
+fn fits(listing: &str) -> bool {
+    listing
+        .lines()
+        .all(|line| line.chars().count() <= MAX_LISTING_LINE)
 }
 
 /// Where the offending dims come from (issue 17), one note per traced dim.

@@ -10,17 +10,20 @@
 //! | only `?`s                         | ?      | valid (run-time check)                 |
 //! | one expression `e` (repeated)     | `e`    | valid                                  |
 //! | `e` and `?`s                      | ?      | valid (run-time check)                 |
-//! | several expressions `e1..ek`      | ?  (1) | each pair `ei = ej ∨ ei = 1 ∨ ej = 1`  |
+//! | several expressions `e1..ek`      | ?  (1) | each pair `ei = ej ∨ ei = 1 ∨ ej = 1` (2) |
 //!
 //! (1) or `ei` when `ei = 1` provably forces every other `ej` to 1, since then every legal
 //! binding gives `ei` (`sequence` with `min(sequence, 64)` gives `sequence`).
 //!
 //! (2) Every pair makes `k(k-1)/2` clauses: a variadic operator (`Sum`, `Max`...) of 480 inputs
 //! with distinct symbolic dims, a 14 KB file, stated 115k of them and took 7.6 s (issue 19
-//! hunt: no input may cost work out of proportion to its size). Past 16 expressions, a later
-//! one is paired with the first and the one before it only: a necessary condition (whatever
-//! it rules out fails at run time, so an error stays real and the W1 text "valid only if"
-//! stays true), though no longer a sufficient one.
+//! hunt: no input may cost work out of proportion to its size). Past 16 expressions, the same
+//! condition is stated in `k-1` clauses when one expression `h` can never be 1: each other
+//! `e = h ∨ e = 1`. When every one may be 1, no smaller exact form exists in these atoms (a
+//! subset of the pairs could prove the axis valid when it is not), so the axis is left to the
+//! run-time check, as an unknown dim is: no finding rather than a wrong one.
+
+use std::collections::HashSet;
 
 use super::Offender;
 use crate::shape::condition::{Atom, Conjunction};
@@ -151,6 +154,8 @@ pub(crate) fn non_ones(entries: &[AxisEntry]) -> Vec<Offender> {
 pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
     let mut statics: Vec<i64> = Vec::new();
     let mut exprs: Vec<Expr> = Vec::new();
+    // Beside `exprs`, which keeps their order: a variadic operator may bring thousands.
+    let mut seen: HashSet<&Expr> = HashSet::new();
     let mut unknown = false;
     for e in entries {
         match &e.dim {
@@ -161,7 +166,7 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
                 }
             }
             Dim::Sym(x) => {
-                if !exprs.contains(x) {
+                if seen.insert(x) {
                     exprs.push(x.clone());
                 }
             }
@@ -198,7 +203,7 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
             };
         }
     }
-    for (a, b) in pairs(&exprs) {
+    for (a, b) in pairs(&exprs).unwrap_or_default() {
         let (a, b) = (Dim::Sym(a.clone()), Dim::Sym(b.clone()));
         let clause = Condition::any_of([
             Atom::Eq(a.clone(), b.clone()),
@@ -224,24 +229,29 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
 /// Distinct expressions on one axis up to which every pair is required (`k(k-1)/2` clauses).
 const PAIRED_EXPRS: usize = 16;
 
-/// The pairs of `exprs` whose agreement the axis requires: every pair of the first
-/// [`PAIRED_EXPRS`], then each later one with the first and with the one before it (2).
-fn pairs(exprs: &[Expr]) -> impl Iterator<Item = (&Expr, &Expr)> {
-    let head = exprs.get(..PAIRED_EXPRS).unwrap_or(exprs);
-    let all = head
+/// The pairs of `exprs` whose agreement the axis requires, exactly (2): every pair up to
+/// [`PAIRED_EXPRS`] expressions; past it, each one with an expression that can never be 1 (the
+/// hub: when two sizes other than 1 must both equal it, they equal each other). `None` past
+/// it when every expression may be 1: the axis is then left to the run-time check, as an
+/// unknown dim is.
+fn pairs(exprs: &[Expr]) -> Option<Vec<(&Expr, &Expr)>> {
+    if exprs.len() <= PAIRED_EXPRS {
+        let all = exprs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| exprs.iter().skip(i + 1).map(move |b| (a, b)));
+        return Some(all.collect());
+    }
+    let hub = exprs
         .iter()
-        .enumerate()
-        .flat_map(move |(i, a)| head.iter().skip(i + 1).map(move |b| (a, b)));
-    let first = exprs.first();
-    let tail = exprs
-        .iter()
-        .enumerate()
-        .skip(PAIRED_EXPRS)
-        .flat_map(move |(i, b)| {
-            let previous = i.checked_sub(1).and_then(|p| exprs.get(p));
-            first.into_iter().chain(previous).map(move |a| (a, b))
-        });
-    all.chain(tail)
+        .find(|e| Dim::Sym((*e).clone()).is_one() == Tri::No)?;
+    Some(
+        exprs
+            .iter()
+            .filter(|e| *e != hub)
+            .map(|e| (hub, e))
+            .collect(),
+    )
 }
 
 /// The expression that is the output of every legal broadcast of `exprs` on one axis, if any.
@@ -258,6 +268,11 @@ fn dominant(exprs: &[Expr]) -> Option<&Expr> {
         .enumerate()
         .filter(|(i, e)| {
             let a = Dim::Sym((*e).clone());
+            // It can never be 1, so it forces nothing (`one_forces_one`'s first case), without
+            // a pass over the others (quadratic for thousands of inputs).
+            if a.is_one() == Tri::No {
+                return true;
+            }
             exprs
                 .iter()
                 .enumerate()
@@ -356,31 +371,47 @@ mod tests {
     use crate::shape::{Dim, Expr, Shape};
 
     #[test]
-    fn every_pair_up_to_the_bound_then_two_per_expression() {
-        let exprs: Vec<Expr> = (0..40)
-            .filter_map(|i| Dim::sym(&format!("d{i}")).to_expr())
-            .collect();
-        let names = |n: usize| -> Vec<(String, String)> {
-            pairs(exprs.get(..n).unwrap())
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect()
+    fn every_pair_up_to_the_bound_then_each_with_one_never_1() {
+        let names = |dims: &[Dim]| -> Option<Vec<(String, String)>> {
+            let exprs: Vec<Expr> = dims.iter().filter_map(Dim::to_expr).collect();
+            let pairs = pairs(&exprs)?;
+            Some(
+                pairs
+                    .into_iter()
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+                    .collect(),
+            )
         };
-        assert_eq!(
-            names(3),
-            [("d0", "d1"), ("d0", "d2"), ("d1", "d2")].map(|(a, b)| (a.into(), b.into()))
-        );
-        assert_eq!(
-            names(PAIRED_EXPRS).len(),
-            PAIRED_EXPRS * (PAIRED_EXPRS - 1) / 2
-        );
-        let all = names(40);
-        assert_eq!(all.len(), 120 + 2 * (40 - PAIRED_EXPRS));
-        // Each later expression meets the first and the one before it.
-        assert_eq!(
-            all.get(120..124).unwrap(),
-            [("d0", "d16"), ("d15", "d16"), ("d0", "d17"), ("d16", "d17")]
-                .map(|(a, b)| (a.into(), b.into()))
-        );
+        let symbols =
+            |n: usize| -> Vec<Dim> { (0..n).map(|i| Dim::sym(&format!("d{i}"))).collect() };
+        let three = names(&symbols(3)).unwrap();
+        let want = [("d0", "d1"), ("d0", "d2"), ("d1", "d2")].map(|(a, b)| (a.into(), b.into()));
+        assert_eq!(three, want);
+        let bound = names(&symbols(PAIRED_EXPRS)).unwrap();
+        assert_eq!(bound.len(), PAIRED_EXPRS * (PAIRED_EXPRS - 1) / 2);
+        // Past the bound, every size may be 1: no exact small form, left to run time.
+        assert_eq!(names(&symbols(PAIRED_EXPRS + 1)), None);
+        // `h+2` is never 1: every other size meets it.
+        let mut dims = symbols(40);
+        dims.insert(7, Dim::sym("h").add(&Dim::known(2)));
+        let hub = names(&dims).unwrap();
+        assert_eq!(hub.len(), 40);
+        assert!(hub.iter().all(|(a, _)| a == "h+2"));
+        assert_eq!(hub.first().map(|(_, b)| b.as_str()), Some("d0"));
+        assert_eq!(hub.last().map(|(_, b)| b.as_str()), Some("d39"));
+    }
+
+    /// Regression (review): past the bound, a pair left out made a never-satisfiable axis a
+    /// W1 (`x+2` against `x+3` among 19 sizes); the hub keeps it an error.
+    #[test]
+    fn sizes_that_never_agree_past_the_bound_still_clash() {
+        let (x, y) = (Dim::sym("x"), Dim::sym("y"));
+        let mut dims: Vec<Dim> = (0..16).map(|i| Dim::sym(&format!("a{i}"))).collect();
+        dims.extend([x.add(&Dim::known(2)), y, x.add(&Dim::known(3))]);
+        let shapes: Vec<Shape> = dims.into_iter().map(|d| Shape::Ranked(vec![d])).collect();
+        let refs: Vec<&Shape> = shapes.iter().collect();
+        let outcome = super::super::multidirectional(&refs);
+        assert!(outcome.violation().is_some(), "{:?}", outcome.verdict);
     }
 
     #[test]

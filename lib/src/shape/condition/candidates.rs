@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use super::search::BUDGET;
+use super::search::{BUDGET, WORK};
 use super::{Atom, Condition};
 use crate::shape::Dim;
 
@@ -15,7 +15,10 @@ pub(super) struct Space {
     /// one list.
     pub(super) values: Vec<Rc<[i64]>>,
     pub(super) fresh: BTreeSet<i64>,
-    /// Trying every assignment decides the condition (equality fragment, within budget).
+    /// How many assignments a search tries: [`BUDGET`], fewer for a condition of more than
+    /// [`WORK`]` / BUDGET` atoms, so that a search costs at most `WORK` atom evaluations.
+    pub(super) tries: usize,
+    /// Trying every assignment decides the condition (equality fragment, within `tries`).
     pub(super) decisive: bool,
 }
 
@@ -40,7 +43,27 @@ fn literals(d: &Dim) -> BTreeSet<i64> {
 
 /// Nice-first order for counterexamples: 2, 3, ... then 1, then 0.
 fn nice_order(values: &mut [i64]) {
-    values.sort_by_key(|v| (*v < 2, if *v < 2 { -*v } else { *v }));
+    values.sort_by_key(|v| nice_key(*v));
+}
+
+fn nice_key(v: i64) -> (bool, i64) {
+    (v < 2, if v < 2 { -v } else { v })
+}
+
+/// The first `take` values of two lists in nice order, merged in that order.
+fn merged(a: &[i64], b: &[i64], take: usize) -> Vec<i64> {
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    let mut out = Vec::with_capacity(take.min(a.len().saturating_add(b.len())));
+    while out.len() < take {
+        let next = match (a.peek(), b.peek()) {
+            (Some(&&x), Some(&&y)) if nice_key(y) < nice_key(x) => b.next(),
+            (Some(_), _) => a.next(),
+            (None, _) => b.next(),
+        };
+        let Some(&v) = next else { break };
+        out.push(v);
+    }
+    out
 }
 
 impl Condition {
@@ -100,27 +123,36 @@ impl Condition {
         let mut shared: Vec<i64> = common.union(&fresh).copied().collect();
         nice_order(&mut shared);
         let shared: Rc<[i64]> = shared.into();
+        let tries = BUDGET.min(WORK / self.atoms().count().max(1)).max(1);
+        // A symbol with roots of its own has them merged into the shared list. Only its first
+        // `tries` candidates can be reached (the search is an odometer of `tries` steps), so
+        // only those are kept: with a list per symbol, a condition over thousands of symbols
+        // was quadratic in time and memory (issue 19 hunt: 20,000 symbols, 3.9 GB).
+        let mut total = Some(1usize);
         let values: Vec<Rc<[i64]>> = names
             .iter()
-            .map(|n| match per_symbol.get(n) {
-                None => Rc::clone(&shared),
-                Some(roots) => {
-                    let mut v: BTreeSet<i64> = common.union(&fresh).copied().collect();
-                    v.extend(roots);
-                    let mut v: Vec<i64> = v.into_iter().collect();
-                    nice_order(&mut v);
-                    v.into()
-                }
+            .map(|n| {
+                let Some(roots) = per_symbol.get(n) else {
+                    total = total.and_then(|t| t.checked_mul(shared.len()));
+                    return Rc::clone(&shared);
+                };
+                let mut own: Vec<i64> = roots
+                    .iter()
+                    .copied()
+                    .filter(|v| !common.contains(v) && !fresh.contains(v))
+                    .collect();
+                nice_order(&mut own);
+                let len = shared.len().saturating_add(own.len());
+                total = total.and_then(|t| t.checked_mul(len));
+                merged(&shared, &own, tries).into()
             })
             .collect();
-        let total = values
-            .iter()
-            .try_fold(1usize, |acc, v| acc.checked_mul(v.len()));
         Space {
             names,
             values,
             fresh,
-            decisive: fragment && total.is_some_and(|t| t <= BUDGET),
+            tries,
+            decisive: fragment && total.is_some_and(|t| t <= tries),
         }
     }
 

@@ -290,8 +290,38 @@ impl Display for Condition {
 
 #[cfg(test)]
 mod tests {
-    use super::{Atom, Condition};
+    use super::{Atom, Clause, Condition};
     use crate::shape::{Binding, Dim, Tri};
+
+    /// The hashed path of `and` (large sides) gives what comparing with every clause gives:
+    /// duplicates already in `self` kept, those of `other` (among themselves and with `self`)
+    /// dropped, order kept, a false side making the whole false.
+    #[test]
+    fn and_of_large_conditions_is_the_scan() {
+        let clause = |i: usize| Clause(vec![Atom::IsOne(Dim::sym(&format!("s{i}")))]);
+        let scan = |a: &Condition, b: &Condition| {
+            let mut clauses = a.clauses.clone();
+            for c in &b.clauses {
+                if !clauses.contains(c) {
+                    clauses.push(c.clone());
+                }
+            }
+            Condition { clauses }
+        };
+        let left = Condition {
+            clauses: (0..80).map(|i| clause(i % 60)).collect(),
+        };
+        let right = Condition {
+            clauses: (40..140).map(|i| clause(i % 100)).collect(),
+        };
+        assert!((left.clauses.len() + right.clauses.len()) * right.clauses.len() > 4096);
+        let both = left.and(&right);
+        assert_eq!(both, scan(&left, &right));
+        assert_eq!(both.clauses.len(), 80 + 40);
+        let mut false_right = right.clone();
+        false_right.clauses.push(Clause(Vec::new()));
+        assert_eq!(left.and(&false_right), Condition::falsity());
+    }
 
     fn n() -> Dim {
         Dim::sym("n")

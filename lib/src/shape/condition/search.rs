@@ -20,6 +20,12 @@ use crate::shape::{Binding, Dim, Tri};
 /// Most assignments tried by one search.
 pub(crate) const BUDGET: usize = 4_096;
 
+/// Most atom evaluations of one search: each assignment evaluates every atom, so a condition of
+/// more than 64 atoms gets fewer than [`BUDGET`] tries. A `Sum` of 2,000 inputs with symbolic
+/// dims states 1,999 clauses, and each search over them took a second (issue 19 hunt); fewer
+/// tries can only turn a `No` or a witness into `Unknown`, never a wrong answer.
+pub(crate) const WORK: usize = BUDGET * 64;
+
 impl Condition {
     /// Calls `visit` on candidate assignments until it returns `true` or the budget runs out;
     /// returns whether `visit` stopped the search.
@@ -31,7 +37,7 @@ impl Condition {
             .zip(&space.values)
             .filter_map(|(n, vals)| Some((n.clone(), *vals.first()?)))
             .collect();
-        for _ in 0..BUDGET {
+        for _ in 0..space.tries {
             if visit(&binding, self.eval(&binding)) {
                 return true;
             }
@@ -91,11 +97,14 @@ impl Condition {
         let space = self.space();
         // Broadcasting conditions usually hold when every symbol is 1, or all are equal:
         // try those before the full search.
+        // As many as the search's tries: a condition over thousands of symbols has thousands
+        // of candidates, each a pass over every atom.
         for v in space
             .values
             .first()
             .into_iter()
             .flat_map(|values| values.iter())
+            .take(space.tries)
         {
             let uniform: Binding = space.names.iter().map(|n| (n.clone(), *v)).collect();
             if self.eval(&uniform).is_yes() {
