@@ -344,15 +344,11 @@ fn a_partial_binding_never_yields_a_counterexample_contradicting_it() {
     assert!(!text.contains("n="), "{text}");
 }
 
-/// A model whose input `x` has an axis declared with neither a size nor a name (`x:0`).
-fn anonymous_axis_model() -> String {
+/// A float tensor `name` with these dims (`None`: neither a size nor a name).
+fn tensor_info(name: &str, dims: Vec<Option<i64>>) -> onnx_bcast_lint::proto::ValueInfoProto {
     use onnx_bcast_lint::proto::tensor_shape_proto::{dimension, Dimension};
-    use onnx_bcast_lint::proto::{
-        type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto,
-        TypeProto, ValueInfoProto,
-    };
-    use prost::Message;
-    let info = |name: &str, dims: Vec<Option<i64>>| ValueInfoProto {
+    use onnx_bcast_lint::proto::{type_proto, TensorShapeProto, TypeProto, ValueInfoProto};
+    ValueInfoProto {
         name: Some(name.into()),
         r#type: Some(TypeProto {
             value: Some(type_proto::Value::TensorType(type_proto::Tensor {
@@ -370,34 +366,47 @@ fn anonymous_axis_model() -> String {
             ..Default::default()
         }),
         ..Default::default()
-    };
+    }
+}
+
+/// Writes an opset-18 model of `graph` to `file` under the test target directory.
+fn write_model(graph: onnx_bcast_lint::proto::GraphProto, file: &str) -> String {
+    use onnx_bcast_lint::proto::{ModelProto, OperatorSetIdProto};
+    use prost::Message;
     let model = ModelProto {
         ir_version: Some(10),
         opset_import: vec![OperatorSetIdProto {
             domain: Some(String::new()),
             version: Some(18),
         }],
-        graph: Some(GraphProto {
-            name: Some("g".into()),
-            node: vec![NodeProto {
-                op_type: Some("Add".into()),
-                name: Some("add".into()),
-                input: vec!["x".into(), "y".into()],
-                output: vec!["z".into()],
-                ..Default::default()
-            }],
-            input: vec![
-                info("x", vec![None, Some(3)]),
-                info("y", vec![Some(4), Some(3)]),
-            ],
-            output: vec![info("z", vec![None, Some(3)])],
-            ..Default::default()
-        }),
+        graph: Some(graph),
         ..Default::default()
     };
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_anonymous_axis.onnx");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(file);
     std::fs::write(&path, model.encode_to_vec()).unwrap();
     path.display().to_string()
+}
+
+/// A model whose input `x` has an axis declared with neither a size nor a name (`x:0`).
+fn anonymous_axis_model() -> String {
+    use onnx_bcast_lint::proto::{GraphProto, NodeProto};
+    let graph = GraphProto {
+        name: Some("g".into()),
+        node: vec![NodeProto {
+            op_type: Some("Add".into()),
+            name: Some("add".into()),
+            input: vec!["x".into(), "y".into()],
+            output: vec!["z".into()],
+            ..Default::default()
+        }],
+        input: vec![
+            tensor_info("x", vec![None, Some(3)]),
+            tensor_info("y", vec![Some(4), Some(3)]),
+        ],
+        output: vec![tensor_info("z", vec![None, Some(3)])],
+        ..Default::default()
+    };
+    write_model(graph, "cli_anonymous_axis.onnx")
 }
 
 #[test]
@@ -642,51 +651,22 @@ fn streamed_output_keeps_its_framing_and_order() {
 /// and the human output panicked. The listing is left out; the finding is still reported.
 #[test]
 fn a_listing_line_too_wide_to_draw_is_left_out_not_a_panic() {
-    use onnx_bcast_lint::proto::tensor_shape_proto::{dimension, Dimension};
-    use onnx_bcast_lint::proto::{
-        type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto,
-        TypeProto, ValueInfoProto,
-    };
-    use prost::Message;
-    let info = |name: &str, size: i64| ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(1),
-                shape: Some(TensorShapeProto {
-                    dim: vec![Dimension {
-                        value: Some(dimension::Value::DimValue(size)),
-                        ..Default::default()
-                    }],
-                }),
-            })),
+    use onnx_bcast_lint::proto::{GraphProto, NodeProto};
+    let graph = GraphProto {
+        node: vec![NodeProto {
+            op_type: Some("Add".into()),
+            name: Some("add".into()),
+            input: vec!["x".into(), "z".into()],
+            output: vec!["y".repeat(70_000)],
             ..Default::default()
-        }),
-        ..Default::default()
-    };
-    let wide = "y".repeat(70_000);
-    let model = ModelProto {
-        ir_version: Some(10),
-        opset_import: vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(18),
         }],
-        graph: Some(GraphProto {
-            node: vec![NodeProto {
-                op_type: Some("Add".into()),
-                name: Some("add".into()),
-                input: vec!["x".into(), "z".into()],
-                output: vec![wide],
-                ..Default::default()
-            }],
-            input: vec![info("x", 3), info("z", 4)],
-            ..Default::default()
-        }),
+        input: vec![
+            tensor_info("x", vec![Some(3)]),
+            tensor_info("z", vec![Some(4)]),
+        ],
         ..Default::default()
     };
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_wide_listing.onnx");
-    std::fs::write(&path, model.encode_to_vec()).unwrap();
-    let path = path.display().to_string();
+    let path = write_model(graph, "cli_wide_listing.onnx");
     let out = run(&[&path]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = stdout(&out);
