@@ -163,8 +163,8 @@ fn render_finding(
 /// Characters up to which a listing line is drawn: miette lays a label out with Rust format
 /// widths, which stop at 65,535 columns, and panicked on a label past them (a node with 10,000
 /// inputs, or an output named with 66,000 characters). A wider listing is left out; the message
-/// still names the node, the shapes and the axis. Characters are at most two columns wide, and a
-/// tab four.
+/// still names the node, the shapes and the axis. A character is at most three columns wide,
+/// and a tab four.
 const MAX_LISTING_LINE: usize = 4096;
 
 /// Whether every line of a listing can be drawn ([`MAX_LISTING_LINE`]).

@@ -244,7 +244,7 @@ fn pairs(exprs: &[Expr]) -> Option<Vec<(&Expr, &Expr)>> {
     }
     let hub = exprs
         .iter()
-        .find(|e| Dim::Sym((*e).clone()).is_one() == Tri::No)?;
+        .find(|e| matches!(when_one(&Dim::Sym((*e).clone())), WhenOne::Never))?;
     Some(
         exprs
             .iter()
@@ -263,53 +263,82 @@ fn pairs(exprs: &[Expr]) -> Option<Vec<(&Expr, &Expr)>> {
 /// [`one_forces_one`]. When several qualify they are equal at every legal binding; the least in
 /// canonical order is taken so the result does not depend on the order of the inputs.
 fn dominant(exprs: &[Expr]) -> Option<&Expr> {
+    let when: Vec<WhenOne> = exprs
+        .iter()
+        .map(|e| when_one(&Dim::Sym(e.clone())))
+        .collect();
+    // A size that is never 1 qualifies, and is 1 under no binding another size's being 1
+    // pins, so no other size qualifies beside it: then the answer is the least of those, found
+    // without a pass over the others for each (quadratic for thousands of inputs).
+    let never = exprs
+        .iter()
+        .zip(&when)
+        .filter(|(_, when)| matches!(when, WhenOne::Never))
+        .map(|(e, _)| e)
+        .min();
+    if never.is_some() || exprs.len() > PAIRED_EXPRS {
+        // Past the bound with no such size, the axis is left to run time (2): unknown.
+        return never;
+    }
     exprs
         .iter()
+        .zip(&when)
         .enumerate()
-        .filter(|(i, e)| {
-            let a = Dim::Sym((*e).clone());
-            // It can never be 1, so it forces nothing (`one_forces_one`'s first case), without
-            // a pass over the others (quadratic for thousands of inputs).
-            if a.is_one() == Tri::No {
-                return true;
-            }
+        .filter(|(i, (_, when))| {
             exprs
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| j != i)
-                .all(|(_, other)| one_forces_one(&a, &Dim::Sym(other.clone())))
+                .all(|(_, other)| one_forces_one(when, &Dim::Sym(other.clone())))
         })
-        .map(|(_, e)| e)
+        .map(|(_, (e, _))| e)
         .min()
 }
 
-/// Whether `a = 1` implies `b = 1` for every binding of the (non-negative) symbols: `a` can
-/// never be 1, or `a` is linear in one symbol `s` (`c*s + d`) so that `a = 1` pins `s` to one
-/// value, under which `b` is 1.
-fn one_forces_one(a: &Dim, b: &Dim) -> bool {
+/// What `a = 1` says of the (non-negative) symbols.
+enum WhenOne {
+    /// `a` is never 1.
+    Never,
+    /// `a` is linear in one symbol (`c*s + d`), and `a = 1` pins it to this value.
+    Pins(String, i64),
+    /// Nothing that is proven.
+    Unknown,
+}
+
+fn when_one(a: &Dim) -> WhenOne {
     if a.is_one() == Tri::No {
-        return true;
+        return WhenOne::Never;
     }
     let Some((symbol, coef, offset)) = a.to_expr().and_then(|e| {
         e.as_linear_in_one_symbol()
             .map(|(name, coef, offset)| (name.to_owned(), coef, offset))
     }) else {
-        return false;
+        return WhenOne::Unknown;
     };
     // coef*symbol + offset = 1  <=>  symbol = (1 - offset) / coef, a non-negative integer.
     let Some(num) = 1i64.checked_sub(offset) else {
-        return false;
+        return WhenOne::Unknown;
     };
     if coef == 0 || num.checked_rem(coef) != Some(0) {
-        return true;
+        return WhenOne::Never;
     }
     match num.checked_div(coef) {
-        Some(value) if value >= 0 => {
-            let binding = Binding::from([(symbol, value)]);
+        Some(value) if value >= 0 => WhenOne::Pins(symbol, value),
+        Some(_) => WhenOne::Never,
+        None => WhenOne::Unknown,
+    }
+}
+
+/// Whether `a = 1` (what [`when_one`] says of it) implies `b = 1` for every binding of the
+/// symbols: `a` can never be 1, or the value it pins its symbol to makes `b` 1.
+fn one_forces_one(a: &WhenOne, b: &Dim) -> bool {
+    match a {
+        WhenOne::Never => true,
+        WhenOne::Pins(symbol, value) => {
+            let binding = Binding::from([(symbol.clone(), *value)]);
             b.substitute(&binding).is_one() == Tri::Yes
         }
-        Some(_) => true,
-        None => false,
+        WhenOne::Unknown => false,
     }
 }
 

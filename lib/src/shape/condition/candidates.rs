@@ -15,10 +15,11 @@ pub(super) struct Space {
     /// one list.
     pub(super) values: Vec<Rc<[i64]>>,
     pub(super) fresh: BTreeSet<i64>,
-    /// How many assignments a search tries: [`BUDGET`], fewer for a condition of more than
-    /// [`WORK`]` / BUDGET` atoms, so that a search costs at most `WORK` atom evaluations.
+    /// How many assignments a search tries: [`BUDGET`] when that decides the condition, else
+    /// fewer for a condition of more than [`WORK`]` / BUDGET` atoms, so that each pass of a
+    /// search costs at most `WORK` atom evaluations.
     pub(super) tries: usize,
-    /// Trying every assignment decides the condition (equality fragment, within `tries`).
+    /// Trying every assignment decides the condition (equality fragment, within `BUDGET`).
     pub(super) decisive: bool,
 }
 
@@ -123,28 +124,43 @@ impl Condition {
         let mut shared: Vec<i64> = common.union(&fresh).copied().collect();
         nice_order(&mut shared);
         let shared: Rc<[i64]> = shared.into();
-        let tries = BUDGET.min(WORK / self.atoms().count().max(1)).max(1);
-        // A symbol with roots of its own has them merged into the shared list. Only its first
-        // `tries` candidates can be reached (the search is an odometer of `tries` steps), so
-        // only those are kept: with a list per symbol, a condition over thousands of symbols
-        // was quadratic in time and memory (issue 19 hunt: 20,000 symbols, 3.9 GB).
-        let mut total = Some(1usize);
-        let values: Vec<Rc<[i64]>> = names
+        // A symbol with roots of its own has them merged into the shared list.
+        let own: Vec<Option<Vec<i64>>> = names
             .iter()
             .map(|n| {
-                let Some(roots) = per_symbol.get(n) else {
-                    total = total.and_then(|t| t.checked_mul(shared.len()));
-                    return Rc::clone(&shared);
-                };
+                let roots = per_symbol.get(n)?;
                 let mut own: Vec<i64> = roots
                     .iter()
                     .copied()
                     .filter(|v| !common.contains(v) && !fresh.contains(v))
                     .collect();
                 nice_order(&mut own);
-                let len = shared.len().saturating_add(own.len());
-                total = total.and_then(|t| t.checked_mul(len));
-                merged(&shared, &own, tries).into()
+                Some(own)
+            })
+            .collect();
+        let total = own.iter().try_fold(1usize, |acc, own| {
+            acc.checked_mul(
+                shared
+                    .len()
+                    .saturating_add(own.as_ref().map_or(0, Vec::len)),
+            )
+        });
+        let decisive = fragment && total.is_some_and(|t| t <= BUDGET);
+        let tries = if decisive {
+            BUDGET
+        } else {
+            BUDGET.min(WORK / self.atoms().count().max(1)).max(1)
+        };
+        // Only the first `tries` candidates of a symbol can be reached (the search is an
+        // odometer of `tries` steps), so only those are kept: with a full list per symbol, a
+        // condition over thousands of symbols was quadratic in time and memory (issue 19
+        // hunt: 20,000 symbols, 3.9 GB). A decisive space is never cut: it is `BUDGET` long at
+        // most.
+        let values: Vec<Rc<[i64]>> = own
+            .into_iter()
+            .map(|own| match own {
+                None => Rc::clone(&shared),
+                Some(own) => merged(&shared, &own, tries).into(),
             })
             .collect();
         Space {
@@ -152,7 +168,7 @@ impl Condition {
             values,
             fresh,
             tries,
-            decisive: fragment && total.is_some_and(|t| t <= tries),
+            decisive,
         }
     }
 

@@ -47,6 +47,8 @@ pub(crate) fn forced_jointly(conditions: &[&Condition]) -> Vec<Forced> {
             continue;
         }
         let forced = combined.forced_values().unwrap_or_default();
+        // A member that cannot be decided (`None`) reads as forcing nothing: it cannot happen
+        // here, a member of a decisive combination having no more symbols nor candidates.
         let alone: Vec<BTreeMap<String, BTreeSet<i64>>> = members
             .iter()
             .map(|m| m.forced_values().unwrap_or_default())

@@ -20,10 +20,11 @@ use crate::shape::{Binding, Dim, Tri};
 /// Most assignments tried by one search.
 pub(crate) const BUDGET: usize = 4_096;
 
-/// Most atom evaluations of one search: each assignment evaluates every atom, so a condition of
-/// more than 64 atoms gets fewer than [`BUDGET`] tries. A `Sum` of 2,000 inputs with symbolic
-/// dims states 1,999 clauses, and each search over them took a second (issue 19 hunt); fewer
-/// tries can only turn a `No` or a witness into `Unknown`, never a wrong answer.
+/// Most atom evaluations of one pass of a search that cannot decide its condition anyway (see
+/// `Space::tries`): each assignment evaluates every atom, so a condition of more than 64 atoms
+/// gets fewer than [`BUDGET`] tries. A `Sum` of 2,000 inputs with symbolic dims states 1,999
+/// clauses, and each search over them took a second (issue 19 hunt); fewer tries can only turn
+/// a witness or a counterexample into none found, never into a wrong answer.
 pub(crate) const WORK: usize = BUDGET * 64;
 
 impl Condition {
