@@ -42,19 +42,16 @@ pub(crate) fn render_gate(files: &[FileReport], style: Style, deny_warnings: boo
     )
 }
 
-/// [`render`] for the command ([`write_run`] into a string): `deny_warnings[i]` says whether warnings fail the run in
-/// `files[i]` (a configuration may deny them for some models only), and `totals` gives the
-/// summary line (with the counts of suppressed and baselined findings).
+/// [`render`] for the command ([`write_run`] into a string): `deny_warnings[i]` says whether
+/// warnings fail the run in `files[i]` (a configuration may deny them for some models only),
+/// and `totals` gives the summary line (with the counts of suppressed and baselined findings).
 pub(crate) fn render_run(
     files: &[FileReport],
     style: Style,
     deny_warnings: &[bool],
     totals: &Totals,
 ) -> String {
-    let mut out = Vec::new();
-    // Writing to memory cannot fail.
-    let _ = write_run(&mut out, files, style, deny_warnings, totals);
-    String::from_utf8(out).unwrap_or_default()
+    super::stream::to_string(|out| write_run(out, files, style, deny_warnings, totals))
 }
 
 /// [`render_run`] written to `out` finding by finding (the summary line ends it, with its

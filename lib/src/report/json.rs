@@ -16,10 +16,7 @@ use crate::shape::{Dim, Shape};
 
 /// The whole JSON document for a batch of files.
 pub fn render(files: &[FileReport], with_shapes: bool) -> String {
-    let mut document = Vec::new();
-    // Writing to memory fails only if serializing does, which a `Value` does not.
-    let _ = write(&mut document, files, with_shapes);
-    String::from_utf8(document).unwrap_or_default()
+    stream::to_string(|out| write(out, files, with_shapes))
 }
 
 /// Files rendered in parallel at a time (each then written in order).

@@ -28,10 +28,7 @@ const FINGERPRINT_KEY: &str = "onnxBcastLint/v1";
 
 /// The SARIF log for a batch of files, with URIs relative to the current directory.
 pub fn render(files: &[FileReport]) -> String {
-    let mut log = Vec::new();
-    // Writing to memory fails only if serializing does, which a `Value` does not.
-    let _ = write(&mut log, files);
-    String::from_utf8(log).unwrap_or_default()
+    stream::to_string(|out| write(out, files))
 }
 
 /// Writes [`render`]'s log to `out`, without a final newline.
@@ -43,10 +40,7 @@ pub fn write(out: &mut dyn Write, files: &[FileReport]) -> io::Result<()> {
 /// The SARIF log for a batch of files, with artifact URIs relative to `root` (`--sarif-root`);
 /// a file outside it gets an absolute `file:` URI.
 pub fn render_relative(files: &[FileReport], root: &Path) -> String {
-    let mut log = Vec::new();
-    // Writing to memory fails only if serializing does, which a `Value` does not.
-    let _ = write_relative(&mut log, files, root);
-    String::from_utf8(log).unwrap_or_default()
+    stream::to_string(|out| write_relative(out, files, root))
 }
 
 /// Writes [`render_relative`]'s log to `out`, without a final newline. Each result is made into

@@ -25,6 +25,14 @@ pub(crate) enum Part<'a> {
     Items(Box<dyn Iterator<Item = Value> + 'a>),
 }
 
+/// What `write` writes to memory, as a string: the `render*` face of each `write*` function.
+/// Writing to memory fails only if serializing does, which a `Value` does not.
+pub(crate) fn to_string(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
+    let mut out = Vec::new();
+    let _ = write(&mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
 /// Writes `part` as the pretty printer writes it at nesting `depth` (its first line is not
 /// indented: it follows a key or an element's indentation).
 pub(crate) fn write(out: &mut dyn Write, part: Part<'_>, depth: usize) -> io::Result<()> {

@@ -203,7 +203,16 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
             };
         }
     }
-    for (a, b) in pairs(&exprs).unwrap_or_default() {
+    // What each size's being 1 says, for the pairs and for the output dim.
+    let when: Vec<WhenOne> = if exprs.len() > 1 {
+        exprs
+            .iter()
+            .map(|e| when_one(&Dim::Sym(e.clone())))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (a, b) in pairs(&exprs, &when).unwrap_or_default() {
         let (a, b) = (Dim::Sym(a.clone()), Dim::Sym(b.clone()));
         let clause = Condition::any_of([
             Atom::Eq(a.clone(), b.clone()),
@@ -216,7 +225,7 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
     let dim = match (exprs.as_slice(), unknown) {
         ([], false) => Dim::Known(1),
         ([x], false) => Dim::Sym(x.clone()),
-        (_, false) => dominant(&exprs).map_or(Dim::Unknown, |x| Dim::Sym(x.clone())),
+        (_, false) => dominant(&exprs, &when).map_or(Dim::Unknown, |x| Dim::Sym(x.clone())),
         _ => Dim::Unknown,
     };
     AxisResult {
@@ -234,7 +243,7 @@ const PAIRED_EXPRS: usize = 16;
 /// hub: when two sizes other than 1 must both equal it, they equal each other). `None` past
 /// it when every expression may be 1: the axis is then left to the run-time check, as an
 /// unknown dim is.
-fn pairs(exprs: &[Expr]) -> Option<Vec<(&Expr, &Expr)>> {
+fn pairs<'e>(exprs: &'e [Expr], when: &[WhenOne]) -> Option<Vec<(&'e Expr, &'e Expr)>> {
     if exprs.len() <= PAIRED_EXPRS {
         let all = exprs
             .iter()
@@ -242,9 +251,10 @@ fn pairs(exprs: &[Expr]) -> Option<Vec<(&Expr, &Expr)>> {
             .flat_map(|(i, a)| exprs.iter().skip(i + 1).map(move |b| (a, b)));
         return Some(all.collect());
     }
-    let hub = exprs
+    let (hub, _) = exprs
         .iter()
-        .find(|e| matches!(when_one(&Dim::Sym((*e).clone())), WhenOne::Never))?;
+        .zip(when)
+        .find(|(_, when)| matches!(when, WhenOne::Never))?;
     Some(
         exprs
             .iter()
@@ -262,17 +272,13 @@ fn pairs(exprs: &[Expr]) -> Option<Vec<(&Expr, &Expr)>> {
 /// `min(sequence, 64)`: at `sequence = 1` both are 1). Proven, never guessed: see
 /// [`one_forces_one`]. When several qualify they are equal at every legal binding; the least in
 /// canonical order is taken so the result does not depend on the order of the inputs.
-fn dominant(exprs: &[Expr]) -> Option<&Expr> {
-    let when: Vec<WhenOne> = exprs
-        .iter()
-        .map(|e| when_one(&Dim::Sym(e.clone())))
-        .collect();
+fn dominant<'e>(exprs: &'e [Expr], when: &[WhenOne]) -> Option<&'e Expr> {
     // A size that is never 1 qualifies, and is 1 under no binding another size's being 1
     // pins, so no other size qualifies beside it: then the answer is the least of those, found
     // without a pass over the others for each (quadratic for thousands of inputs).
     let never = exprs
         .iter()
-        .zip(&when)
+        .zip(when)
         .filter(|(_, when)| matches!(when, WhenOne::Never))
         .map(|(e, _)| e)
         .min();
@@ -282,7 +288,7 @@ fn dominant(exprs: &[Expr]) -> Option<&Expr> {
     }
     exprs
         .iter()
-        .zip(&when)
+        .zip(when)
         .enumerate()
         .filter(|(i, (_, when))| {
             exprs
@@ -396,14 +402,15 @@ mod agreeing_tests {
 
 #[cfg(test)]
 mod tests {
-    use super::{axis_verdicts, pairs, AxisVerdict::*, PAIRED_EXPRS};
+    use super::{axis_verdicts, pairs, when_one, AxisVerdict::*, PAIRED_EXPRS};
     use crate::shape::{Dim, Expr, Shape};
 
     #[test]
     fn every_pair_up_to_the_bound_then_each_with_one_never_1() {
         let names = |dims: &[Dim]| -> Option<Vec<(String, String)>> {
             let exprs: Vec<Expr> = dims.iter().filter_map(Dim::to_expr).collect();
-            let pairs = pairs(&exprs)?;
+            let when: Vec<_> = dims.iter().map(when_one).collect();
+            let pairs = pairs(&exprs, &when)?;
             Some(
                 pairs
                     .into_iter()

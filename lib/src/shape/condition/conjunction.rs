@@ -1,16 +1,17 @@
-//! Building a conjunction clause by clause without rebuilding it at each step.
+//! Building a conjunction clause by clause, each new clause looked up in a hash set.
 //!
-//! `Condition::and` copies its left side and compares each new clause with every clause held:
-//! folding a condition axis by axis, or pair by pair of a variadic operator's symbolic dims,
-//! was quadratic in copies and comparisons (issue 19 hunt: a `Sum` of 240 inputs with distinct
-//! symbolic dims, a 7 KB file, took 26 s; an `Add` of two rank-1000 inputs 0.1 s).
+//! `Condition::and` copies its left side: folding a condition axis by axis, or pair by pair of
+//! a variadic operator's symbolic dims, with it was quadratic in copies, and comparing each new
+//! clause with every clause held quadratic in comparisons (issue 19 hunt: a `Sum` of 240 inputs
+//! with distinct symbolic dims, a 7 KB file, took 26 s; an `Add` of two rank-1000 inputs 0.1 s).
+//! Folds build a `Conjunction` instead; `Condition::and` is one step of it.
 
 use std::collections::HashSet;
 
 use super::{Clause, Condition};
 
 /// A conjunction being built: the same clauses, in the same order, as folding
-/// [`Condition::and`] over the parts would give, in time linear in the clauses added.
+/// [`Condition::and`] over the parts gives, in time linear in the clauses added.
 #[derive(Default)]
 pub(crate) struct Conjunction {
     clauses: Vec<Clause>,
@@ -20,7 +21,16 @@ pub(crate) struct Conjunction {
 }
 
 impl Conjunction {
-    /// Adds every clause of `part` not already held, as `Condition::and` does.
+    /// Starts from `condition`'s clauses as they are (a clause it holds twice stays twice).
+    pub(crate) fn of(condition: &Condition) -> Conjunction {
+        Conjunction {
+            clauses: condition.clauses.clone(),
+            seen: condition.clauses.iter().cloned().collect(),
+            never: condition.is_false(),
+        }
+    }
+
+    /// Adds every clause of `part` not already held.
     pub(crate) fn and(&mut self, part: &Condition) {
         if self.never {
             return;

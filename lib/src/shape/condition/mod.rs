@@ -21,7 +21,7 @@ pub(crate) use conjunction::Conjunction;
 pub(crate) use joint::forced_jointly;
 pub(crate) use plain::Plain;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::fmt::{self, Display, Formatter};
 
 use super::{Binding, Dim, Tri};
@@ -204,31 +204,13 @@ impl Condition {
         Condition::any_of([Atom::Eq(a.clone(), b.clone())])
     }
 
-    /// Both conditions.
+    /// Both conditions: this one's clauses as they are, then those of `other` not held yet
+    /// (hashed, see [`Conjunction`]); a false side makes the whole false.
     #[must_use]
     pub fn and(&self, other: &Condition) -> Condition {
-        if self.is_false() || other.is_false() {
-            return Condition::falsity();
-        }
-        let mut clauses = self.clauses.clone();
-        // Hashed when large: a condition of thousands of clauses (a variadic operator's many
-        // symbolic dims) met another one clause by clause (issue 19 hunt).
-        let compared = self.clauses.len().saturating_add(other.clauses.len());
-        if compared.saturating_mul(other.clauses.len()) <= 4096 {
-            for c in &other.clauses {
-                if !clauses.contains(c) {
-                    clauses.push(c.clone());
-                }
-            }
-        } else {
-            let mut seen: HashSet<&Clause> = self.clauses.iter().collect();
-            for c in &other.clauses {
-                if seen.insert(c) {
-                    clauses.push(c.clone());
-                }
-            }
-        }
-        Condition { clauses }
+        let mut both = Conjunction::of(self);
+        both.and(other);
+        both.finish()
     }
 
     /// The clauses, in the order added.
@@ -293,9 +275,9 @@ mod tests {
     use super::{Atom, Clause, Condition};
     use crate::shape::{Binding, Dim, Tri};
 
-    /// The hashed path of `and` (large sides) gives what comparing with every clause gives:
-    /// duplicates already in `self` kept, those of `other` (among themselves and with `self`)
-    /// dropped, order kept, a false side making the whole false.
+    /// `and` of large sides gives what comparing with every clause gives: duplicates already
+    /// in `self` kept, those of `other` (among themselves and with `self`) dropped, order kept,
+    /// a false side making the whole false.
     #[test]
     fn and_of_large_conditions_is_the_scan() {
         let clause = |i: usize| Clause(vec![Atom::IsOne(Dim::sym(&format!("s{i}")))]);

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::candidates::Space;
-use super::Condition;
+use super::{Condition, Conjunction};
 use crate::shape::{Binding, Dim, Tri};
 
 /// Most assignments tried by one search.
@@ -83,14 +83,16 @@ impl Condition {
         if binding.is_empty() {
             return self.clone();
         }
-        let units = binding.iter().fold(Condition::truth(), |acc, (s, v)| {
-            acc.and(&Condition::eq(&Dim::sym(s), &Dim::known(*v)))
-        });
-        self.clauses.iter().fold(units, |acc, c| {
-            acc.and(&Condition::any_of(
+        let mut simple = Conjunction::default();
+        for (s, v) in &binding {
+            simple.and(&Condition::eq(&Dim::sym(s), &Dim::known(*v)));
+        }
+        for c in &self.clauses {
+            simple.and(&Condition::any_of(
                 c.0.iter().map(|a| a.substitute(&binding)),
-            ))
-        })
+            ));
+        }
+        simple.finish()
     }
 
     /// A binding of the condition's symbols under which it holds, if the search finds one.
