@@ -32,7 +32,7 @@ pub(super) fn findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
     // One condition, one finding: a symbol names one value across the model, so the same
     // condition met again downstream (an Add of `seq` with 77 whose result meets `seq` again)
     // is the same fault; the later nodes are named in the first one's help.
-    let mut first_with: HashMap<(bool, String), usize> = HashMap::new();
+    let mut first_with: HashMap<(bool, &str), usize> = HashMap::new();
     // The later nodes of each finding, given to it once at the end (see `also_needed_at`).
     let mut also_at: HashMap<usize, Vec<NodeName>> = HashMap::new();
     for c in conditionals {
@@ -40,7 +40,7 @@ pub(super) fn findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
             continue;
         }
         // Plain forms are exact, so equal texts are equivalent conditions.
-        let key = (c.check.constraint.is_some(), c.plain.to_string());
+        let key = (c.check.constraint.is_some(), c.readable.text.as_str());
         if let Some(&first) = first_with.get(&key) {
             also_at.entry(first).or_default().push(NodeName::new(
                 c.node.op_type().to_string(),
@@ -72,7 +72,7 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
                 NodeName::new(c.node.op_type().to_string(), name)
             })
             .collect(),
-        conditions: involved.iter().map(|c| c.plain.to_string()).collect(),
+        conditions: involved.iter().map(|c| c.readable.text.clone()).collect(),
         // A W1 unless only operator constraints force the symbol.
         constraints_only: involved.iter().all(|c| c.check.constraint.is_some()),
     };
@@ -90,8 +90,12 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
 
 /// The W1 (broadcast) or W4 (operator constraint) of one conditional node.
 fn conditional_finding(c: &Conditional<'_>) -> Finding {
-    let condition = c.plain.to_string();
-    let counterexample = c.plain.breaking().or_else(|| c.condition.counterexample());
+    let condition = c.readable.text.clone();
+    let counterexample = c
+        .readable
+        .plain
+        .breaking()
+        .or_else(|| c.condition.counterexample());
     let facts = match &c.check.constraint {
         Some(constraint) => Facts::ConditionalConstraint {
             constraint: constraint.requires.clone(),

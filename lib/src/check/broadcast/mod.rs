@@ -21,6 +21,9 @@ mod clash;
 mod conditional;
 mod fix;
 
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use super::site::{input_sites, node_site};
 use crate::diag::{Finding, Operand};
 use crate::infer::{GraphFacts, Inference};
@@ -37,14 +40,24 @@ struct Conditional<'m> {
     facts: &'m GraphFacts,
     check: &'m BroadcastCheck,
     condition: Condition,
-    /// Its plain form, computed once (messages, grouping and counterexample read it).
+    /// Its plain form and text, computed once per distinct condition (messages, grouping and
+    /// counterexample read them).
+    readable: Rc<Readable>,
+}
+
+/// A condition as people read it. Nodes over the same inputs share one condition: a thousand
+/// `Add`s of two rank-1000 inputs spent most of their time writing it out again (issue 19
+/// hunt).
+struct Readable {
     plain: Plain,
+    text: String,
 }
 
 /// E1 and W1 findings of the whole model.
 pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut conditionals = Vec::new();
+    let mut readables: HashMap<Condition, Rc<Readable>> = HashMap::new();
     for (g, graph) in model.graphs.iter().enumerate() {
         let Some(facts) = inference.graphs.get(g) else {
             continue;
@@ -93,7 +106,13 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
                                 facts,
                                 check,
                                 condition: condition.clone(),
-                                plain: condition.plain(),
+                                readable: Rc::clone(
+                                    readables.entry(condition.clone()).or_insert_with(|| {
+                                        let plain = condition.plain();
+                                        let text = plain.to_string();
+                                        Rc::new(Readable { plain, text })
+                                    }),
+                                ),
                             }),
                         }
                     }

@@ -14,6 +14,7 @@ mod examples;
 #[cfg(test)]
 mod laws;
 mod legacy;
+mod memo;
 mod violation;
 
 #[cfg(test)]
@@ -125,7 +126,8 @@ pub(crate) fn verdict_of(
 /// output is unranked because an unranked input may have the highest rank. No ranked input
 /// gives an unranked, valid outcome.
 pub(crate) fn multidirectional(inputs: &[&Shape]) -> Outcome {
-    numpy_style(Rule::Multidirectional, inputs)
+    let rule = Rule::Multidirectional;
+    memo::outcome(rule, (false, None), inputs, || numpy_style(rule, inputs))
 }
 
 /// Bidirectional broadcasting of `input` to `target` (ONNX Expand, `OpenVINO` bidirectional
@@ -133,7 +135,8 @@ pub(crate) fn multidirectional(inputs: &[&Shape]) -> Outcome {
 /// broadcast of both and may differ from `target` (when it has 1s or a smaller rank). Input 0
 /// is `input`, input 1 is `target`.
 pub(crate) fn bidirectional(input: &Shape, target: &Shape) -> Outcome {
-    numpy_style(Rule::Bidirectional, &[input, target])
+    let (rule, inputs) = (Rule::Bidirectional, [input, target]);
+    memo::outcome(rule, (false, None), &inputs, || numpy_style(rule, &inputs))
 }
 
 fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {

@@ -174,13 +174,12 @@ impl Condition {
 
     /// The clauses inside the equality fragment: implied by the condition, and decidable.
     pub(super) fn core(&self) -> Condition {
-        Condition {
-            clauses: self
-                .clauses
+        Condition::of(
+            self.clauses
                 .iter()
                 .filter(|c| c.0.iter().all(in_fragment))
                 .cloned()
                 .collect(),
-        }
+        )
     }
 }

@@ -24,7 +24,7 @@ impl Conjunction {
     /// Starts from `condition`'s clauses as they are (a clause it holds twice stays twice).
     pub(crate) fn of(condition: &Condition) -> Conjunction {
         Conjunction {
-            clauses: condition.clauses.clone(),
+            clauses: condition.clauses.to_vec(),
             seen: condition.clauses.iter().cloned().collect(),
             never: condition.is_false(),
         }
@@ -59,9 +59,7 @@ impl Conjunction {
 
     /// The conjunction of its first `len` clauses.
     pub(crate) fn prefix(&self, len: usize) -> Condition {
-        Condition {
-            clauses: self.clauses.get(..len).unwrap_or(&self.clauses).to_vec(),
-        }
+        Condition::of(self.clauses.get(..len).unwrap_or(&self.clauses).to_vec())
     }
 
     /// The condition built.
@@ -69,9 +67,7 @@ impl Conjunction {
         if self.never {
             Condition::falsity()
         } else {
-            Condition {
-                clauses: self.clauses,
-            }
+            Condition::of(self.clauses)
         }
     }
 }

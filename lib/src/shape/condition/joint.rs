@@ -6,12 +6,12 @@
 //! constrain each other, and one global conjunction made the W1 check quadratic in the number
 //! of conditional nodes (4,000 nodes with independent symbols took a second).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::Condition;
+use super::{Condition, Conjunction};
 
 /// Most clauses of one group's combined condition: past this, the bounded search could not
-/// decide it anyway, and combining (each `and` copies the conjunction) would grow quadratically.
+/// decide it anyway.
 const MAX_JOINT_CLAUSES: usize = 1_024;
 
 /// A symbol that several conditions force together to one value.
@@ -30,23 +30,38 @@ pub(crate) struct Forced {
 /// first condition for equal symbols). A group too large to combine is skipped: it forces
 /// nothing that could be proven.
 pub(crate) fn forced_jointly(conditions: &[&Condition]) -> Vec<Forced> {
+    // Solved once per distinct condition: nodes over the same inputs repeat one condition
+    // (2,000 `Add`s of the same two rank-1000 inputs took 17 s here, issue 19 hunt). Equal
+    // conditions add no clause to a conjunction, so the result is the same.
+    let mut index: HashMap<&Condition, usize> = HashMap::new();
+    let mut distinct: Vec<&Condition> = Vec::new();
+    let of: Vec<usize> = conditions
+        .iter()
+        .map(|&c| {
+            *index.entry(c).or_insert_with(|| {
+                distinct.push(c);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    let symbols: Vec<BTreeSet<String>> = distinct.iter().map(|c| c.symbols()).collect();
     let mut joint = Vec::new();
-    for group in symbol_groups(conditions) {
+    for group in symbol_groups(&symbols) {
         let members: Vec<&Condition> = group
             .iter()
-            .filter_map(|&i| conditions.get(i).copied())
+            .filter_map(|&i| distinct.get(i).copied())
             .collect();
-        let mut combined = Condition::truth();
+        let mut combined = Conjunction::default();
         for member in &members {
-            combined = combined.and(member);
-            if combined.clauses().len() > MAX_JOINT_CLAUSES {
+            combined.and(member);
+            if combined.len() > MAX_JOINT_CLAUSES {
                 break;
             }
         }
-        if combined.clauses().len() > MAX_JOINT_CLAUSES {
+        if combined.len() > MAX_JOINT_CLAUSES {
             continue;
         }
-        let forced = combined.forced_values().unwrap_or_default();
+        let forced = combined.finish().forced_values().unwrap_or_default();
         // A member that cannot be decided (`None`) reads as forcing nothing: it cannot happen
         // here, a member of a decisive combination having no more symbols nor candidates.
         let alone: Vec<BTreeMap<String, BTreeSet<i64>>> = members
@@ -64,14 +79,16 @@ pub(crate) fn forced_jointly(conditions: &[&Condition]) -> Vec<Forced> {
             if forced_alone {
                 continue;
             }
-            let members = group
+            let naming: BTreeSet<usize> = group
                 .iter()
                 .copied()
-                .filter(|&i| {
-                    conditions
-                        .get(i)
-                        .is_some_and(|c| c.symbols().contains(&symbol))
-                })
+                .filter(|&d| symbols.get(d).is_some_and(|s| s.contains(&symbol)))
+                .collect();
+            let members = of
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| naming.contains(d))
+                .map(|(i, _)| i)
                 .collect();
             joint.push(Forced {
                 symbol,
@@ -100,15 +117,15 @@ fn union_root(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
-/// The conditions in groups that share symbols (transitively), each group in order and the
-/// groups in order of their first condition.
-fn symbol_groups(conditions: &[&Condition]) -> Vec<Vec<usize>> {
+/// The conditions (given by the symbols each names) in groups that share symbols
+/// (transitively), each group in order and the groups in order of their first condition.
+fn symbol_groups(symbols: &[BTreeSet<String>]) -> Vec<Vec<usize>> {
     // Union-find over the conditions, joined through the first condition naming a symbol.
-    let mut parent: Vec<usize> = (0..conditions.len()).collect();
-    let mut first_with: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, c) in conditions.iter().enumerate() {
-        for symbol in c.symbols() {
-            match first_with.get(&symbol) {
+    let mut parent: Vec<usize> = (0..symbols.len()).collect();
+    let mut first_with: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, named) in symbols.iter().enumerate() {
+        for symbol in named {
+            match first_with.get(symbol.as_str()) {
                 Some(&j) => {
                     let (a, b) = (union_root(&mut parent, i), union_root(&mut parent, j));
                     let (low, high) = (a.min(b), a.max(b));
@@ -123,7 +140,7 @@ fn symbol_groups(conditions: &[&Condition]) -> Vec<Vec<usize>> {
         }
     }
     let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for i in 0..conditions.len() {
+    for i in 0..symbols.len() {
         let r = union_root(&mut parent, i);
         groups.entry(r).or_default().push(i);
     }
@@ -161,7 +178,8 @@ mod tests {
     #[test]
     fn unrelated_symbols_form_separate_groups() {
         let (a, b, c) = (one_or("x", 3), one_or("y", 4), one_or("x", 5));
-        assert_eq!(symbol_groups(&[&a, &b, &c]), vec![vec![0, 2], vec![1]]);
+        let symbols: Vec<_> = [&a, &b, &c].iter().map(|c| c.symbols()).collect();
+        assert_eq!(symbol_groups(&symbols), vec![vec![0, 2], vec![1]]);
         let forced = forced_jointly(&[&a, &b, &c]);
         assert_eq!(forced.len(), 1);
         assert_eq!((forced[0].symbol.as_str(), forced[0].value), ("x", 1));

@@ -23,6 +23,7 @@ pub(crate) use plain::Plain;
 
 use std::collections::BTreeSet;
 use std::fmt::{self, Display, Formatter};
+use std::sync::Arc;
 
 use super::{Binding, Dim, Tri};
 
@@ -162,12 +163,49 @@ impl Display for Clause {
 }
 
 /// A conjunction of clauses; empty means true.
-#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+///
+/// The clauses are shared and their hash kept: a condition is copied into every node's check,
+/// finding and memo entry, and looked up by what it says; one over a rank-1000 broadcast holds
+/// a thousand clauses (issue 19 hunt).
+#[derive(Clone, Debug)]
 pub struct Condition {
-    clauses: Vec<Clause>,
+    clauses: Arc<[Clause]>,
+    /// A fixed function of the clauses, so equal conditions have equal hashes.
+    hash: u64,
+}
+
+impl PartialEq for Condition {
+    fn eq(&self, other: &Condition) -> bool {
+        self.hash == other.hash
+            && (Arc::ptr_eq(&self.clauses, &other.clauses) || self.clauses == other.clauses)
+    }
+}
+
+impl Eq for Condition {}
+
+impl std::hash::Hash for Condition {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl Default for Condition {
+    fn default() -> Self {
+        Condition::of(Vec::new())
+    }
 }
 
 impl Condition {
+    /// The conjunction of `clauses`, as given.
+    fn of(clauses: Vec<Clause>) -> Condition {
+        use std::hash::BuildHasher;
+        let hash = foldhash::fast::FixedState::with_seed(0).hash_one(&clauses);
+        Condition {
+            clauses: Arc::from(clauses),
+            hash,
+        }
+    }
+
     /// The condition that always holds.
     pub fn truth() -> Condition {
         Condition::default()
@@ -175,9 +213,7 @@ impl Condition {
 
     /// The condition that never holds.
     pub fn falsity() -> Condition {
-        Condition {
-            clauses: vec![Clause(Vec::new())],
-        }
+        Condition::of(vec![Clause(Vec::new())])
     }
 
     /// The single clause "at least one of `atoms` holds", normalised.
@@ -194,9 +230,7 @@ impl Condition {
                 }
             }
         }
-        Condition {
-            clauses: vec![Clause(kept)],
-        }
+        Condition::of(vec![Clause(kept)])
     }
 
     /// `a = b`, normalised.
@@ -250,7 +284,7 @@ impl Condition {
 
 impl Display for Condition {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self.clauses.as_slice() {
+        match &*self.clauses {
             [] => f.write_str("true"),
             [one] => write!(f, "{one}"),
             many => {
@@ -282,26 +316,23 @@ mod tests {
     fn and_of_large_conditions_is_the_scan() {
         let clause = |i: usize| Clause(vec![Atom::IsOne(Dim::sym(&format!("s{i}")))]);
         let scan = |a: &Condition, b: &Condition| {
-            let mut clauses = a.clauses.clone();
-            for c in &b.clauses {
+            let mut clauses = a.clauses.to_vec();
+            for c in b.clauses.iter() {
                 if !clauses.contains(c) {
                     clauses.push(c.clone());
                 }
             }
-            Condition { clauses }
+            Condition::of(clauses)
         };
-        let left = Condition {
-            clauses: (0..80).map(|i| clause(i % 60)).collect(),
-        };
-        let right = Condition {
-            clauses: (40..140).map(|i| clause(i % 100)).collect(),
-        };
+        let left = Condition::of((0..80).map(|i| clause(i % 60)).collect());
+        let right = Condition::of((40..140).map(|i| clause(i % 100)).collect());
         assert!((left.clauses.len() + right.clauses.len()) * right.clauses.len() > 4096);
         let both = left.and(&right);
         assert_eq!(both, scan(&left, &right));
         assert_eq!(both.clauses.len(), 80 + 40);
-        let mut false_right = right.clone();
-        false_right.clauses.push(Clause(Vec::new()));
+        let mut false_clauses = right.clauses.to_vec();
+        false_clauses.push(Clause(Vec::new()));
+        let false_right = Condition::of(false_clauses);
         assert_eq!(left.and(&false_right), Condition::falsity());
     }
 

@@ -159,9 +159,7 @@ fn pieces(clause: &Condition) -> Option<Vec<Piece>> {
     }
     for symbol in order {
         let atoms = by_symbol.remove(&symbol).unwrap_or_default();
-        let c = Condition {
-            clauses: vec![Clause(atoms.clone())],
-        };
+        let c = Condition::of(vec![Clause(atoms.clone())]);
         match set_of(&c, &symbol) {
             Some(set) if set.is_everything() => return None,
             Some(set) if set.is_empty() => {}
@@ -177,8 +175,8 @@ impl Condition {
     pub fn plain(&self) -> Plain {
         // Slots in order of first appearance: a symbol's clauses, or one multi-symbol clause.
         let mut slots: Vec<Result<String, Condition>> = Vec::new();
-        let mut by_symbol: BTreeMap<String, Condition> = BTreeMap::new();
-        for clause in &self.clauses {
+        let mut by_symbol: BTreeMap<String, Vec<Clause>> = BTreeMap::new();
+        for clause in self.clauses.iter() {
             let Some(one) = factored(clause) else {
                 continue;
             };
@@ -187,9 +185,9 @@ impl Condition {
                 [symbol] => {
                     let group = by_symbol.entry((*symbol).clone()).or_insert_with(|| {
                         slots.push(Ok((*symbol).clone()));
-                        Condition::truth()
+                        Vec::new()
                     });
-                    group.clauses.extend(one.clauses);
+                    group.extend(one.clauses.iter().cloned());
                 }
                 _ => slots.push(Err(one)),
             }
@@ -203,10 +201,11 @@ impl Condition {
                     }
                 }
                 Ok(symbol) => {
-                    let Some(group) = by_symbol.get(&symbol) else {
+                    let Some(group) = by_symbol.remove(&symbol) else {
                         continue;
                     };
-                    match set_of(group, &symbol) {
+                    let group = Condition::of(group);
+                    match set_of(&group, &symbol) {
                         Some(set) if set.is_everything() => {}
                         Some(set) => parts.push(Part::Set { symbol, set }),
                         None => parts.extend(

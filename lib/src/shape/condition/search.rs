@@ -87,7 +87,7 @@ impl Condition {
         for (s, v) in &binding {
             simple.and(&Condition::eq(&Dim::sym(s), &Dim::known(*v)));
         }
-        for c in &self.clauses {
+        for c in self.clauses.iter() {
             simple.and(&Condition::any_of(
                 c.0.iter().map(|a| a.substitute(&binding)),
             ));

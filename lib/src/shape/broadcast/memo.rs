@@ -1,0 +1,198 @@
+//! The outcomes of broadcasts over many symbolic sizes, kept per thread and reused when the
+//! same shapes meet again.
+//!
+//! A broadcast is a function of its rule and its shapes only. Most are cheap, but one whose
+//! axes pair distinct symbols builds a condition with a clause per axis and searches it, and
+//! a model can repeat it: a thousand `Add`s of the same two rank-1000 inputs took 47 s and
+//! 2.2 GB, recomputing the same outcome at each node (issue 19 hunt). Inference runs each
+//! node's rule once per settling pass, so a model repeats it even when each node is written
+//! once.
+//!
+//! Only broadcasts with at least [`FROM_SYMBOLIC`] symbolic sizes among their inputs are kept:
+//! below that, hashing the shapes costs about what the broadcast does. The table is bounded by
+//! the sizes it holds ([`MAX_WEIGHT`]) and emptied when full, so its memory is bounded whatever
+//! the model; it is keyed by the shapes themselves, so a reused outcome is the one the rule
+//! would give.
+
+use std::cell::RefCell;
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use hashbrown::HashTable;
+
+use super::{Outcome, Rule, Verdict};
+use crate::shape::{Dim, Shape};
+
+/// Symbolic sizes among a broadcast's inputs from which its outcome is kept.
+const FROM_SYMBOLIC: usize = 8;
+
+/// Most dims and clauses the table holds before it is emptied (a few tens of MB at most).
+const MAX_WEIGHT: usize = 1 << 18;
+
+/// What a broadcast is a function of, and what it gave.
+struct Entry {
+    rule: Rule,
+    /// The legacy rule's `broadcast` and `axis` attributes (`(false, None)` for the others).
+    attributes: (bool, Option<i64>),
+    shapes: Vec<Shape>,
+    /// The hash of the three above (see [`key_hash`]).
+    hash: u64,
+    outcome: Outcome,
+}
+
+#[derive(Default)]
+struct Table {
+    /// Looked up by the inputs as given, so that a hit copies nothing but the outcome.
+    outcomes: HashTable<Entry>,
+    weight: usize,
+}
+
+/// The hash of a broadcast's inputs.
+fn key_hash(rule: Rule, attributes: (bool, Option<i64>), shapes: &[&Shape]) -> u64 {
+    let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
+    (rule, attributes).hash(&mut hasher);
+    for shape in shapes {
+        shape.hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+thread_local! {
+    static OUTCOMES: RefCell<Table> = RefCell::default();
+}
+
+/// The outcome of `rule` over `shapes` (with the legacy rule's `attributes`): the one kept
+/// for the same inputs if any, else `compute`'s, kept when the inputs are symbolic enough.
+pub(super) fn outcome(
+    rule: Rule,
+    attributes: (bool, Option<i64>),
+    shapes: &[&Shape],
+    compute: impl FnOnce() -> Outcome,
+) -> Outcome {
+    let symbolic = shapes
+        .iter()
+        .filter_map(|shape| shape.dims())
+        .flatten()
+        .filter(|dim| matches!(dim, Dim::Sym(_)))
+        .count();
+    if symbolic < FROM_SYMBOLIC {
+        return compute();
+    }
+    let hash = key_hash(rule, attributes, shapes);
+    let same = |entry: &Entry| {
+        entry.hash == hash
+            && entry.rule == rule
+            && entry.attributes == attributes
+            && entry.shapes.len() == shapes.len()
+            && entry
+                .shapes
+                .iter()
+                .zip(shapes)
+                .all(|(kept, &given)| kept == given)
+    };
+    let kept = OUTCOMES.with(|table| {
+        let table = table.borrow();
+        table
+            .outcomes
+            .find(hash, same)
+            .map(|entry| entry.outcome.clone())
+    });
+    if let Some(kept) = kept {
+        return kept;
+    }
+    let computed = compute();
+    let weight = shapes
+        .iter()
+        .filter_map(|shape| shape.rank())
+        .sum::<usize>()
+        + computed.shape.rank().unwrap_or(0)
+        + match &computed.verdict {
+            Verdict::Conditional(condition) => condition.clauses().len(),
+            Verdict::Valid | Verdict::Invalid(_) => 0,
+        };
+    if weight > MAX_WEIGHT {
+        return computed;
+    }
+    OUTCOMES.with(|table| {
+        let mut table = table.borrow_mut();
+        if table.weight + weight > MAX_WEIGHT {
+            table.outcomes.clear();
+            table.weight = 0;
+        }
+        table.weight += weight;
+        let entry = Entry {
+            rule,
+            attributes,
+            shapes: shapes.iter().map(|&shape| shape.clone()).collect(),
+            hash,
+            outcome: computed.clone(),
+        };
+        table
+            .outcomes
+            .insert_unique(hash, entry, |entry| entry.hash);
+    });
+    computed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{outcome, Rule, OUTCOMES};
+    use crate::shape::broadcast::multidirectional;
+    use crate::shape::{Dim, Shape};
+
+    fn symbols(prefix: &str, rank: usize) -> Shape {
+        Shape::Ranked(
+            (0..rank)
+                .map(|i| Dim::sym(&format!("{prefix}{i}")))
+                .collect(),
+        )
+    }
+
+    /// The same symbolic inputs meet the kept outcome, equal to a fresh one; few symbols are
+    /// not kept.
+    #[test]
+    fn kept_outcome_is_the_computed_one() {
+        let (a, b) = (symbols("memo_a", 6), symbols("memo_b", 6));
+        let first = multidirectional(&[&a, &b]);
+        let again = outcome(Rule::Multidirectional, (false, None), &[&a, &b], || {
+            panic!("the outcome of the same shapes is kept")
+        });
+        assert_eq!(first, again);
+        assert!(first.condition().is_some());
+
+        let (c, d) = (symbols("memo_c", 3), symbols("memo_d", 3));
+        let mut computed = false;
+        let few = outcome(Rule::Multidirectional, (false, None), &[&c, &d], || {
+            computed = true;
+            multidirectional(&[&c, &d])
+        });
+        assert!(computed, "an outcome over 6 symbolic sizes is not kept");
+        assert!(few.condition().is_some());
+    }
+
+    /// The table empties itself rather than grow past its bound, and still keeps what it
+    /// was last given.
+    #[test]
+    fn table_stays_bounded() {
+        // Eight symbols (kept), then 30,000 static sizes that agree (cheap, but weighed).
+        let wide = |i: usize| {
+            let mut dims = vec![Dim::sym(&format!("memo_w{i}"))];
+            dims.extend((1..8).map(|k| Dim::sym(&format!("memo_s{k}"))));
+            dims.extend(std::iter::repeat_n(Dim::known(2), 30_000));
+            Shape::Ranked(dims)
+        };
+        let mut emptied = false;
+        for i in 0..12 {
+            let a = wide(i);
+            let before = OUTCOMES.with(|table| table.borrow().weight);
+            multidirectional(&[&a, &a]);
+            let weight = OUTCOMES.with(|table| table.borrow().weight);
+            assert!(weight <= super::MAX_WEIGHT, "weight {weight} after {i}");
+            emptied |= weight < before;
+            let kept = outcome(Rule::Multidirectional, (false, None), &[&a, &a], || {
+                panic!("the last outcome is kept")
+            });
+            assert!(kept.is_valid());
+        }
+        assert!(emptied, "12 entries of 90,000 dims fill a table of 2^18");
+    }
+}
