@@ -519,30 +519,37 @@ fn recursive_functions_do_not_blow_up_exponentially() {
     }
 }
 
-/// One condition met at 2,000 nodes is one W1 at the first, whose help names the 1,999 others
-/// in node order. Its help was rendered again at each of them, which was quadratic (100k such
-/// nodes, a 3 MB file, ran past two minutes).
-#[test]
-fn one_condition_at_many_nodes_is_one_finding_naming_the_others_in_order() {
-    let symbolic = |name: &str, dims: &[&str]| {
-        input(
-            name,
-            1,
-            dims.iter()
-                .map(|d| dim(tensor_shape_proto::dimension::Value::DimParam((*d).into())))
-                .collect(),
-        )
-    };
-    let nodes = (0..2000)
+/// A float input whose dims are the symbols `dims`.
+fn symbolic_input(name: &str, dims: &[String]) -> ValueInfoProto {
+    let dims = dims
+        .iter()
+        .map(|d| dim(tensor_shape_proto::dimension::Value::DimParam(d.clone())))
+        .collect();
+    input(name, 1, dims)
+}
+
+/// `count` nodes `n{i}`: `z{i} = Add(x, y)`.
+fn adds_of_x_and_y(count: usize) -> Vec<NodeProto> {
+    (0..count)
         .map(|i| {
             let mut add = node("Add", &["x", "y"], &[&format!("z{i}")]);
             add.name = Some(format!("n{i}"));
             add
         })
-        .collect();
+        .collect()
+}
+
+/// One condition met at 2,000 nodes is one W1 at the first, whose help names the 1,999 others
+/// in node order. Its help was rendered again at each of them, which was quadratic (100k such
+/// nodes, a 3 MB file, ran past two minutes).
+#[test]
+fn one_condition_at_many_nodes_is_one_finding_naming_the_others_in_order() {
     let model = model(GraphProto {
-        node: nodes,
-        input: vec![symbolic("x", &["a", "b"]), symbolic("y", &["c"])],
+        node: adds_of_x_and_y(2000),
+        input: vec![
+            symbolic_input("x", &["a".into(), "b".into()]),
+            symbolic_input("y", &["c".into()]),
+        ],
         ..Default::default()
     });
     for outcome in every_entry(&model, &Options::new()) {
@@ -569,29 +576,13 @@ fn one_condition_at_many_nodes_is_one_finding_naming_the_others_in_order() {
 /// 19 hunt); the outcome is now worked out once and the nodes share it.
 #[test]
 fn many_nodes_over_the_same_wide_symbolic_inputs_share_one_outcome() {
-    let symbolic = |name: &str, prefix: &str| {
-        input(
-            name,
-            1,
-            (0..300)
-                .map(|i| {
-                    dim(tensor_shape_proto::dimension::Value::DimParam(format!(
-                        "{prefix}{i}"
-                    )))
-                })
-                .collect(),
-        )
-    };
-    let nodes = (0..400)
-        .map(|i| {
-            let mut add = node("Add", &["x", "y"], &[&format!("z{i}")]);
-            add.name = Some(format!("n{i}"));
-            add
-        })
-        .collect();
+    let symbols = |prefix: &str| (0..300).map(|i| format!("{prefix}{i}")).collect::<Vec<_>>();
     let model = model(GraphProto {
-        node: nodes,
-        input: vec![symbolic("x", "a"), symbolic("y", "b")],
+        node: adds_of_x_and_y(400),
+        input: vec![
+            symbolic_input("x", &symbols("a")),
+            symbolic_input("y", &symbols("b")),
+        ],
         ..Default::default()
     });
     for outcome in within_bound(|| every_entry(&model, &Options::new())) {
