@@ -357,6 +357,7 @@ fn lint_loaded_timed(mut model: Model, options: &Options, timings: &mut Timings)
     timings.infer = start.elapsed();
     let start = Instant::now();
     let findings = check::run(&model, &inference, &options.checks);
+    crate::shape::broadcast::forget_outcomes();
     timings.check = start.elapsed();
     LintReport {
         model,

@@ -10,9 +10,9 @@
 //!
 //! Only broadcasts with at least [`FROM_SYMBOLIC`] symbolic sizes among their inputs are kept:
 //! below that, hashing the shapes costs about what the broadcast does. The table is bounded by
-//! the sizes it holds ([`MAX_WEIGHT`]) and emptied when full, so its memory is bounded whatever
-//! the model; it is keyed by the shapes themselves, so a reused outcome is the one the rule
-//! would give.
+//! what it holds ([`MAX_WEIGHT`]) and emptied when full, so its memory is bounded whatever the
+//! model, and emptied when a lint ends ([`forget`]); it is keyed by the shapes themselves, so a
+//! reused outcome is the one the rule would give.
 
 use std::cell::RefCell;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -25,7 +25,7 @@ use crate::shape::{Dim, Shape};
 /// Symbolic sizes among a broadcast's inputs from which its outcome is kept.
 const FROM_SYMBOLIC: usize = 8;
 
-/// Most dims and clauses the table holds before it is emptied (a few tens of MB at most).
+/// Most weight ([`weight`]) the table holds before it is emptied: a few tens of MB.
 const MAX_WEIGHT: usize = 1 << 18;
 
 /// What a broadcast is a function of, and what it gave.
@@ -44,6 +44,32 @@ struct Table {
     /// Looked up by the inputs as given, so that a hit copies nothing but the outcome.
     outcomes: HashTable<Entry>,
     weight: usize,
+}
+
+/// What an entry holds, in dims, atoms and offenders (each 16 to 64 bytes, besides the
+/// expressions, which are mostly shared with the model's shapes).
+fn weight(shapes: &[&Shape], outcome: &Outcome) -> usize {
+    let dims = |shape: &Shape| 1 + shape.rank().unwrap_or(0);
+    let verdict = match &outcome.verdict {
+        Verdict::Valid => 0,
+        Verdict::Conditional(condition) => condition
+            .clauses()
+            .iter()
+            .map(|clause| 1 + clause.atoms().len())
+            .sum(),
+        Verdict::Invalid(violation) => 1 + violation.inputs.len(),
+    };
+    shapes.iter().map(|&shape| dims(shape)).sum::<usize>() + dims(&outcome.shape) + verdict
+}
+
+/// Empties this thread's table: a lint ends with it, so that a long-lived caller (the Python
+/// package) does not hold a model's outcomes after its report.
+pub(crate) fn forget() {
+    OUTCOMES.with(|table| {
+        let mut table = table.borrow_mut();
+        table.outcomes = HashTable::new();
+        table.weight = 0;
+    });
 }
 
 /// The hash of a broadcast's inputs.
@@ -100,15 +126,7 @@ pub(super) fn outcome(
         return kept;
     }
     let computed = compute();
-    let weight = shapes
-        .iter()
-        .filter_map(|shape| shape.rank())
-        .sum::<usize>()
-        + computed.shape.rank().unwrap_or(0)
-        + match &computed.verdict {
-            Verdict::Conditional(condition) => condition.clauses().len(),
-            Verdict::Valid | Verdict::Invalid(_) => 0,
-        };
+    let weight = weight(shapes, &computed);
     if weight > MAX_WEIGHT {
         return computed;
     }
@@ -135,7 +153,7 @@ pub(super) fn outcome(
 
 #[cfg(test)]
 mod tests {
-    use super::{outcome, Rule, OUTCOMES};
+    use super::{forget, outcome, Rule, OUTCOMES};
     use crate::shape::broadcast::multidirectional;
     use crate::shape::{Dim, Shape};
 
@@ -147,26 +165,41 @@ mod tests {
         )
     }
 
-    /// The same symbolic inputs meet the kept outcome, equal to a fresh one; few symbols are
-    /// not kept.
+    /// The same symbolic inputs meet the kept outcome, the one the rule computes; an outcome
+    /// over fewer symbolic sizes, another rule or other attributes is not met.
     #[test]
     fn kept_outcome_is_the_computed_one() {
+        forget();
         let (a, b) = (symbols("memo_a", 6), symbols("memo_b", 6));
         let first = multidirectional(&[&a, &b]);
         let again = outcome(Rule::Multidirectional, (false, None), &[&a, &b], || {
             panic!("the outcome of the same shapes is kept")
         });
+        assert_eq!(
+            again,
+            super::super::numpy_style(Rule::Multidirectional, &[&a, &b])
+        );
         assert_eq!(first, again);
         assert!(first.condition().is_some());
 
+        let fresh = |rule, attributes, shapes: &[&Shape]| {
+            let mut computed = false;
+            outcome(rule, attributes, shapes, || {
+                computed = true;
+                multidirectional(shapes)
+            });
+            computed
+        };
         let (c, d) = (symbols("memo_c", 3), symbols("memo_d", 3));
-        let mut computed = false;
-        let few = outcome(Rule::Multidirectional, (false, None), &[&c, &d], || {
-            computed = true;
-            multidirectional(&[&c, &d])
-        });
-        assert!(computed, "an outcome over 6 symbolic sizes is not kept");
-        assert!(few.condition().is_some());
+        multidirectional(&[&c, &d]);
+        assert!(fresh(Rule::Multidirectional, (false, None), &[&c, &d]));
+        assert!(fresh(Rule::Bidirectional, (false, None), &[&a, &b]));
+        assert!(fresh(Rule::Multidirectional, (true, None), &[&a, &b]));
+        assert!(fresh(Rule::Multidirectional, (false, None), &[&b, &a]));
+        assert!(fresh(Rule::Multidirectional, (false, None), &[&a, &b, &b]));
+
+        forget();
+        assert!(fresh(Rule::Multidirectional, (false, None), &[&a, &b]));
     }
 
     /// The table empties itself rather than grow past its bound, and still keeps what it

@@ -23,6 +23,7 @@ pub(crate) use directional::unidirectional;
 pub(crate) use legacy::legacy;
 #[cfg(test)]
 pub(crate) use legacy::pdpd;
+pub(crate) use memo::forget as forget_outcomes;
 pub(crate) use violation::{Offender, Violation};
 pub use violation::{Rule, ViolationKind};
 
