@@ -600,6 +600,40 @@ fn many_nodes_over_the_same_wide_symbolic_inputs_share_one_outcome() {
     }
 }
 
+/// Nodes whose sizes are non-linear in their symbols, each over symbols of its own: no bounded
+/// search can prove such a condition false, and the one run for a witness (4,096 tries, each
+/// evaluating polynomials of dozens of terms) took 18 ms a node (here 34 s in all in a debug
+/// build), so a 1 MB file ran for minutes
+/// and a 5 KB function called 10,000 times for hours (issue 19 hunt). It is no longer run.
+#[test]
+fn non_linear_conditions_at_many_nodes_are_bounded() {
+    let mut inputs = Vec::new();
+    let nodes = (0..1000)
+        .map(|i| {
+            inputs.push(symbolic_input(
+                &format!("x{i}"),
+                &[format!("(a{i}+b{i}+c{i})**3+5")],
+            ));
+            inputs.push(symbolic_input(&format!("y{i}"), &[format!("g{i}*h{i}+7")]));
+            node(
+                "Add",
+                &[&format!("x{i}"), &format!("y{i}")],
+                &[&format!("z{i}")],
+            )
+        })
+        .collect();
+    let model = model(GraphProto {
+        node: nodes,
+        input: inputs,
+        ..Default::default()
+    });
+    for outcome in within_bound(|| every_entry(&model, &Options::new())) {
+        let report = outcome.unwrap();
+        let codes: Vec<_> = report.findings().iter().map(|f| f.code).collect();
+        assert_eq!(codes, vec![onnx_bcast_lint::Code::W1; 1000]);
+    }
+}
+
 /// A function whose body concatenates 600 copies of its rank-300 input and calls itself twice:
 /// each run is one node and a few values to the static cost of the body, but 180,000 dims of
 /// work. Charged only its static cost, the recursion ran thousands of times (an 8 KB file of

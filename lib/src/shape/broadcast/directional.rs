@@ -61,7 +61,7 @@ pub(crate) fn match_run(
             };
         }
         condition = condition.and(&clause);
-        if condition.satisfiable() == Tri::No {
+        if condition.never_holds() {
             let v = Violation::new(rule, ViolationKind::NeverEqual, axis, offenders());
             return RunCheck {
                 violation: Some(v),

@@ -30,7 +30,7 @@ pub use violation::{Rule, ViolationKind};
 use std::fmt::{self, Display, Formatter};
 
 use super::condition::Conjunction;
-use super::{Condition, Dim, Shape, Tri};
+use super::{Condition, Dim, Shape};
 use axis::AxisResult;
 
 /// Whether a broadcast is legal.
@@ -96,7 +96,7 @@ pub(crate) fn verdict_of(
     if condition.is_true() {
         return Verdict::Valid;
     }
-    if condition.satisfiable() == Tri::No {
+    if condition.never_holds() {
         return Verdict::Invalid(Violation::whole(rule, ViolationKind::NeverEqual));
     }
     let simple = condition.simplify();
@@ -191,10 +191,10 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
     let prefix_of =
         |len: Option<usize>| len.map_or_else(Condition::falsity, |len| condition.prefix(len));
     let whole = prefix_of((!condition.is_never()).then(|| condition.len()));
-    if whole.satisfiable() == Tri::No {
+    if whole.never_holds() {
         let first = pending
             .into_iter()
-            .find(|(_, prefix, _)| prefix_of(*prefix).satisfiable() == Tri::No);
+            .find(|(_, prefix, _)| prefix_of(*prefix).never_holds());
         if let Some((axis, _, offenders)) = first {
             let kind = ViolationKind::NeverEqual;
             violation = Some(Violation::new(rule, kind, axis, offenders));
