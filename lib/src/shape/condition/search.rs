@@ -146,7 +146,11 @@ impl Condition {
             return self.witness_in(&space).is_none();
         }
         let core = self.core();
-        !core.is_true() && core.space().decisive && core.witness().is_none()
+        if core.is_true() {
+            return false;
+        }
+        let core_space = core.space();
+        core_space.decisive && core.witness_in(&core_space).is_none()
     }
 
     /// Whether some binding of non-negative integers satisfies the condition: `Yes` with a
