@@ -189,6 +189,16 @@ impl std::hash::Hash for Condition {
     }
 }
 
+/// The condition without clauses, shared (see [`Condition::of`]).
+static TRUTH: std::sync::LazyLock<Condition> = std::sync::LazyLock::new(|| {
+    use std::hash::BuildHasher;
+    let clauses: Vec<Clause> = Vec::new();
+    Condition {
+        hash: foldhash::fast::FixedState::with_seed(0).hash_one(&clauses),
+        clauses: Arc::from(clauses),
+    }
+});
+
 impl Default for Condition {
     fn default() -> Self {
         Condition::of(Vec::new())
@@ -199,6 +209,11 @@ impl Condition {
     /// The conjunction of `clauses`, as given.
     fn of(clauses: Vec<Clause>) -> Condition {
         use std::hash::BuildHasher;
+        if clauses.is_empty() {
+            // Every broadcast starts from the true condition and most end there: it is one
+            // shared value, not an allocation each (inference of a million nodes).
+            return TRUTH.clone();
+        }
         let hash = foldhash::fast::FixedState::with_seed(0).hash_one(&clauses);
         Condition {
             clauses: Arc::from(clauses),
