@@ -190,14 +190,8 @@ impl std::hash::Hash for Condition {
 }
 
 /// The condition without clauses, shared (see [`Condition::of`]).
-static TRUTH: std::sync::LazyLock<Condition> = std::sync::LazyLock::new(|| {
-    use std::hash::BuildHasher;
-    let clauses: Vec<Clause> = Vec::new();
-    Condition {
-        hash: foldhash::fast::FixedState::with_seed(0).hash_one(&clauses),
-        clauses: Arc::from(clauses),
-    }
-});
+static TRUTH: std::sync::LazyLock<Condition> =
+    std::sync::LazyLock::new(|| Condition::shared(Vec::new()));
 
 impl Default for Condition {
     fn default() -> Self {
@@ -208,12 +202,17 @@ impl Default for Condition {
 impl Condition {
     /// The conjunction of `clauses`, as given.
     fn of(clauses: Vec<Clause>) -> Condition {
-        use std::hash::BuildHasher;
         if clauses.is_empty() {
             // Every broadcast starts from the true condition and most end there: it is one
             // shared value, not an allocation each (inference of a million nodes).
             return TRUTH.clone();
         }
+        Condition::shared(clauses)
+    }
+
+    /// `clauses` moved behind a fresh `Arc`, with their hash.
+    fn shared(clauses: Vec<Clause>) -> Condition {
+        use std::hash::BuildHasher;
         let hash = foldhash::fast::FixedState::with_seed(0).hash_one(&clauses);
         Condition {
             clauses: Arc::from(clauses),

@@ -145,12 +145,18 @@ impl Condition {
         if space.decisive {
             return self.witness_in(&space).is_none();
         }
+        self.core_never_holds()
+    }
+
+    /// Whether the clauses inside the equality fragment, weaker than the whole condition, are
+    /// proven unsatisfiable alone: then so is the whole.
+    fn core_never_holds(&self) -> bool {
         let core = self.core();
         if core.is_true() {
             return false;
         }
-        let core_space = core.space();
-        core_space.decisive && core.witness_in(&core_space).is_none()
+        let space = core.space();
+        space.decisive && core.witness_in(&space).is_none()
     }
 
     /// Whether some binding of non-negative integers satisfies the condition: `Yes` with a
@@ -163,16 +169,10 @@ impl Condition {
         if self.is_false() {
             return Tri::No;
         }
-        if self.witness().is_some() {
-            return Tri::Yes;
-        }
-        if self.space().decisive {
-            return Tri::No;
-        }
-        // The clauses inside the equality fragment are weaker than the whole condition:
-        // if they alone are unsatisfiable, so is the whole.
-        let core = self.core();
-        if !core.is_true() && core.space().decisive && core.witness().is_none() {
+        let space = self.space();
+        if self.witness_in(&space).is_some() {
+            Tri::Yes
+        } else if space.decisive || self.core_never_holds() {
             Tri::No
         } else {
             Tri::Unknown
