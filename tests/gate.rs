@@ -10,7 +10,10 @@
 )]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::{command, stderr, stdout};
 
 /// A throwaway tree of models and configuration files, removed on drop.
 struct Tree(PathBuf);
@@ -41,12 +44,7 @@ impl Tree {
 
     /// Runs the command in the tree's root.
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_onnx-bcast-lint"))
-            .args(args)
-            .current_dir(&self.0)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
+        command().args(args).current_dir(&self.0).output().unwrap()
     }
 
     fn json(&self, args: &[&str]) -> (serde_json::Value, i32) {
@@ -64,14 +62,6 @@ impl Drop for Tree {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// `(path, code, fingerprint)` of every diagnostic of a JSON document.
@@ -300,7 +290,7 @@ fn baseline_round_trip_fails_only_on_new_findings() {
         "{}",
         stdout(&out)
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_onnx-bcast-lint"))
+    let out = command()
         .args(["--baseline", "../base/accepted.txt", "bad.onnx"])
         .current_dir(tree.0.join("zoo"))
         .output()

@@ -11,7 +11,8 @@
 )]
 
 use std::path::PathBuf;
-use std::process::Command;
+mod common;
+use common::command;
 
 use onnx_bcast_lint::proto::tensor_shape_proto::dimension::Value as DimValue;
 use onnx_bcast_lint::proto::type_proto::Value as TypeValue;
@@ -32,7 +33,7 @@ fn out_path(tag: &str) -> PathBuf {
 }
 
 fn write(input: &PathBuf, out: &PathBuf) -> i32 {
-    Command::new(env!("CARGO_BIN_EXE_onnx-bcast-lint"))
+    command()
         .args(["-q", "--write-shapes"])
         .arg(out)
         .arg(input)
@@ -134,7 +135,7 @@ fn the_input_is_never_overwritten_and_one_model_only() {
     assert_eq!(write(&copy, &copy), 2);
     assert_eq!(std::fs::read(&copy).unwrap(), before);
     let out = dir.join("two.onnx");
-    let code = Command::new(env!("CARGO_BIN_EXE_onnx-bcast-lint"))
+    let code = command()
         .args(["--write-shapes"])
         .arg(&out)
         .arg(model("w1_symbolic.onnx"))

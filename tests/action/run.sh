@@ -11,6 +11,9 @@
 # (CARGO_NET_OFFLINE): the locked crates must be downloaded already, as they are after `cargo
 # build`. Writes only to a temporary directory (removed on exit) and that target directory.
 set -euo pipefail
+# The human report wraps at COLUMNS: fixed, so that what is grepped below does not depend on the
+# terminal or environment the script runs in (issue 31).
+export COLUMNS=1000 NO_COLOR=1
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -26,6 +26,9 @@
 # Writes only to a temporary directory (removed on exit) and CARGO_TARGET_DIR (whose release
 # build of this crate alone is then the one of HEAD's clone). Prints the time of each phase.
 set -euo pipefail
+# The human report wraps at COLUMNS: fixed, so that what is grepped below does not depend on the
+# terminal or environment the script runs in (issue 31).
+export COLUMNS=1000 NO_COLOR=1
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
