@@ -598,10 +598,9 @@ fn streamed_output_keeps_its_framing_and_order() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     let summary = stdout.find("1 error").unwrap();
     assert!(stdout.find("E1").unwrap() < summary, "{stdout}");
-    assert!(
-        stdout[summary..].lines().count() > 2,
-        "no shapes after the summary: {stdout}"
-    );
+    // The shapes stand between the findings and the summary, which ends the output.
+    assert!(stdout.find("z: ").unwrap() < summary, "{stdout}");
+    assert_eq!(stdout[summary..].lines().count(), 1, "{stdout}");
 
     let batch: Vec<&str> = (0..40)
         .map(|i| {
@@ -654,4 +653,53 @@ fn a_listing_line_too_wide_to_draw_is_left_out_not_a_panic() {
         "{text}"
     );
     assert!(text.contains("1 error"), "{text}");
+}
+
+/// With `--shapes` the summary line still ends the output, after the shapes (issue 32, item 12).
+#[test]
+fn the_summary_ends_the_output_with_shapes_too() {
+    let text = stdout(&run(&["--shapes", &model("w1_symbolic.onnx")]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.last(),
+        Some(&"0 errors, 1 warning, 0 infos in 1 file"),
+        "{text}"
+    );
+    let summaries = lines.iter().filter(|l| l.contains(" in 1 file")).count();
+    assert_eq!(summaries, 1, "{text}");
+    // The shapes come before it, after the finding.
+    let finding = text.find("W1").unwrap();
+    let shape = text.find("z: [batch,").unwrap();
+    assert!(finding < shape, "{text}");
+}
+
+/// Every flag `--help` shows is in the README's options table and the table lists no flag the
+/// command lacks (issue 32, item 12: the two had drifted).
+#[test]
+fn the_readme_options_table_lists_the_flags_of_help() {
+    let help = stdout(&run(&["--help"]));
+    let flags_in = |text: &str, line_starts: &str| -> std::collections::BTreeSet<String> {
+        text.lines()
+            .filter(|line| line.trim_start().starts_with(line_starts))
+            .flat_map(|line| {
+                line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .filter(|word| word.starts_with("--") && word.len() > 2)
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let table: String = readme
+        .lines()
+        .filter(|line| line.starts_with("| `-"))
+        .map(|line| line.split(" | ").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let documented = flags_in(&table, "|");
+    let shown = flags_in(&help, "-");
+    assert!(!shown.is_empty() && shown.contains("--jobs"), "{help}");
+    assert_eq!(shown, documented, "--help against the README's table");
 }

@@ -135,16 +135,40 @@ fn the_input_is_never_overwritten_and_one_model_only() {
     assert_eq!(write(&copy, &copy), 2);
     assert_eq!(std::fs::read(&copy).unwrap(), before);
     let out = dir.join("two.onnx");
-    let code = command()
+    let two = command()
         .args(["--write-shapes"])
         .arg(&out)
         .arg(model("w1_symbolic.onnx"))
         .arg(model("e1_where.onnx"))
         .output()
-        .unwrap()
-        .status
-        .code()
         .unwrap();
-    assert_eq!(code, 2);
+    assert_eq!(two.status.code(), Some(2));
     assert!(!out.exists());
+    // The error names what was wrong: two models, not standard input (issue 32, item 12).
+    let said = String::from_utf8_lossy(&two.stderr);
+    assert!(said.contains("exactly one model file (2 given)"), "{said}");
+    assert!(!said.contains("standard input"), "{said}");
+}
+
+/// Success is said on standard error, naming the copy (issue 32, item 12: it printed nothing).
+#[test]
+fn a_written_copy_is_announced() {
+    let out = out_path("announced");
+    let input = model("w1_symbolic.onnx");
+    let done = command()
+        .args(["--format", "json", "--write-shapes"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        said.contains(&format!("wrote {}", out.display()))
+            && said.contains(&input.display().to_string()),
+        "{said}"
+    );
+    // Standard output stays the JSON document alone.
+    serde_json::from_slice::<serde_json::Value>(&done.stdout).unwrap();
+    assert!(out.exists());
 }

@@ -72,7 +72,8 @@ struct Cli {
     /// depend on their values say so.
     #[arg(long)]
     initializers_as_constants: bool,
-    /// Threads for linting files in parallel (default: all cores).
+    /// Threads for everything: files in parallel, a large model's nodes decoded ahead, reports
+    /// rendered (default: all cores).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
     /// Print only the findings that fail the run (errors; warnings too with `--deny warnings`)
@@ -309,11 +310,18 @@ where
     let Some((files, effective)) = configure(&cli, files) else {
         return 2;
     };
-    if cli.write_shapes.is_some()
-        && (files.len() != 1 || files.iter().any(|f| f.as_os_str() == "-"))
-    {
-        eprintln!("error: --write-shapes takes exactly one model file (not standard input)");
-        return 2;
+    if cli.write_shapes.is_some() {
+        if files.len() != 1 {
+            eprintln!(
+                "error: --write-shapes takes exactly one model file ({} given)",
+                files.len()
+            );
+            return 2;
+        }
+        if files.iter().any(|f| f.as_os_str() == "-") {
+            eprintln!("error: --write-shapes needs a model file: it copies the file's bytes, and standard input has none to map");
+            return 2;
+        }
     }
     // As ruff does for a directory without Python files: a notice, not a failure, so that a
     // hook or CI step run on a folder that has no models yet passes; the notice (on standard
@@ -443,7 +451,15 @@ fn write_shapes(cli: &Cli, files: &[PathBuf], reports: &[FileReport]) -> bool {
         return true;
     };
     match crate::annotate::write_shapes(path, report, out) {
-        Ok(()) => true,
+        Ok(()) => {
+            // On standard error, so that the report on standard output stays a document.
+            eprintln!(
+                "wrote {}: a copy of {} with the inferred shapes in its value_info",
+                out.display(),
+                path.display()
+            );
+            true
+        }
         Err(error) => {
             eprintln!("error: {error}");
             false
@@ -505,18 +521,14 @@ fn finish(
                 width: terminal_width(),
                 quiet: cli.quiet,
             };
-            human::write_run(&mut out, &reports, style, &deny_warnings, &totals).and_then(|()| {
-                // The summary ends the text unless the shapes follow it.
-                let shapes = if cli.shapes {
-                    human::shapes(&reports)
-                } else {
-                    String::new()
-                };
-                match shapes.trim_end() {
-                    "" => Ok(()),
-                    shapes => writeln!(out, "{shapes}"),
-                }
-            })
+            if cli.shapes {
+                // The summary ends the text, after the shapes too (as the README says).
+                human::write_findings(&mut out, &reports, style, &deny_warnings)
+                    .and_then(|()| human::write_shapes(&mut out, &reports))
+                    .and_then(|()| writeln!(out, "{}", totals.summary()))
+            } else {
+                human::write_run(&mut out, &reports, style, &deny_warnings, &totals)
+            }
         }
     };
     // Flushed here: a caller that embeds the command (Python) may end the process its own way.

@@ -252,17 +252,16 @@ impl NativeReport {
     ) -> PyResult<String> {
         let file = std::slice::from_ref(&self.file);
         guarded(py, || {
-            let mut text = human::render(
-                file,
-                human::Style {
-                    color,
-                    width,
-                    quiet,
-                },
-            );
-            if shapes {
-                text.push_str(&human::shapes(file));
-            }
+            let style = human::Style {
+                color,
+                width,
+                quiet,
+            };
+            let text = if shapes {
+                human::render_with_shapes(file, style)
+            } else {
+                human::render(file, style)
+            };
             text.trim_end().to_owned()
         })
     }

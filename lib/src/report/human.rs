@@ -31,6 +31,27 @@ pub fn render(files: &[FileReport], style: Style) -> String {
     render_gate(files, style, false)
 }
 
+/// [`render`] with every value's inferred shape ([`shapes`]) between the findings and the
+/// summary line, which ends the text as it does without them (what `--shapes` prints).
+pub fn render_with_shapes(files: &[FileReport], style: Style) -> String {
+    super::stream::to_string(|out| {
+        write_findings(out, files, style, &vec![false; files.len()])?;
+        write_shapes(out, files)?;
+        writeln!(out, "{}", Totals::of(files).summary())
+    })
+}
+
+/// Writes [`shapes`] to `out`, if there are any, each line with its newline.
+pub(crate) fn write_shapes(
+    out: &mut dyn std::io::Write,
+    files: &[FileReport],
+) -> std::io::Result<()> {
+    match shapes(files).trim_end() {
+        "" => Ok(()),
+        shapes => writeln!(out, "{shapes}"),
+    }
+}
+
 /// [`render`] for a run where warnings fail too (`--deny warnings`): quiet output keeps them,
 /// since it must still show every finding that failed the run.
 pub(crate) fn render_gate(files: &[FileReport], style: Style, deny_warnings: bool) -> String {
@@ -62,6 +83,18 @@ pub(crate) fn write_run(
     style: Style,
     deny_warnings: &[bool],
     totals: &Totals,
+) -> std::io::Result<()> {
+    write_findings(out, files, style, deny_warnings)?;
+    writeln!(out, "{}", totals.summary())
+}
+
+/// [`write_run`] without the summary line: every file's load error or findings, finding by
+/// finding, so that a caller can put more (the shapes) before the summary that ends the text.
+pub(crate) fn write_findings(
+    out: &mut dyn std::io::Write,
+    files: &[FileReport],
+    style: Style,
+    deny_warnings: &[bool],
 ) -> std::io::Result<()> {
     let theme = if style.color {
         GraphicalTheme::unicode()
@@ -97,7 +130,7 @@ pub(crate) fn write_run(
             }
         }
     }
-    writeln!(out, "{}", totals.summary())
+    Ok(())
 }
 
 fn render_finding(
