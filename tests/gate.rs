@@ -1,6 +1,8 @@
 //! The command as a CI gate: configuration files (discovery, precedence under flags, errors at
-//! `file:line:col`), fingerprints and `ignore` (stale entries reported), baselines (round trip),
-//! and SARIF for code scanning (relative URIs, regions, fingerprints, schema-valid).
+//! `file:line:col`, notices for excluded models named on the command line), fingerprints and
+//! `ignore` (each entry naming its models; stale entries reported only for models linted),
+//! denied warnings in the summary, baselines (round trip), and SARIF for code scanning
+//! (relative URIs, regions, fingerprints, schema-valid).
 
 #![allow(
     clippy::unwrap_used,
@@ -232,7 +234,9 @@ fn ignore_suppresses_a_finding_and_a_stale_entry_is_a_warning() {
     let fingerprint = findings(&document)[0].2.clone();
     tree.write(
         "onnx-bcast-lint.toml",
-        &format!("ignore = [\n  \"{fingerprint}\",\n  \"E4:0123456789abcdef\",\n]\n"),
+        &format!(
+            "[ignore]\n\"zoo/bad.onnx\" = [\n  \"{fingerprint}\",\n  \"E4:0123456789abcdef\",\n]\n"
+        ),
     );
     let out = tree.run(&["zoo/bad.onnx"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
@@ -244,7 +248,8 @@ fn ignore_suppresses_a_finding_and_a_stale_entry_is_a_warning() {
     let warning = stderr(&out);
     assert!(
         warning.contains(
-            "onnx-bcast-lint.toml:3:3: ignore entry `E4:0123456789abcdef` matches no finding"
+            "onnx-bcast-lint.toml:4:3: ignore entry `E4:0123456789abcdef` for `zoo/bad.onnx` \
+             matches no finding (stale: remove it)"
         ),
         "{warning}"
     );
@@ -252,11 +257,248 @@ fn ignore_suppresses_a_finding_and_a_stale_entry_is_a_warning() {
     // A per-file entry whose glob matched no linted model is not in scope: no warning.
     tree.write(
         "onnx-bcast-lint.toml",
-        &format!("ignore = [\"{fingerprint}\"]\n[[per-file]]\nglob = \"other/**\"\nignore = [\"E4:0123456789abcdef\"]\n"),
+        &format!("ignore = {{ \"bad.onnx\" = [\"{fingerprint}\"] }}\n[[per-file]]\nglob = \"other/**\"\nignore = [\"E4:0123456789abcdef\"]\n"),
     );
     let out = tree.run(&["zoo/bad.onnx"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
+
+#[test]
+fn an_ignore_entry_does_not_reach_another_model_with_the_same_fingerprint() {
+    // Two fixtures whose E1s share a fingerprint (a fingerprint does not hash the model).
+    let tree = Tree::new("ignore-scope");
+    tree.model("e1_expand.onnx", "legacy/old.onnx");
+    tree.model("e1_expand_computed.onnx", "new/model.onnx");
+    let (document, _) = tree.json(&["legacy", "new"]);
+    let found = findings(&document);
+    assert_eq!(found.len(), 2, "{document}");
+    assert_eq!(found[0].2, found[1].2, "the fixtures share a fingerprint");
+    let fingerprint = &found[0].2;
+    tree.write(
+        "onnx-bcast-lint.toml",
+        &format!("[ignore]\n\"legacy/old.onnx\" = [\"{fingerprint}\"]\n"),
+    );
+    let (document, code) = tree.json(&["legacy", "new"]);
+    let found = findings(&document);
+    assert_eq!(code, 1, "the new model's E1 fails the run");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].0, "new/model.onnx");
+    let out = tree.run(&["legacy", "new"]);
+    assert!(
+        stdout(&out).ends_with("1 error, 0 warnings, 0 infos in 2 files; 1 ignored\n"),
+        "{}",
+        stdout(&out)
+    );
+    // A glob names several models, and "**" every model, explicitly.
+    tree.write(
+        "onnx-bcast-lint.toml",
+        &format!("ignore = {{ \"**\" = [\"{fingerprint}\"] }}\n"),
+    );
+    let (document, code) = tree.json(&["legacy", "new"]);
+    assert!(findings(&document).is_empty(), "{document}");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_bare_ignore_list_is_refused_with_the_way_to_write_it() {
+    let tree = zoo("ignore-bare");
+    tree.write(
+        "onnx-bcast-lint.toml",
+        "deny-warnings = true\nignore = [\"E1:258acc58c22b43fb\"]\n",
+    );
+    let out = tree.run(&["zoo/bad.onnx"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains(
+            "onnx-bcast-lint.toml:2:10: a top-level `ignore` list would apply to every model \
+             below this file, but a fingerprint does not name its model"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("`ignore = { \"path/to/model.onnx\" = [\"E1:258acc58c22b43fb\"] }`"),
+        "{message}"
+    );
+    // Written as it says, with the model's path, the configuration loads and applies.
+    let (document, _) = tree.json(&["--isolated", "zoo/bad.onnx"]);
+    let fingerprint = &findings(&document)[0].2;
+    tree.write(
+        "onnx-bcast-lint.toml",
+        &format!("deny-warnings = true\nignore = {{ \"zoo/bad.onnx\" = [\"{fingerprint}\"] }}\n"),
+    );
+    let out = tree.run(&["zoo/bad.onnx"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).ends_with("; 1 ignored\n"), "{}", stdout(&out));
+}
+
+#[test]
+fn stale_entries_are_only_those_of_models_linted_in_this_run() {
+    let tree = zoo("stale-scope");
+    let (document, _) = tree.json(&["zoo"]);
+    let found = findings(&document);
+    let e1 = &found.iter().find(|f| f.1 == "E1").unwrap().2;
+    let w1 = &found.iter().find(|f| f.1 == "W1").unwrap().2;
+    tree.write(
+        "onnx-bcast-lint.toml",
+        &format!("[ignore]\n\"zoo/bad.onnx\" = [\"{e1}\"]\n\"zoo/vision/w1.onnx\" = [\"{w1}\"]\n"),
+    );
+    // The hook's view: only one model staged. The other model's entry is not stale.
+    let out = tree.run(&["zoo/vision/w1.onnx"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    assert!(stdout(&out).ends_with("; 1 ignored\n"), "{}", stdout(&out));
+    // A model that could not be read was not linted either.
+    tree.write("zoo/bad.onnx", "not a model");
+    let out = tree.run(&["zoo/bad.onnx", "zoo/vision/w1.onnx"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr(&out).contains("stale"), "{}", stderr(&out));
+    // The named model linted, its finding gone (fixed): the entry is stale.
+    tree.model("ok_symbolic_batch.onnx", "zoo/bad.onnx");
+    let out = tree.run(&["zoo/bad.onnx", "zoo/vision/w1.onnx"]);
+    assert_eq!(out.status.code(), Some(0));
+    let warnings = stderr(&out);
+    assert_eq!(
+        warnings.lines().count(),
+        1,
+        "only the fixed model's entry: {warnings}"
+    );
+    assert!(
+        warnings.contains(&format!(
+            "onnx-bcast-lint.toml:2:19: ignore entry `{e1}` for `zoo/bad.onnx` matches no finding \
+             (stale: remove it)"
+        )),
+        "{warnings}"
+    );
+    // A code the run does not report cannot match: the entry is not stale, only unused now.
+    let out = tree.run(&["--allow", "W1", "zoo/vision/w1.onnx"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
+
+#[test]
+fn an_excluded_model_named_on_the_command_line_gets_a_notice() {
+    let tree = zoo("excluded-named");
+    tree.model("e1_static_mismatch.onnx", "zoo/legacy/old.onnx");
+    tree.write(
+        "onnx-bcast-lint.toml",
+        "allow = [\"I1\"]\nexclude = [\"legacy\", \"zoo/bad.onnx\"]\n",
+    );
+    // Still not linted (the pre-commit hook names every staged model), but said so.
+    let out = tree.run(&["zoo/bad.onnx"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).ends_with("0 errors, 0 warnings, 0 infos in 0 files\n"),
+        "{}",
+        stdout(&out)
+    );
+    let notice = stderr(&out);
+    assert!(
+        notice.starts_with(
+            "warning: `zoo/bad.onnx` is not linted: the configuration excludes it, at "
+        ),
+        "{notice}"
+    );
+    assert!(
+        notice
+            .trim_end()
+            .ends_with("onnx-bcast-lint.toml:2:22 (`zoo/bad.onnx`)"),
+        "{notice}"
+    );
+    // A named directory whose every model is excluded: one notice for it.
+    let out = tree.run(&["zoo/legacy"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        "warning: no model under `zoo/legacy` is linted: the configuration excludes all 1 of them\n"
+    );
+    // Excluded models found in a directory with others: left out silently, as intended.
+    let out = tree.run(&["zoo"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("in 2 files"), "{}", stdout(&out));
+}
+
+#[test]
+fn the_summary_says_when_warnings_are_denied() {
+    let tree = zoo("denied");
+    tree.model("w1_two_symbols.onnx", "zoo/other/w1.onnx");
+    let summary = |args: &[&str]| -> (String, i32) {
+        let out = tree.run(args);
+        let text = stdout(&out);
+        (
+            text.lines().last().unwrap_or_default().to_owned(),
+            out.status.code().unwrap(),
+        )
+    };
+    assert_eq!(
+        summary(&["--deny", "warnings", "zoo/vision"]),
+        (
+            "0 errors, 1 warning (denied), 0 infos in 1 file".to_owned(),
+            1
+        )
+    );
+    assert_eq!(
+        summary(&["zoo/vision"]),
+        ("0 errors, 1 warning, 0 infos in 1 file".to_owned(), 0)
+    );
+    // Denied, and none to deny: the summary still says the gate denies them.
+    assert_eq!(
+        summary(&["--deny", "warnings", "zoo/ok.onnx"]),
+        (
+            "0 errors, 0 warnings (denied), 0 infos in 1 file".to_owned(),
+            0
+        )
+    );
+    // Denied for some models only: how many of the warnings fail the run.
+    tree.write(
+        "onnx-bcast-lint.toml",
+        "[[per-file]]\nglob = \"zoo/vision/**\"\ndeny-warnings = true\n",
+    );
+    let (line, code) = summary(&["zoo/vision", "zoo/other", "zoo/ok.onnx"]);
+    assert_eq!(code, 1);
+    assert!(
+        line.starts_with("0 errors, ") && line.contains(" warnings (1 denied), "),
+        "{line}"
+    );
+    assert_eq!(
+        summary(&["zoo/other", "zoo/ok.onnx"]).1,
+        0,
+        "no warning of a denying model"
+    );
+    assert!(!summary(&["zoo/other", "zoo/ok.onnx"]).0.contains("denied"));
+}
+
+#[test]
+fn config_naming_a_pyproject_without_the_table_is_exit_2() {
+    let tree = zoo("pyproject-forced");
+    tree.write(
+        "pyproject.toml",
+        "[project]\nname = \"x\"\n[tool.onnx_bcast_lint]\ndeny-warnings = true\n",
+    );
+    let out = tree.run(&["--config", "pyproject.toml", "zoo/vision"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains(
+            "pyproject.toml: no [tool.onnx-bcast-lint] table, so this file configures nothing"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("found [tool.onnx_bcast_lint]"),
+        "{message}"
+    );
+    // With the table spelt right, it applies.
+    tree.write(
+        "pyproject.toml",
+        "[project]\nname = \"x\"\n[tool.onnx-bcast-lint]\ndeny-warnings = true\n",
+    );
+    let out = tree.run(&["--config", "pyproject.toml", "zoo/vision"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
 
 #[test]

@@ -403,9 +403,12 @@ fn configure(cli: &Cli, files: Vec<PathBuf>) -> Option<(Vec<PathBuf>, Vec<Effect
     };
     let mut kept = Vec::with_capacity(files.len());
     let mut effective = Vec::with_capacity(files.len());
+    let mut excluded = Vec::new();
     for file in files {
         match source.effective(&file, &flags) {
-            Ok(settings) if settings.excluded => {}
+            Ok(Effective {
+                excluded: Some(by), ..
+            }) => excluded.push((file, by)),
             Ok(settings) => {
                 kept.push(file);
                 effective.push(settings);
@@ -415,6 +418,9 @@ fn configure(cli: &Cli, files: Vec<PathBuf>) -> Option<(Vec<PathBuf>, Vec<Effect
                 return None;
             }
         }
+    }
+    for notice in gate::excluded::notices(&cli.models, &excluded, &kept) {
+        eprintln!("warning: {notice}");
     }
     Some((kept, effective))
 }
@@ -495,6 +501,7 @@ fn finish(
     totals.ignored = gated.ignored;
     totals.baselined =
         (cli.baseline.is_some() || cli.write_baseline.is_some()).then_some(gated.baselined);
+    totals.denied_warnings = gate::denied_warnings(&reports, effective);
     let render_start = Instant::now();
 
     let format = match cli.format {
@@ -554,16 +561,6 @@ fn finish(
     for stale in &gated.stale {
         eprintln!("warning: {stale}");
     }
-    // Warnings fail the run in the models whose settings deny them.
-    let denied_warnings = reports.iter().zip(&deny_warnings).any(|(file, deny)| {
-        *deny
-            && file.outcome.as_ref().is_ok_and(|report| {
-                report
-                    .findings
-                    .iter()
-                    .any(|f| f.severity() == crate::diag::Severity::Warning)
-            })
-    });
     // The binary's process ends here: returning the millions of small allocations of a large model to the
     // allocator one by one costs more than linting it (a sixth of the time at 100k nodes), and
     // the kernel reclaims them (and unmaps the files) in one go.
@@ -576,7 +573,8 @@ fn finish(
     if totals.unreadable > 0 {
         2
     } else {
-        u8::from(totals.errors > 0 || denied_warnings)
+        // Warnings fail the run in the models whose settings deny them.
+        u8::from(totals.errors > 0 || totals.denied_warnings.is_some_and(|n| n > 0))
     }
 }
 

@@ -1,4 +1,4 @@
-//! Stable fingerprints of findings: what `ignore = [...]` in a configuration, a baseline file and
+//! Stable fingerprints of findings: what an `ignore` entry (under its model) in a configuration, a baseline file and
 //! SARIF's `partialFingerprints` use to recognise a finding across runs and edits of the model.
 //!
 //! A fingerprint hashes what the finding is about, never where it sits: the code, the graph path,
@@ -35,6 +35,13 @@ impl Fingerprint {
     /// The text: `E1:3f0c6a1e9b27d4c5`.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The code it is a fingerprint of (`E1` of `E1:3f0c6a1e9b27d4c5`).
+    pub(crate) fn code(&self) -> Option<Code> {
+        self.0
+            .split_once(':')
+            .and_then(|(code, _)| Code::parse(code))
     }
 }
 
@@ -175,6 +182,7 @@ mod tests {
     fn printed_form_round_trips_and_bad_text_is_rejected() {
         let printed = finding(Code::W4, 0, "mm", &[]).fingerprint();
         assert!(printed.as_str().starts_with("W4:"));
+        assert_eq!(printed.code(), Some(Code::W4));
         assert_eq!(Fingerprint::parse(printed.as_str()), Some(printed.clone()));
         assert_eq!(
             Fingerprint::parse(&printed.as_str().to_uppercase()),

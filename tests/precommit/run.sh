@@ -4,9 +4,11 @@
 #   1. `pre-commit try-repo` on this repository fails on the bad model (E1), while the config's
 #      dims make the other model (W1 on `seq`) pass although the config denies warnings;
 #   2. `pre-commit run` with a .pre-commit-config.yaml naming this repository at HEAD (as the
-#      README says) passes once the config ignores the E1's fingerprint;
+#      README says) passes once the config ignores the E1's fingerprint in bad.onnx;
 #   3. and fails again when the config's dims are removed (the config is what made the W1 pass),
-#      reusing the environment step 2 installed (pre-commit caches it per repo and rev).
+#      reusing the environment step 2 installed (pre-commit caches it per repo and rev);
+#   4. run on the W1 model alone, as on a commit that stages only it, the hook does not call
+#      bad.onnx's entry stale (bad.onnx was not linted), and its summary says the W1 is denied.
 # try-repo installs into a store of its own each time (it ignores PRE_COMMIT_HOME), so steps 2-3
 # go through a config: two installs, not three.
 #
@@ -94,7 +96,7 @@ installs 1 "try-repo did not run cargo install once"
 
 fingerprint=$(grep -o 'fingerprint: E1:[0-9a-f]*' <<< "$out" | head -n1 | cut -d' ' -f2)
 [[ -n $fingerprint ]] || fail "no fingerprint printed"
-printf 'ignore = ["%s"]\n' "$fingerprint" >> onnx-bcast-lint.toml
+printf '[ignore]\n"bad.onnx" = ["%s"]\n' "$fingerprint" >> onnx-bcast-lint.toml
 
 # 2. The README's way: .pre-commit-config.yaml naming this repository at a rev.
 rev=$(git -C "$repo" rev-parse HEAD)
@@ -120,6 +122,16 @@ set -e
 elapsed "pre-commit run without the dims"
 [[ $rc != 0 ]] || fail "deny-warnings of the config not applied"
 grep -q 'W1' <<< "$out" || fail "no W1 without the dims"
+installs 2 "the cached environment was not reused"
+
+# 4. Only the W1 model, as when a commit stages it alone (--verbose: the output in full).
+set +e
+out=$("$pre_commit" run onnx-bcast-lint --files vision/w1.onnx --verbose --color never 2>&1); rc=$?
+set -e
+elapsed "pre-commit run on one model"
+[[ $rc != 0 ]] || fail "deny-warnings of the config not applied to the one model"
+! grep -q 'stale' <<< "$out" || fail "an entry of a model not linted was called stale"
+grep -q '1 warning (denied)' <<< "$out" || fail "the summary does not say the W1 is denied"
 installs 2 "the cached environment was not reused"
 echo "precommit: pre-commit ran $(grep -c . "$CARGO_LOG_FILE") cargo commands; its installs:"
 sed -n 's/^install /    cargo install /p' "$CARGO_LOG_FILE"

@@ -1,7 +1,9 @@
 //! The configuration keys, declared once. The [`keys!`] list below generates the table a
-//! configuration file holds (its keys, plus `exclude` and `[[per-file]]`), the `[[per-file]]`
-//! table (`glob` plus the same keys), the layering of one table over another, and what each key
-//! does to a model's [`Effective`] settings.
+//! configuration file holds (its keys, plus `ignore`, `exclude` and `[[per-file]]`), the
+//! `[[per-file]]` table (`glob`, the same keys and an `ignore` list), the layering of one table
+//! over another, and what each key does to a model's [`Effective`] settings. `ignore` is outside
+//! the list because it is not a setting layered over others: each entry names its models (the
+//! top-level table's keys, a `[[per-file]]` table's glob), and the command line has no flag for it.
 //!
 //! To add a key, add one entry to the list: the key as written in TOML, the field, its type, the
 //! doc comment (README's "Configuration" table says the same), and a block applying the value.
@@ -11,6 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::ignore::ModelIgnores;
 use super::values::{CodeName, DimValue, Pattern, Suppression};
 use super::Effective;
 
@@ -91,6 +94,9 @@ macro_rules! keys {
                 #[serde(rename = $key, default)]
                 $field: Option<$ty>,
             )*
+            /// Accepted findings, by model glob (`ignore = { "glob" = ["E1:..."] }`).
+            #[serde(default)]
+            pub(crate) ignore: ModelIgnores,
             /// Models not linted, by glob.
             #[serde(default)]
             pub(crate) exclude: Vec<Pattern>,
@@ -116,6 +122,9 @@ macro_rules! keys {
                 #[serde(rename = $key, default)]
                 $field: Option<$ty>,
             )*
+            /// Fingerprints accepted in the models `glob` matches.
+            #[serde(default)]
+            pub(crate) ignore: Vec<Suppression>,
         }
 
         impl PerFile {
@@ -132,6 +141,7 @@ keys! {
     "allow" allow: Vec<CodeName> => |effective, value| {
         for code in value {
             effective.options = std::mem::take(&mut effective.options).allow(code.0);
+            effective.allowed.insert(code.0);
         }
     }
     /// Warnings fail the run (`--deny warnings`).
@@ -148,9 +158,5 @@ keys! {
     "initializers-as-constants" initializers_as_constants: bool => |effective, value| {
         effective.options =
             std::mem::take(&mut effective.options).with_initializers_as_constants(value);
-    }
-    /// Fingerprints of accepted findings, not reported.
-    "ignore" ignore: Vec<Suppression> => |effective, value| {
-        effective.ignore.extend(value);
     }
 }

@@ -4,19 +4,21 @@
 //! `--config`. The keys are declared in [`keys`]; command-line flags are layered over them.
 //! The library's `Options` stays the API: this module only builds `Options` for the command.
 
+mod ignore;
 mod keys;
 mod values;
 
-use std::collections::HashMap;
-use std::fmt;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::Options;
+use crate::{Code, Options};
+pub(crate) use ignore::Scoped;
 pub(crate) use keys::Settings;
-pub(crate) use values::{CodeName, DimValue, Suppression};
+pub(crate) use values::{CodeName, DimValue};
 
 /// The configuration file's name.
 pub(crate) const FILE_NAME: &str = "onnx-bcast-lint.toml";
@@ -111,10 +113,35 @@ struct PyProject {
 struct PyTools {
     #[serde(rename = "onnx-bcast-lint")]
     this: Option<keys::FileTable>,
+    /// The other tools' tables, by name (to point at a misspelt one).
+    #[serde(flatten)]
+    others: std::collections::BTreeMap<String, toml::Value>,
+}
+
+/// Why `--config` naming a `pyproject.toml` without `[tool.onnx-bcast-lint]` is refused: the
+/// flag asks for that file's settings on every model, and linting with none would pass what
+/// the intended settings (`deny-warnings`, `dims`) fail. A table spelt with underscores or
+/// other capitals is named.
+fn no_table(tools: Option<&PyTools>) -> String {
+    let mut message = "no [tool.onnx-bcast-lint] table, so this file configures nothing \
+                       (--isolated lints without a configuration)"
+        .to_owned();
+    let near = tools
+        .into_iter()
+        .flat_map(|t| t.others.keys())
+        .find(|name| name.to_ascii_lowercase().replace('_', "-") == "onnx-bcast-lint");
+    if let Some(name) = near {
+        let _ = write!(
+            message,
+            "; found [tool.{name}]: the table is spelt [tool.onnx-bcast-lint]"
+        );
+    }
+    message
 }
 
 /// Reads a configuration file. `pyproject.toml` gives `None` when it has no
-/// `[tool.onnx-bcast-lint]` table (so the search goes on upward), unless `forced`.
+/// `[tool.onnx-bcast-lint]` table (so the search goes on upward); with `forced` (`--config`)
+/// that is an error.
 fn read(path: &Path, forced: bool) -> Result<Option<ConfigFile>, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|error| ConfigError {
         path: path.to_owned(),
@@ -124,9 +151,16 @@ fn read(path: &Path, forced: bool) -> Result<Option<ConfigFile>, ConfigError> {
     let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
     let table = if is_pyproject {
         let project: PyProject = toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))?;
-        match project.tool.and_then(|t| t.this) {
+        let mut tools = project.tool;
+        match tools.as_mut().and_then(|t| t.this.take()) {
             Some(table) => table,
-            None if forced => keys::FileTable::default(),
+            None if forced => {
+                return Err(ConfigError {
+                    path: path.to_owned(),
+                    place: None,
+                    message: no_table(tools.as_ref()),
+                })
+            }
             None => return Ok(None),
         }
     } else {
@@ -162,12 +196,14 @@ pub(crate) struct Effective {
     pub(crate) options: Options,
     /// Whether warnings fail the run for this model.
     pub(crate) deny_warnings: bool,
-    /// Fingerprints not reported, from the configuration file.
-    pub(crate) ignore: Vec<Suppression>,
+    /// The codes not reported (`allow`, `--allow`).
+    pub(crate) allowed: BTreeSet<Code>,
+    /// The configuration's `ignore` entries whose models include this one.
+    pub(crate) ignore: Vec<Scoped>,
     /// The configuration file, if one applies.
     pub(crate) config: Option<Arc<ConfigFile>>,
-    /// Whether the file's `exclude` matches the model.
-    pub(crate) excluded: bool,
+    /// When the file's `exclude` matches the model: where (`path:line:col`) and the glob.
+    pub(crate) excluded: Option<String>,
 }
 
 impl Source {
@@ -215,20 +251,34 @@ impl Source {
             }
         };
         let mut settings = Settings::default();
-        let mut excluded = false;
+        let mut excluded = None;
+        let mut ignore = Vec::new();
         if let Some(file) = &config {
             settings = file.table.settings();
             if let (Ok(relative), false) = (model.strip_prefix(&file.dir), stdin) {
-                excluded = file.table.exclude.iter().any(|p| p.matches(relative));
+                excluded = file
+                    .table
+                    .exclude
+                    .iter()
+                    .find(|p| p.matches(relative))
+                    .map(|p| format!("{} (`{}`)", file.locate(p.span().start), p.text()));
+                for (models, entries) in &file.table.ignore.0 {
+                    if models.matches(relative) {
+                        ignore.extend(entries.iter().map(|e| Scoped::new(models, e)));
+                    }
+                }
                 for per_file in &file.table.per_file {
                     if per_file.glob.matches(relative) {
                         settings.layer(per_file.settings());
+                        let entries = per_file.ignore.iter();
+                        ignore.extend(entries.map(|e| Scoped::new(&per_file.glob, e)));
                     }
                 }
             }
         }
         settings.layer(cli.clone());
         let mut effective = Effective {
+            ignore,
             config,
             excluded,
             ..Effective::default()

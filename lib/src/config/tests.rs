@@ -136,11 +136,16 @@ fn config_forces_one_file_and_isolated_ignores_all() {
 fn exclude_globs_are_relative_to_the_file() {
     let tree = Tree::new("exclude");
     tree.write(FILE_NAME, "exclude = [\"legacy\", \"zoo/*_old.onnx\"]\n");
-    assert!(discover(&tree, "legacy/a.onnx").excluded);
-    assert!(discover(&tree, "zoo/legacy/a.onnx").excluded);
-    assert!(discover(&tree, "zoo/m_old.onnx").excluded);
-    assert!(!discover(&tree, "zoo/deeper/m_old.onnx").excluded);
-    assert!(!discover(&tree, "zoo/m.onnx").excluded);
+    let legacy = discover(&tree, "legacy/a.onnx").excluded.unwrap();
+    assert!(
+        legacy.ends_with("onnx-bcast-lint.toml:1:12 (`legacy`)"),
+        "{legacy}"
+    );
+    assert!(discover(&tree, "zoo/legacy/a.onnx").excluded.is_some());
+    let old = discover(&tree, "zoo/m_old.onnx").excluded.unwrap();
+    assert!(old.ends_with(":1:22 (`zoo/*_old.onnx`)"), "{old}");
+    assert!(discover(&tree, "zoo/deeper/m_old.onnx").excluded.is_none());
+    assert!(discover(&tree, "zoo/m.onnx").excluded.is_none());
 }
 
 #[test]
@@ -210,8 +215,20 @@ fn bad_values_are_errors_at_the_value() {
         ("[[per-file]]\nglob = \"{a\"\n", ":2:8: bad glob `{a`"),
         ("[[per-file]]\ndims = { a = 1 }\n", "missing field `glob`"),
         (
-            "ignore = [\"E1:12\"]\n",
-            ":1:11: `E1:12` is not a fingerprint",
+            "ignore = { \"a.onnx\" = [\"E1:12\"] }\n",
+            ":1:24: `E1:12` is not a fingerprint",
+        ),
+        (
+            "ignore = { \"a/[b\" = [\"E1:0123456789abcdef\"] }\n",
+            ":1:12: bad glob `a/[b`",
+        ),
+        (
+            "ignore = { \"a.onnx\" = \"E1:0123456789abcdef\" }\n",
+            ":1:23: invalid type: string",
+        ),
+        (
+            "[[per-file]]\nglob = \"a\"\nignore = [\"E1:12\"]\n",
+            ":3:11: `E1:12` is not a fingerprint",
         ),
         (
             "allow = \"E1\"\n",
@@ -245,25 +262,115 @@ fn a_bad_pyproject_table_is_an_error_too() {
 }
 
 #[test]
-fn ignore_entries_keep_where_they_are_written() {
+fn ignore_entries_name_their_models_and_keep_where_they_are_written() {
     let tree = Tree::new("ignore");
     tree.write(
         FILE_NAME,
-        "ignore = [\"E1:0123456789abcdef\"]\n[[per-file]]\nglob = \"a.onnx\"\nignore = [\"W1:0123456789ABCDEF\"]\n",
+        "[[per-file]]\nglob = \"a.onnx\"\nignore = [\"W1:0123456789ABCDEF\"]\n\n\
+         [ignore]\n\"a.onnx\" = [\"E1:0123456789abcdef\"]\n\"vision/*.onnx\" = [\"E4:0123456789abcdef\"]\n\
+         \"**\" = [\"I1:0123456789abcdef\"]\n",
     );
+    let listed = |model: &str| -> Vec<(String, String)> {
+        discover(&tree, model)
+            .ignore
+            .iter()
+            .map(|s| (s.models.clone(), s.fingerprint.to_string()))
+            .collect()
+    };
+    let pair = |models: &str, fingerprint: &str| (models.to_owned(), fingerprint.to_owned());
+    // The table's entries first, then the `[[per-file]]` tables'.
+    assert_eq!(
+        listed("a.onnx"),
+        [
+            pair("**", "I1:0123456789abcdef"),
+            pair("a.onnx", "E1:0123456789abcdef"),
+            pair("a.onnx", "W1:0123456789abcdef"),
+        ]
+    );
+    assert_eq!(
+        listed("vision/r.onnx"),
+        [
+            pair("**", "I1:0123456789abcdef"),
+            pair("vision/*.onnx", "E4:0123456789abcdef"),
+        ]
+    );
+    assert_eq!(listed("b.onnx"), [pair("**", "I1:0123456789abcdef")]);
     let effective = discover(&tree, "a.onnx");
-    let texts: Vec<String> = effective
-        .ignore
-        .iter()
-        .map(|s| s.fingerprint.to_string())
-        .collect();
-    assert_eq!(texts, ["E1:0123456789abcdef", "W1:0123456789abcdef"]);
     let config = effective.config.as_ref().unwrap();
-    let second = effective.ignore.get(1).unwrap();
+    let [_, table, per_file] = effective.ignore.as_slice() else {
+        panic!("{:?}", effective.ignore)
+    };
     assert!(config
-        .locate(second.span.start)
-        .ends_with("onnx-bcast-lint.toml:4:11"));
-    assert_eq!(discover(&tree, "b.onnx").ignore.len(), 1);
+        .locate(table.span.start)
+        .ends_with("onnx-bcast-lint.toml:6:13"));
+    assert!(config
+        .locate(per_file.span.start)
+        .ends_with("onnx-bcast-lint.toml:3:11"));
+}
+
+#[test]
+fn a_bare_top_level_ignore_list_is_refused_saying_how_to_name_the_model() {
+    let tree = Tree::new("bare-ignore");
+    let message = error(
+        &tree,
+        "allow = [\"I1\"]\nignore = [\"E1:258ACC58C22B43FB\"]\n",
+    );
+    assert!(
+        message.contains(
+            "onnx-bcast-lint.toml:2:10: a top-level `ignore` list would apply to every model"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("`ignore = { \"path/to/model.onnx\" = [\"E1:258acc58c22b43fb\"] }`"),
+        "{message}"
+    );
+    assert!(message.contains("`[[per-file]]`"), "{message}");
+    assert!(
+        message.contains(" 2 | ignore = [\"E1:258ACC58C22B43FB\"]\n   |          ^"),
+        "{message}"
+    );
+    // In pyproject.toml too; an empty list suppresses nothing and stays accepted.
+    tree.write(
+        "pyproject.toml",
+        "[tool.onnx-bcast-lint]\nignore = [\"E1:258acc58c22b43fb\"]\n",
+    );
+    let message = Source::new(Some(&tree.0.join("pyproject.toml")), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("pyproject.toml:2:10: a top-level `ignore` list"),
+        "{message}"
+    );
+    tree.write(FILE_NAME, "ignore = []\n");
+    assert!(discover(&tree, "m.onnx").ignore.is_empty());
+}
+
+#[test]
+fn config_naming_a_pyproject_without_the_table_is_an_error() {
+    let tree = Tree::new("pyproject-forced");
+    let plain = tree.write("pyproject.toml", "[project]\nname = \"x\"\n");
+    let message = Source::new(Some(&plain), false).unwrap_err().to_string();
+    assert!(
+        message.ends_with(
+            "pyproject.toml: no [tool.onnx-bcast-lint] table, so this file configures nothing \
+             (--isolated lints without a configuration)"
+        ),
+        "{message}"
+    );
+    let misspelt = tree.write(
+        "misspelt/pyproject.toml",
+        "[tool.ruff]\nline-length = 100\n[tool.onnx_bcast_lint]\ndeny-warnings = true\n",
+    );
+    let message = Source::new(Some(&misspelt), false).unwrap_err().to_string();
+    assert!(
+        message
+            .ends_with("; found [tool.onnx_bcast_lint]: the table is spelt [tool.onnx-bcast-lint]"),
+        "{message}"
+    );
+    // Found by discovery instead, such a file is skipped as before (it may configure other
+    // tools only).
+    assert!(discover(&tree, "m.onnx").config.is_none());
 }
 
 #[test]

@@ -94,6 +94,8 @@ impl<'de> Deserialize<'de> for DimValue {
 pub(crate) struct Pattern {
     text: String,
     matcher: GlobMatcher,
+    /// Its byte range in the configuration file (empty when not read from one).
+    span: Range<usize>,
 }
 
 impl fmt::Debug for Pattern {
@@ -123,7 +125,18 @@ impl Pattern {
         Ok(Pattern {
             text: text.to_owned(),
             matcher: glob.compile_matcher(),
+            span: 0..0,
         })
+    }
+
+    /// The glob as written.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Its byte range in the configuration file.
+    pub(crate) fn span(&self) -> Range<usize> {
+        self.span.clone()
     }
 
     /// Whether `relative` (a path below the configuration's directory) or one of the
@@ -138,7 +151,17 @@ impl Pattern {
 
 impl<'de> Deserialize<'de> for Pattern {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        checked_str(deserializer, Pattern::new)
+        struct Text(Pattern);
+        impl<'de> Deserialize<'de> for Text {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                checked_str(deserializer, |text| Pattern::new(text).map(Text))
+            }
+        }
+        let text = Spanned::<Text>::deserialize(deserializer)?;
+        let span = text.span();
+        let mut pattern = text.into_inner().0;
+        pattern.span = span;
+        Ok(pattern)
     }
 }
 

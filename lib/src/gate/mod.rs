@@ -1,13 +1,16 @@
 //! What the command does with findings between linting and rendering: drops those a
-//! configuration's `ignore` names and those a baseline accepts, counts both for the summary, and
-//! finds the `ignore` entries that matched nothing (stale ones, reported so they get cleaned up).
+//! configuration's `ignore` names and those a baseline accepts, counts both and the denied
+//! warnings for the summary, and finds the `ignore` entries that matched nothing in the models
+//! they name (stale ones, reported so they get cleaned up).
 
 pub(crate) mod baseline;
+pub(crate) mod excluded;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::config::Effective;
+use crate::diag::Severity;
 use crate::report::FileReport;
 use baseline::Baseline;
 
@@ -23,16 +26,18 @@ pub(crate) struct Gated {
 }
 
 /// Drops ignored findings from `reports` (each governed by the `Effective` of the same index),
-/// and returns the counts and stale entries. An entry is in scope when it applied to at least one
-/// linted model, so a run on part of a tree does not call the other models' entries stale, except
-/// the top-level ones of a configuration, which apply to every model below it.
+/// and returns the counts and stale entries. An entry is in scope, and can be stale, only when a
+/// model it names was linted in this run (a hook linting the staged files, or a run on part of
+/// a tree, sees only some models) and that model's settings report the entry's code (under
+/// `--allow W1` a W1 entry matches nothing, yet removing it would be wrong).
 pub(crate) fn suppress(reports: &mut [FileReport], effective: &[Effective]) -> Gated {
     // An entry is named by its file and byte offset: the same fingerprint written twice is two
-    // entries.
-    let mut in_scope: BTreeSet<(PathBuf, usize)> = BTreeSet::new();
+    // entries. The value is the stale warning, should the entry match nothing.
+    let mut in_scope: BTreeMap<(PathBuf, usize), String> = BTreeMap::new();
     let mut used: BTreeSet<(PathBuf, usize)> = BTreeSet::new();
     let mut gated = Gated::default();
     for (file, effective) in reports.iter_mut().zip(effective) {
+        // An unreadable model was not linted: its entries say nothing.
         let Ok(report) = &mut file.outcome else {
             continue;
         };
@@ -40,7 +45,23 @@ pub(crate) fn suppress(reports: &mut [FileReport], effective: &[Effective]) -> G
             continue;
         };
         for entry in &effective.ignore {
-            in_scope.insert((config.path.clone(), entry.span.start));
+            if entry
+                .fingerprint
+                .code()
+                .is_some_and(|code| effective.allowed.contains(&code))
+            {
+                continue;
+            }
+            in_scope
+                .entry((config.path.clone(), entry.span.start))
+                .or_insert_with(|| {
+                    format!(
+                        "{}: ignore entry `{}` for `{}` matches no finding (stale: remove it)",
+                        config.locate(entry.span.start),
+                        entry.fingerprint,
+                        entry.models
+                    )
+                });
         }
         let before = report.findings.len();
         report.findings.retain(|finding| {
@@ -58,23 +79,30 @@ pub(crate) fn suppress(reports: &mut [FileReport], effective: &[Effective]) -> G
         });
         gated.ignored += before - report.findings.len();
     }
-    let mut seen = BTreeSet::new();
-    for effective in effective {
-        let Some(config) = &effective.config else {
-            continue;
-        };
-        for entry in &effective.ignore {
-            let key = (config.path.clone(), entry.span.start);
-            if in_scope.contains(&key) && !used.contains(&key) && seen.insert(key) {
-                gated.stale.push(format!(
-                    "{}: ignore entry `{}` matches no finding (stale: remove it)",
-                    config.locate(entry.span.start),
-                    entry.fingerprint
-                ));
-            }
+    gated.stale = in_scope
+        .into_iter()
+        .filter(|(key, _)| !used.contains(key))
+        .map(|(_, warning)| warning)
+        .collect();
+    gated
+}
+
+/// The warnings that fail the run, for the summary line: `None` when no model's settings deny
+/// warnings, else how many warnings are in models that deny them (when every model does, all of
+/// them, so that the summary says so even when there are none).
+pub(crate) fn denied_warnings(reports: &[FileReport], effective: &[Effective]) -> Option<usize> {
+    let mut denied = 0;
+    for (file, effective) in reports.iter().zip(effective) {
+        if let (Ok(report), true) = (&file.outcome, effective.deny_warnings) {
+            denied += report
+                .findings
+                .iter()
+                .filter(|f| f.severity() == Severity::Warning)
+                .count();
         }
     }
-    gated
+    let everywhere = !effective.is_empty() && effective.iter().all(|e| e.deny_warnings);
+    (everywhere || denied > 0).then_some(denied)
 }
 
 /// Drops the findings `baseline` accepts; returns how many.

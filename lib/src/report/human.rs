@@ -217,7 +217,7 @@ fn provenance_notes(out: &mut String, finding: &Finding) {
     }
 }
 
-/// The finding's fingerprint under its report: what `ignore = [...]` takes.
+/// The finding's fingerprint under its report: what an `ignore` entry and a baseline name.
 fn fingerprint_line(out: &mut String, finding: &Finding) {
     let _ = writeln!(out, "  fingerprint: {}", finding.fingerprint());
 }

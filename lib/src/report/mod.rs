@@ -50,6 +50,8 @@ pub(crate) struct Totals {
     pub ignored: usize,
     /// Findings a baseline accepted, when a baseline is in use (`--baseline`).
     pub baselined: Option<usize>,
+    /// Warnings that fail the run (`--deny warnings`), when some model's settings deny them.
+    pub denied_warnings: Option<usize>,
 }
 
 impl Totals {
@@ -76,7 +78,8 @@ impl Totals {
         totals
     }
 
-    /// `3 errors, 1 warning, 0 infos in 2 files`.
+    /// `3 errors, 1 warning, 0 infos in 2 files`; `1 warning (denied)` when warnings fail the
+    /// run, `3 warnings (1 denied)` when they fail it in some models only.
     pub(crate) fn summary(&self) -> String {
         let plural = |n: usize, word: &str| {
             if n == 1 {
@@ -85,8 +88,13 @@ impl Totals {
                 format!("{n} {word}s")
             }
         };
+        let denied = match self.denied_warnings {
+            Some(n) if n == self.warnings => " (denied)".to_owned(),
+            Some(n) if n > 0 => format!(" ({n} denied)"),
+            _ => String::new(),
+        };
         let mut line = format!(
-            "{}, {}, {} in {}",
+            "{}, {}{denied}, {} in {}",
             plural(self.errors, "error"),
             plural(self.warnings, "warning"),
             plural(self.infos, "info"),
