@@ -1,5 +1,6 @@
-//! Stable fingerprints of findings: what an `ignore` entry (under its model) in a configuration, a baseline file and
-//! SARIF's `partialFingerprints` use to recognise a finding across runs and edits of the model.
+//! Stable fingerprints of findings: what an `ignore` entry (under its model) in a configuration,
+//! a baseline file and SARIF's `partialFingerprints` use to recognise a finding across runs and
+//! edits of the model.
 //!
 //! A fingerprint hashes what the finding is about, never where it sits: the code, the graph path,
 //! the node's anchor (its name, or op type and first output when it has none) and the names of
