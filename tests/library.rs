@@ -9,8 +9,8 @@ use onnx_bcast_lint::diag::Facts;
 use onnx_bcast_lint::proto::{Message, ModelProto};
 use onnx_bcast_lint::report::{json, FileReport};
 use onnx_bcast_lint::{
-    lint_bytes, lint_model, lint_path, lint_path_timed, Code, Dim, Fingerprint, Limits, Options,
-    Severity, Shape, Stats,
+    lint_bytes, lint_model, lint_path, lint_path_timed, unknown_dims, Code, Dim, Fingerprint,
+    Limits, LintReport, LoadError, Options, Severity, Shape, Stats,
 };
 
 fn model(name: &str) -> std::path::PathBuf {
@@ -202,4 +202,128 @@ fn timings_account_for_no_more_than_the_run() {
         + timings.infer()
         + timings.check();
     assert!(stages <= wall, "{stages:?} > {wall:?}");
+}
+
+/// The names and closest names of an `UnknownDims` error, or a panic naming what came instead.
+#[allow(clippy::unwrap_used, clippy::panic)] // a test helper: a panic is the test failing
+fn unknown(outcome: Result<LintReport, LoadError>) -> (LoadError, Vec<(String, Vec<String>)>) {
+    let error = outcome.unwrap_err();
+    let LoadError::UnknownDims { dims, .. } = &error else {
+        panic!("not UnknownDims: {error}");
+    };
+    let named = dims
+        .iter()
+        .map(|d| (d.name.clone(), d.closest.clone()))
+        .collect();
+    (error, named)
+}
+
+#[test]
+fn every_entry_point_refuses_a_dim_no_input_declares() {
+    let path = model("w1_symbolic.onnx");
+    let bytes = std::fs::read(&path).unwrap();
+    let options = Options::new().with_dim("sequence", 5).with_dim("batch", 1);
+    let expected = vec![("sequence".to_owned(), vec!["seq".to_owned()])];
+
+    let (error, named) = unknown(lint_path(&path, &options));
+    assert_eq!(named, expected);
+    assert_eq!(error.code(), "usage/dim");
+    let text = error.to_string();
+    assert!(text.contains("w1_symbolic.onnx: "), "{text}");
+    assert!(
+        text.ends_with(
+            "no graph input declares a dim named `sequence`; did you mean `seq`? \
+             (declared: `batch`, `seq`)"
+        ),
+        "{text}"
+    );
+    assert_eq!(unknown(lint_path_timed(&path, &options).0).1, expected);
+    let (error, named) = unknown(lint_bytes(
+        bytes.clone().into(),
+        Path::new("upload.onnx"),
+        &options,
+    ));
+    assert_eq!(named, expected);
+    assert!(error.to_string().starts_with("upload.onnx: "), "{error}");
+    let proto = ModelProto::decode(bytes.as_slice()).unwrap();
+    let (error, named) = unknown(lint_model(proto, &options));
+    assert_eq!(named, expected);
+    assert!(error.to_string().starts_with("<model>: "), "{error}");
+}
+
+#[test]
+fn every_unknown_dim_is_named_each_on_its_line() {
+    let options = Options::new()
+        .with_dim("btch", 1)
+        .with_dim("seq", 5)
+        .with_dim("width", 3);
+    let (error, named) = unknown(lint_path(&model("w1_symbolic.onnx"), &options));
+    // Binding order is the binding's (sorted by name).
+    assert_eq!(
+        named,
+        [
+            ("btch".to_owned(), vec!["batch".to_owned()]),
+            ("width".to_owned(), vec![]),
+        ]
+    );
+    let text = error.to_string();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("`btch`; did you mean `batch`?"), "{text}");
+    assert!(
+        text.contains("`width` (declared: `batch`, `seq`)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_model_without_symbols_refuses_every_name() {
+    let options = Options::new().with_dim("batch", 1);
+    let (error, named) = unknown(lint_path(&model("e1_static_mismatch.onnx"), &options));
+    assert_eq!(named, [("batch".to_owned(), vec![])]);
+    assert!(
+        error
+            .to_string()
+            .ends_with("(the inputs declare no symbolic dim)"),
+        "{error}"
+    );
+}
+
+#[test]
+fn unchecked_dims_lint_and_the_batch_is_checked_as_the_command_does() {
+    let options = Options::new().with_dim("seq", 5).with_dims_checked(false);
+    assert!(!options.dims_checked() && Options::new().dims_checked());
+    // e1_static_mismatch declares no `seq`: linted all the same, the binding ignored.
+    let static_model = lint_path(&model("e1_static_mismatch.onnx"), &options).unwrap();
+    assert!(static_model.has_errors());
+    let symbolic = lint_path(&model("w1_symbolic.onnx"), &options).unwrap();
+    assert!(symbolic.findings().iter().any(|f| f.code == Code::E1));
+    let batch = [&static_model, &symbolic];
+    let declared = || batch.iter().map(|r| r.declared_dims());
+    assert!(unknown_dims(["seq"], declared()).is_empty());
+    let missing = unknown_dims(["seq", "sq"], declared());
+    assert_eq!(missing.len(), 1);
+    assert_eq!(
+        (missing[0].name.as_str(), &missing[0].closest[..]),
+        ("sq", &["seq".to_owned()][..])
+    );
+    // Declared by neither model of the batch.
+    assert_eq!(
+        unknown_dims(["sq"], [static_model.declared_dims()]).len(),
+        1
+    );
+}
+
+#[test]
+fn every_declared_dim_binds() {
+    // The declared names are what `declared_dims` lists, so every one of them binds.
+    let path = model("w1_symbolic.onnx");
+    let declared = lint_path(&path, &Options::new())
+        .unwrap()
+        .declared_dims()
+        .clone();
+    let mut options = Options::new();
+    for name in &declared {
+        options = options.with_dim(name, 1);
+    }
+    assert!(lint_path(&path, &options).is_ok());
 }

@@ -168,7 +168,8 @@ impl Bind {
 /// The lint options for these cases: `batch=2` (as the structured target binds it), and each W4
 /// case's symbol bound as `bind` says.
 pub(crate) fn options(cases: &[Case], bind: Bind) -> Options {
-    let mut options = Options::new().with_dim("batch", 2);
+    // A case need not declare `batch`: it is still linted, not refused.
+    let mut options = Options::new().with_dim("batch", 2).with_dims_checked(false);
     for (symbol, value) in cases.iter().filter_map(|c| c.symbol.as_ref()) {
         options = match bind {
             Bind::Free => options,

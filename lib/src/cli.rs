@@ -5,7 +5,6 @@
 #![allow(clippy::print_stderr)] // the command is the one place that prints
 
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -14,7 +13,7 @@ use crate::config::{CodeName, DimValue, Effective, Settings, Source};
 use crate::gate::{self, baseline::Baseline, Gated};
 use crate::model::resident_file_kb;
 use crate::report::{self, human, FileReport, Format, Totals};
-use crate::{lint_path_timed, Code, Timings};
+use crate::{lint_path_timed, Code, LintReport, Timings};
 use clap::{Parser, ValueEnum};
 use rayon::prelude::*;
 
@@ -161,77 +160,6 @@ fn expand(inputs: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (files, empty)
 }
 
-/// Edit distance, for "did you mean".
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row.first().copied().unwrap_or(0);
-        if let Some(first) = row.first_mut() {
-            *first = i + 1;
-        }
-        for (j, cb) in b.iter().enumerate() {
-            let above = row.get(j + 1).copied().unwrap_or(usize::MAX);
-            let left = row.get(j).copied().unwrap_or(usize::MAX);
-            let next = (diagonal + usize::from(ca != *cb))
-                .min(above.saturating_add(1))
-                .min(left.saturating_add(1));
-            diagonal = above;
-            if let Some(cell) = row.get_mut(j + 1) {
-                *cell = next;
-            }
-        }
-    }
-    row.last().copied().unwrap_or(0)
-}
-
-/// The `--dim` names that no linted model's inputs declare, each with the message saying so and
-/// naming the closest declared names. Checked over the batch: a zoo's models need not share
-/// every symbol. Nothing is checked when no model could be read (those errors say why).
-fn unknown_dims(cli: &Cli, reports: &[FileReport]) -> Vec<String> {
-    let mut declared = std::collections::BTreeSet::new();
-    let mut any = false;
-    for report in reports {
-        if let Ok(report) = &report.outcome {
-            any = true;
-            declared.extend(report.declared_dims.iter().map(String::as_str));
-        }
-    }
-    if !any {
-        return Vec::new();
-    }
-    cli.dims
-        .iter()
-        .filter(|(name, _)| !declared.contains(name.as_str()))
-        .map(|(name, _)| {
-            // Close: at most a third of the name's characters differ (typos, not other names).
-            let close: Vec<String> = declared
-                .iter()
-                .filter(|d| {
-                    distance(name, d) <= (name.chars().count().max(d.chars().count()) / 3).max(1)
-                })
-                .map(|d| format!("`{d}`"))
-                .collect();
-            let mut listed: Vec<String> =
-                declared.iter().take(10).map(|d| format!("`{d}`")).collect();
-            if declared.len() > 10 {
-                listed.push(format!("and {} more", declared.len() - 10));
-            }
-            let mut message =
-                format!("error: --dim {name}: no graph input declares a dim named `{name}`");
-            if !close.is_empty() {
-                let _ = write!(message, "; did you mean {}?", close.join(" or "));
-            }
-            if listed.is_empty() {
-                message.push_str(" (the inputs declare no symbolic dim)");
-            } else {
-                let _ = write!(message, " (declared: {})", listed.join(", "));
-            }
-            message
-        })
-        .collect()
-}
-
 fn collect_models(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
     if depth > 32 {
         return;
@@ -337,7 +265,9 @@ where
             .with_max_len(1)
             .zip(&effective)
             .map(|(path, effective)| {
-                let (outcome, timings) = lint_path_timed(path, &effective.options);
+                // `--dim` names are checked over the batch once all are linted.
+                let options = effective.options.clone().with_dims_checked(false);
+                let (outcome, timings) = lint_path_timed(path, &options);
                 let report = FileReport {
                     path: path.display().to_string(),
                     outcome,
@@ -483,10 +413,13 @@ fn finish(
     teardown: Teardown,
 ) -> u8 {
     let (mut reports, timings): (Vec<FileReport>, Vec<Timings>) = reports.into_iter().unzip();
-    let unknown = unknown_dims(cli, &reports);
+    // Checked over the batch: a zoo's models need not share every symbol.
+    let names = cli.dims.iter().map(|(name, _)| name.as_str());
+    let linted = reports.iter().filter_map(|r| r.outcome.as_ref().ok());
+    let unknown = crate::unknown_dims(names, linted.map(LintReport::declared_dims));
     if !unknown.is_empty() {
-        for message in unknown {
-            eprintln!("{message}");
+        for dim in unknown {
+            eprintln!("error: --dim {}: {dim}", dim.name);
         }
         return 2;
     }

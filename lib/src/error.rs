@@ -1,7 +1,10 @@
-//! Errors for files that cannot be read or decoded, each with a stable `load/...` code, and the
-//! resource limits that protect the linter from hostile files.
+//! Errors for files that cannot be read or decoded, each with a stable `load/...` code, for a
+//! bound dim the model does not declare (`usage/dim`), and the resource limits that protect the
+//! linter from hostile files.
 
 use std::path::PathBuf;
+
+use crate::unknown_dim::UnknownDim;
 
 /// Resource limits applied while loading and analysing a model. Exceeding one while loading is a
 /// clean [`LoadError::Limit`], never a crash or an unbounded allocation; an inferred shape above
@@ -65,8 +68,8 @@ impl Default for Limits {
     }
 }
 
-/// A model that cannot be linted at all. The command exits with code 2 for these. New kinds may
-/// be added.
+/// A model that cannot be linted at all, or not as asked ([`LoadError::UnknownDims`]). The
+/// command exits with code 2 for these. New kinds may be added.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[non_exhaustive]
 pub enum LoadError {
@@ -149,10 +152,41 @@ pub enum LoadError {
         /// `negative dim` or `element count overflows`.
         problem: &'static str,
     },
+    /// Names bound with [`Options::with_dim`](crate::Options::with_dim) that no input of the
+    /// model's main graph declares: a misspelled name would bind nothing, and the model would be
+    /// checked without the deployment's sizes. Nothing is inferred.
+    ///
+    /// A caller that binds one set of names across many models turns this off with
+    /// [`Options::with_dims_checked`](crate::Options::with_dims_checked) and checks the whole
+    /// batch with [`unknown_dims`](crate::unknown_dims), as the command does for `--dim` (which
+    /// it reports as a usage error, never as a file's error).
+    #[error("{path}: {}", lines(dims))]
+    #[diagnostic(
+        code("usage/dim"),
+        help(
+            "bind only names the model's inputs declare (`LintReport::declared_dims` lists them)"
+        )
+    )]
+    UnknownDims {
+        /// The file (`<model>` for [`lint_model`](crate::lint_model)).
+        path: PathBuf,
+        /// Each name no input declares, in binding order, with the declared names closest to it.
+        dims: Vec<UnknownDim>,
+    },
+}
+
+/// One sentence per unknown dim, a line each.
+fn lines(dims: &[UnknownDim]) -> String {
+    dims.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl LoadError {
-    /// The stable code, as printed in the JSON and SARIF output.
+    /// The stable code, as printed in the JSON and SARIF output. (`usage/dim` never is: the
+    /// command checks `--dim` over its whole batch and stops with a usage error before any
+    /// output.)
     pub fn code(&self) -> &'static str {
         match self {
             LoadError::Io { .. } => "load/io",
@@ -161,6 +195,7 @@ impl LoadError {
             LoadError::Decode { .. } => "load/decode",
             LoadError::Limit { .. } => "load/limit",
             LoadError::InvalidDims { .. } => "load/dims",
+            LoadError::UnknownDims { .. } => "usage/dim",
         }
     }
 }

@@ -60,6 +60,7 @@ pub mod proto;
 mod provenance;
 pub mod report;
 pub mod shape;
+mod unknown_dim;
 
 pub use diag::{Code, Finding, Severity};
 pub use error::{Limits, LoadError};
@@ -68,6 +69,7 @@ pub use lint::{
     lint_bytes, lint_model, lint_path, lint_path_timed, LintReport, Options, Stats, Timings,
 };
 pub use shape::{Dim, Shape};
+pub use unknown_dim::{unknown_dims, UnknownDim};
 
 /// The pipeline's stages one by one, for the stage benchmark (benches/stages.rs), which times
 /// each alone. Hidden: they take and give the engine's internal types.

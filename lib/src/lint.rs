@@ -15,6 +15,7 @@ use crate::infer::{self, Inference};
 use crate::model::{self, Graph, LoadTimes, Model};
 use crate::proto::ModelProto;
 use crate::shape::{Binding, Shape};
+use crate::unknown_dim::unknown_dims;
 
 /// Options of a lint run, built with [`Options::new`] and its `with_*` methods.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +24,8 @@ pub struct Options {
     checks: CheckOptions,
     limits: Limits,
     assumptions: infer::Assumptions,
+    /// Bound names the model does not declare are the caller's to check (a batch's).
+    dims_unchecked: bool,
 }
 
 impl Options {
@@ -32,7 +35,19 @@ impl Options {
     }
 
     /// Binds a symbolic dim to a value (one deployment configuration), so that conditions on it
-    /// become definite.
+    /// become definite. `name` is a `dim_param` or `input:axis` for an axis declared without a
+    /// size or a name ([`LintReport::declared_dims`] lists them): linting a model whose inputs
+    /// do not declare it fails with [`LoadError::UnknownDims`], which names the closest declared
+    /// ones, unless [`Options::with_dims_checked`] turns that off.
+    ///
+    /// ```
+    /// use onnx_bcast_lint::{lint_path, LoadError, Options};
+    /// let path = std::path::Path::new("../tests/models/w1_symbolic.onnx");
+    /// let error = lint_path(path, &Options::new().with_dim("sequence", 5)).unwrap_err();
+    /// let LoadError::UnknownDims { dims, .. } = &error else { panic!("{error}") };
+    /// assert_eq!((dims[0].name.as_str(), &dims[0].closest[..]), ("sequence", &["seq".to_owned()][..]));
+    /// assert!(error.to_string().ends_with("did you mean `seq`? (declared: `batch`, `seq`)"));
+    /// ```
     #[must_use]
     pub fn with_dim(mut self, name: &str, value: i64) -> Self {
         self.checks.binding.insert(name.to_owned(), value);
@@ -65,6 +80,32 @@ impl Options {
         self.assumptions.initializers_as_constants = yes;
         self.checks.initializers_as_constants = yes;
         self
+    }
+
+    /// Whether a lint refuses bound names the model does not declare ([`LoadError::UnknownDims`];
+    /// the default). Turned off, such a name binds nothing and the lint goes on: for a caller
+    /// that binds one set of names across many models, of which each need declare only some,
+    /// and checks the whole batch with [`unknown_dims`](crate::unknown_dims), as the command
+    /// does for `--dim`:
+    ///
+    /// ```
+    /// use onnx_bcast_lint::{lint_path, unknown_dims, Options};
+    /// let options = Options::new().with_dim("seq", 5).with_dims_checked(false);
+    /// let reports = ["w1_symbolic.onnx", "e1_static_mismatch.onnx"]
+    ///     .map(|name| lint_path(&std::path::Path::new("../tests/models").join(name), &options));
+    /// let linted: Vec<_> = reports.iter().flatten().collect();
+    /// let names = options.binding().keys().map(String::as_str);
+    /// assert!(unknown_dims(names, linted.iter().map(|r| r.declared_dims())).is_empty());
+    /// ```
+    #[must_use]
+    pub fn with_dims_checked(mut self, yes: bool) -> Self {
+        self.dims_unchecked = !yes;
+        self
+    }
+
+    /// Whether a lint refuses bound names the model does not declare.
+    pub fn dims_checked(&self) -> bool {
+        !self.dims_unchecked
     }
 
     /// The symbol binding.
@@ -230,7 +271,7 @@ impl LintReport {
 /// never copied.
 pub fn lint_path(path: &Path, options: &Options) -> Result<LintReport, LoadError> {
     let loaded = model::load_path(path, options.limits)?;
-    Ok(lint_loaded(loaded, options))
+    lint_loaded(loaded, path, options)
 }
 
 /// Wall time of each stage of one lint run (the command's hidden `--timings` flag, which the
@@ -298,7 +339,7 @@ impl Timings {
 pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, LoadError>, Timings) {
     let mut timings = Timings::default();
     let report = model::load_path_timed(path, options.limits, &mut timings.load)
-        .map(|model| lint_loaded_timed(model, options, &mut timings));
+        .and_then(|model| lint_loaded_timed(model, path, options, &mut timings));
     (report, timings)
 }
 
@@ -315,7 +356,7 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
 /// ```
 pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintReport, LoadError> {
     let loaded = model::load_bytes(bytes, name, options.limits)?;
-    Ok(lint_loaded(loaded, options))
+    lint_loaded(loaded, name, options)
 }
 
 /// Lints an already decoded model (a converter's in-memory `ModelProto`). Findings carry no byte
@@ -335,17 +376,33 @@ pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintRe
 /// ```
 pub fn lint_model(proto: ModelProto, options: &Options) -> Result<LintReport, LoadError> {
     let loaded = model::load_proto(proto, options.limits)?;
-    Ok(lint_loaded(loaded, options))
+    lint_loaded(loaded, Path::new("<model>"), options)
 }
 
-fn lint_loaded(model: Model, options: &Options) -> LintReport {
-    lint_loaded_timed(model, options, &mut Timings::default())
+fn lint_loaded(model: Model, path: &Path, options: &Options) -> Result<LintReport, LoadError> {
+    lint_loaded_timed(model, path, options, &mut Timings::default())
 }
 
-/// Binds, infers and checks a loaded model, recording the time of inference and checks.
-fn lint_loaded_timed(mut model: Model, options: &Options, timings: &mut Timings) -> LintReport {
-    // Bound before inference: one deployment's sizes are what every stage sees.
+/// Binds, infers and checks a loaded model, recording the time of inference and checks; refuses
+/// a bound name the model does not declare unless the caller checks it.
+fn lint_loaded_timed(
+    mut model: Model,
+    path: &Path,
+    options: &Options,
+    timings: &mut Timings,
+) -> Result<LintReport, LoadError> {
     let declared_dims = bind::declared_symbols(&model);
+    if options.dims_checked() {
+        let names = options.binding().keys().map(String::as_str);
+        let dims = unknown_dims(names, [&declared_dims]);
+        if !dims.is_empty() {
+            return Err(LoadError::UnknownDims {
+                path: path.to_path_buf(),
+                dims,
+            });
+        }
+    }
+    // Bound before inference: one deployment's sizes are what every stage sees.
     bind::bind(&mut model, options.binding());
     let start = Instant::now();
     let inference = check::infer_settled(
@@ -359,10 +416,10 @@ fn lint_loaded_timed(mut model: Model, options: &Options, timings: &mut Timings)
     let findings = check::run(&model, &inference, &options.checks);
     crate::shape::broadcast::forget_outcomes();
     timings.check = start.elapsed();
-    LintReport {
+    Ok(LintReport {
         model,
         inference,
         findings,
         declared_dims,
-    }
+    })
 }

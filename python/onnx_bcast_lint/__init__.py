@@ -44,6 +44,9 @@ __all__ = [
     "LintError",
     "LoadError",
     "Node",
+    "Provenance",
+    "ProvenanceSource",
+    "ProvenanceStep",
     "Report",
     "__version__",
     "check",
@@ -140,21 +143,110 @@ class Node(NamedTuple):
     byte_range: Optional[Tuple[int, int]]
 
 
-class Input(NamedTuple):
-    """An input involved in a finding and its inferred shape."""
+class ProvenanceSource(NamedTuple):
+    """Where a traced dim starts: ``kind`` (``graph_input``, ``initializer`` or ``constant``),
+    the ``graph`` and value ``name``, and its ``axis`` and ``dim`` there."""
 
+    kind: str
+    graph: str
+    name: str
+    axis: int
+    dim: Dim
+
+
+class ProvenanceStep(NamedTuple):
+    """A node that changes a traced dim on its way: the node (``graph``, ``index``, ``name``,
+    ``op_type``), the ``attributes`` and constant inputs that decide the change (``{"strides":
+    "[2, 2]"}``), and the ``output``, ``axis`` and ``dim`` it makes."""
+
+    graph: str
+    index: int
+    name: str
+    op_type: str
+    attributes: Dict[str, str]
+    output: str
+    axis: int
+    dim: Dim
+
+
+class Provenance(NamedTuple):
+    """Where one offending dim of an input comes from (the JSON output's ``provenance``
+    entries, field for field): the input's ``axis`` and ``dim``, its ``source``, the ``steps``
+    (only the nodes that change it) and ``nodes``, the length of the whole chain."""
+
+    axis: int
+    dim: Dim
+    source: ProvenanceSource
+    steps: Tuple[ProvenanceStep, ...]
+    nodes: int
+
+
+class _NameShape(NamedTuple):
     name: str
     shape: Shape
+
+
+class Input(_NameShape):
+    """An input involved in a finding. It is the pair ``(name, shape)`` (``name, shape =
+    input``, ``dict(finding.inputs)``; equality compares the pair), with two more attributes,
+    as the JSON output's ``inputs`` have them: ``value``, the elements of a small 1-D input
+    whose elements are known (an Expand target such as ``"[2, 1, 4]"``), else ``None``; and
+    ``provenance``, a tuple of :class:`Provenance`, one per offending dim traced back to a graph
+    input, initializer or ``Constant`` (empty when none was)."""
+
+    # Not in the pair, so that code unpacking `(name, shape)` keeps working; kept in the
+    # instance's dict (a tuple subclass cannot have slots). `_make` gives these defaults.
+    _value: Optional[str] = None
+    _provenance: Tuple[Provenance, ...] = ()
+
+    def __new__(
+        cls,
+        name: str,
+        shape: Shape,
+        value: Optional[str] = None,
+        provenance: Iterable[Provenance] = (),
+    ) -> "Input":
+        self = super().__new__(cls, name, shape)
+        self.__dict__["_value"] = value
+        self.__dict__["_provenance"] = tuple(provenance)
+        return self
+
+    @property
+    def value(self) -> Optional[str]:
+        """The input's elements when small, 1-D and known (``"[2, 1, 4]"``), else ``None``."""
+        return self._value
+
+    @property
+    def provenance(self) -> Tuple[Provenance, ...]:
+        """Where each of the input's offending dims comes from (empty when none was traced)."""
+        return self._provenance
+
+    def _replace(self, **changes: Any) -> "Input":
+        fields = {"name": self.name, "shape": self.shape, "value": self.value,
+                  "provenance": self.provenance}
+        fields.update(changes)
+        return type(self)(**fields)
+
+    def __getnewargs__(self) -> Tuple[Any, ...]:
+        return (self.name, self.shape, self.value, self.provenance)
+
+    def __repr__(self) -> str:
+        return (f"Input(name={self.name!r}, shape={self.shape!r}, value={self.value!r}, "
+                f"provenance={self.provenance!r})")
 
 
 @dataclass(frozen=True)
 class Finding:
     """One diagnostic: ``code`` (``E1`` ...), ``severity`` (``error``, ``warning``, ``info``),
     ``message`` (one sentence naming op and node), ``help`` (what would make it legal, or
-    ``None``), ``node`` (or ``None`` for model-level findings), ``inputs`` and ``facts``: what
-    the message states, as data (a dict tagged by ``"kind"``, as the JSON output's ``facts``,
-    e.g. ``{"kind": "conditional_broadcast", "condition": "seq ≤ 64", "counterexample":
-    {"seq": 65}, ...}``; the message is written from it)."""
+    ``None``), ``node`` (or ``None`` for model-level findings), ``inputs`` (each an
+    :class:`Input`, with its provenance), ``facts``: what the message states, as data (a dict
+    tagged by ``"kind"``, as the JSON output's ``facts``, e.g. ``{"kind":
+    "conditional_broadcast", "condition": "seq ≤ 64", "counterexample": {"seq": 65}, ...}``;
+    the message is written from it), and ``fingerprint``: its stable identity across runs
+    (``"E1:258acc58c22b43fb"``, the JSON's ``fingerprint``), what the command's ``ignore``
+    setting and baselines take (empty for a finding made by hand). ``facts`` and
+    ``fingerprint`` are left out of equality (both follow from the rest)."""
 
     code: str
     severity: str
@@ -163,6 +255,7 @@ class Finding:
     node: Optional[Node]
     inputs: Tuple[Input, ...]
     facts: Dict[str, Any] = field(default_factory=dict, compare=False)
+    fingerprint: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return f"{self.code} {self.message}"
@@ -231,9 +324,11 @@ class Report:
             return {name: _copy(shape) for name, shape in self._shapes.items()}
 
     def shape(self, name: str) -> Shape:
-        """The inferred shape of the main-graph value ``name`` (``None``: unknown rank).
+        """The inferred shape of the main-graph value ``name`` (``None``: unknown rank), as
+        ``report.shapes[name]`` without copying every shape.
 
-        Raises ``KeyError`` when the main graph has no value of that name."""
+        Raises ``KeyError(name)``, as that lookup does, when the main graph has no value of that
+        name (a subgraph's value, a misspelling): ``name in report.shapes`` tests first."""
         if not isinstance(name, str):
             raise TypeError(f"shape() expects a value name (str), got {type(name).__name__}")
         found, shape = self._native.shape(name)
@@ -279,7 +374,7 @@ def _copy(shape: Shape) -> Shape:
 
 
 def _finding(raw: Tuple[Any, ...]) -> Finding:
-    code, severity, message, help_, node, inputs, facts = raw
+    code, severity, message, help_, node, inputs, facts, fingerprint = raw
     if node is not None:
         graph, index, name, op_type, domain, start, end = node
         node = Node(graph, index, name, op_type, domain, (start, end) if end > start else None)
@@ -289,8 +384,23 @@ def _finding(raw: Tuple[Any, ...]) -> Finding:
         message,
         help_,
         node,
-        tuple(Input(n, s) for n, s in inputs),
+        tuple(Input(n, s, v, (_provenance(p) for p in ps)) for n, s, v, ps in inputs),
         json.loads(facts),
+        fingerprint,
+    )
+
+
+def _provenance(raw: Tuple[Any, ...]) -> Provenance:
+    axis, dim, source, steps, nodes = raw
+    return Provenance(
+        axis,
+        dim,
+        ProvenanceSource(*source),
+        tuple(
+            ProvenanceStep(graph, index, name, op_type, dict(attributes), output, s_axis, s_dim)
+            for graph, index, name, op_type, attributes, output, s_axis, s_dim in steps
+        ),
+        nodes,
     )
 
 
@@ -304,8 +414,12 @@ def _source(model: Any, caller: str) -> Tuple[bool, Any, str]:
         path = os.fspath(model)
         label = os.fsdecode(path)
         return True, label if isinstance(path, str) else path, label
+    if isinstance(model, type):
+        raise TypeError(f"{caller}() expects a model, got the class {model.__name__}: pass an "
+                        "instance")
     serialize = getattr(model, "SerializeToString", None)
     if callable(serialize):
+        _require_model_proto(model, caller)
         data = serialize()
         if not isinstance(data, bytes):
             raise TypeError(f"{caller}(): SerializeToString() returned {type(data).__name__}")
@@ -323,6 +437,32 @@ def _source(model: Any, caller: str) -> Tuple[bool, Any, str]:
         name = getattr(model, "name", None)
         return False, data, name if isinstance(name, str) else "<file>"
     raise TypeError(f"{caller}() expects {_ACCEPTED}; got {type(model).__name__}")
+
+
+def _require_model_proto(model: Any, caller: str) -> None:
+    """A TypeError for a protobuf message that is not a ModelProto (its bytes would fail to
+    decode with a message about the wire format); objects that are not protobuf messages are
+    taken at their word."""
+    descriptor = getattr(model, "DESCRIPTOR", None)
+    full_name = getattr(descriptor, "full_name", None)
+    if not isinstance(full_name, str) or getattr(descriptor, "name", None) == "ModelProto":
+        return
+    message = f"{caller}() expects an onnx.ModelProto, got {full_name}"
+    if descriptor.name == "GraphProto":
+        message += (": wrap it in a model first, onnx.helper.make_model(graph, "
+                    "opset_imports=[onnx.helper.make_opsetid('', OPSET)])")
+    elif descriptor.name == "FunctionProto":
+        message += ": lint a model that calls or contains the function"
+    else:
+        message += f" (the model is {_ACCEPTED})"
+    raise TypeError(message)
+
+
+def _raise_unknown_dims(caller: str, sentences: Sequence[str]) -> None:
+    """The ``ValueError`` for bound dims that no model read declares, one line each; the same
+    sentences as the command's ``--dim`` error."""
+    if sentences:
+        raise ValueError("\n".join(f"{caller}(): dims: {s}" for s in sentences))
 
 
 def _options(
@@ -404,7 +544,9 @@ def lint(
     keep their stored values, and findings that depend on them say so in their help.
 
     Raises :class:`LoadError` when the model cannot be read, ``TypeError`` for a model of
-    another type.
+    another type (a ``GraphProto`` included), ``ValueError`` for a ``dims`` name that no input
+    of the model declares (``{"sequence": 5}`` for a model declaring ``seq``): the message names
+    the closest declared names, as the command's ``--dim`` does.
 
     >>> import onnx, onnx_bcast_lint
     >>> report = onnx_bcast_lint.lint(onnx.load("model.onnx"), dims={"batch": 1})  # doctest: +SKIP
@@ -413,7 +555,9 @@ def lint(
     """
     options = _options("lint", dims, allow, limits, initializers_as_constants)
     is_path, data, label = _source(model, "lint")
-    return _report(_native.lint(is_path, data, label, options))
+    native = _native.lint(is_path, data, label, options)
+    _raise_unknown_dims("lint", native.unknown_dims())
+    return _report(native)
 
 
 def check(
@@ -427,7 +571,8 @@ def check(
 ) -> Report:
     """Like ``onnx.checker.check_model``: lint ``model`` and raise :class:`LintError` (a
     ``ValueError`` carrying the report) when it has errors, or warnings too with
-    ``deny_warnings=True``. Returns the report otherwise.
+    ``deny_warnings=True``. Returns the report otherwise. Raises as :func:`lint` does before
+    that (``ValueError`` for a ``dims`` name the model does not declare).
 
     >>> onnx.save(model, "model.onnx")  # doctest: +SKIP
     >>> onnx_bcast_lint.check("model.onnx", dims={"batch": 8}, deny_warnings=True)  # doctest: +SKIP
@@ -468,6 +613,10 @@ def lint_many(
 
     A model that cannot be read raises its :class:`LoadError` (the first in order, once all
     are done); with ``return_exceptions=True`` the ``LoadError`` takes its place in the list.
+    A ``dims`` name is checked over the batch, as the command checks ``--dim``: one model
+    declaring it is enough (a zoo's models need not share every symbol); a name that no model
+    read declares raises ``ValueError`` naming the closest declared ones, whatever
+    ``return_exceptions`` says.
 
     >>> reports = onnx_bcast_lint.lint_many(pathlib.Path("zoo").glob("*.onnx"))  # doctest: +SKIP
     >>> [r.path for r in reports if not r.ok]  # doctest: +SKIP
@@ -482,7 +631,9 @@ def lint_many(
     sources = [_source(model, "lint_many") for model in models]
     results: List[Any] = []
     first_error: Optional[LoadError] = None
-    for native in _native.lint_many(sources, jobs, options):
+    natives, unknown_dims = _native.lint_many(sources, jobs, options)
+    _raise_unknown_dims("lint_many", unknown_dims)
+    for native in natives:
         try:
             results.append(_report(native))
         except LoadError as error:

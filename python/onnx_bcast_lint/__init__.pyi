@@ -72,9 +72,56 @@ class Node(NamedTuple):
     domain: str
     byte_range: Optional[Tuple[int, int]]
 
-class Input(NamedTuple):
+class ProvenanceSource(NamedTuple):
+    kind: Literal["graph_input", "initializer", "constant"]
+    graph: str
     name: str
-    shape: Shape
+    axis: int
+    dim: Dim
+
+class ProvenanceStep(NamedTuple):
+    graph: str
+    index: int
+    name: str
+    op_type: str
+    attributes: Dict[str, str]
+    output: str
+    axis: int
+    dim: Dim
+
+class Provenance(NamedTuple):
+    axis: int
+    dim: Dim
+    source: ProvenanceSource
+    steps: Tuple[ProvenanceStep, ...]
+    nodes: int
+
+class Input(Tuple[str, Shape]):
+    """The pair ``(name, shape)``, with ``value`` and ``provenance`` besides (equality compares
+    the pair)."""
+    def __new__(
+        cls,
+        name: str,
+        shape: Shape,
+        value: Optional[str] = None,
+        provenance: Iterable[Provenance] = (),
+    ) -> Input: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def shape(self) -> Shape: ...
+    @property
+    def value(self) -> Optional[str]: ...
+    @property
+    def provenance(self) -> Tuple[Provenance, ...]: ...
+    def _replace(
+        self,
+        *,
+        name: str = ...,
+        shape: Shape = ...,
+        value: Optional[str] = ...,
+        provenance: Iterable[Provenance] = ...,
+    ) -> Input: ...
 
 class Finding:
     code: str
@@ -84,6 +131,7 @@ class Finding:
     node: Optional[Node]
     inputs: Tuple[Input, ...]
     facts: Dict[str, Any]
+    fingerprint: str
     def __init__(
         self,
         code: str,
@@ -93,6 +141,7 @@ class Finding:
         node: Optional[Node],
         inputs: Tuple[Input, ...],
         facts: Dict[str, Any] = ...,
+        fingerprint: str = ...,
     ) -> None: ...
 
 class Report:
@@ -110,7 +159,8 @@ class Report:
     def ok(self) -> bool: ...
     @property
     def shapes(self) -> Dict[str, Shape]: ...
-    def shape(self, name: str) -> Shape: ...
+    def shape(self, name: str) -> Shape:
+        """Raises ``KeyError(name)`` when the main graph has no value of that name."""
     @property
     def stats(self) -> Dict[str, int]: ...
     def to_json(self, *, shapes: bool = False) -> str: ...

@@ -9,9 +9,12 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use onnx_bcast_lint::cli::{self, Teardown};
+use onnx_bcast_lint::diag::{DimProvenance, InputSite, Step};
 use onnx_bcast_lint::report::{human, json, sarif, FileReport};
 use onnx_bcast_lint::shape::{Dim, Shape};
-use onnx_bcast_lint::{lint_bytes, lint_path, Code, Limits, LintReport, LoadError, Options};
+use onnx_bcast_lint::{
+    lint_bytes, lint_path, unknown_dims, Code, Limits, LintReport, LoadError, Options,
+};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
@@ -124,6 +127,61 @@ fn shape_py<'py>(py: Python<'py>, shape: &Shape) -> PyResult<Bound<'py, PyAny>> 
     }
 }
 
+/// `(name, shape, value, provenance)` of one input of a finding.
+fn input_py<'py>(py: Python<'py>, input: &InputSite) -> PyResult<Bound<'py, PyTuple>> {
+    let provenance = PyList::empty(py);
+    for dim in &input.provenance {
+        provenance.append(provenance_py(py, dim)?)?;
+    }
+    (
+        &input.name,
+        shape_py(py, &input.shape)?,
+        input.value.as_deref(),
+        provenance,
+    )
+        .into_pyobject(py)
+}
+
+/// One traced dim as the JSON's `provenance` entry has it, in its key order: `(axis, dim,
+/// (kind, graph, name, axis, dim), [step], nodes)`, a step being `(graph, index, name, op_type,
+/// [(attribute, value)], output, axis, dim)`.
+fn provenance_py<'py>(py: Python<'py>, dim: &DimProvenance) -> PyResult<Bound<'py, PyTuple>> {
+    let source = &dim.source;
+    let steps = PyList::empty(py);
+    for step in &dim.steps {
+        steps.append(step_py(py, step)?)?;
+    }
+    (
+        dim.axis,
+        dim_py(py, &dim.dim)?,
+        (
+            source.kind.as_str(),
+            &source.graph,
+            &source.name,
+            source.axis,
+            dim_py(py, &source.dim)?,
+        ),
+        steps,
+        dim.nodes,
+    )
+        .into_pyobject(py)
+}
+
+/// One step of a chain, as `provenance_py` describes it.
+fn step_py<'py>(py: Python<'py>, step: &Step) -> PyResult<Bound<'py, PyTuple>> {
+    (
+        &step.graph,
+        step.index,
+        &step.name,
+        &step.op_type,
+        step.attributes.clone(),
+        &step.output,
+        step.axis,
+        dim_py(py, &step.dim)?,
+    )
+        .into_pyobject(py)
+}
+
 impl NativeReport {
     fn report(&self) -> Option<&LintReport> {
         self.file.outcome.as_ref().ok()
@@ -138,9 +196,13 @@ impl NativeReport {
         &self.file.path
     }
 
-    /// `None`, or `(code, message, offset)` when the model could not be read.
+    /// `None`, or `(code, message, offset)` when the model could not be read. (A bound dim the
+    /// model does not declare is not a read error: see `unknown_dims`.)
     fn error(&self) -> Option<(&'static str, String, Option<usize>)> {
         let error = self.file.outcome.as_ref().err()?;
+        if let LoadError::UnknownDims { .. } = error {
+            return None;
+        }
         let offset = match error {
             LoadError::Decode { offset, .. } | LoadError::Limit { offset, .. } => Some(*offset),
             _ => None,
@@ -148,10 +210,22 @@ impl NativeReport {
         Some((error.code(), error.to_string(), offset))
     }
 
-    /// Every finding as `(code, severity, message, help, node, inputs, facts)`, `node` being
-    /// `None` or `(graph, index, name, op_type, domain, start, end)`, `inputs` a list of
-    /// `(name, shape)` and `facts` the JSON output's `facts` object as JSON text (the Python
-    /// side decodes it: one format for both).
+    /// The sentence for each bound dim the model does not declare (empty unless the library
+    /// refused the model for them).
+    fn unknown_dims(&self) -> Vec<String> {
+        match &self.file.outcome {
+            Err(LoadError::UnknownDims { dims, .. }) => {
+                dims.iter().map(ToString::to_string).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every finding as `(code, severity, message, help, node, inputs, facts, fingerprint)`,
+    /// `node` being `None` or `(graph, index, name, op_type, domain, start, end)`, `inputs` a
+    /// list of `(name, shape, value, provenance)` (see `provenance_py`), `facts` the JSON
+    /// output's `facts` object as JSON text (the Python side decodes it: one format for both)
+    /// and `fingerprint` the JSON's `fingerprint`.
     fn findings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         let Some(report) = self.report() else {
@@ -174,13 +248,7 @@ impl NativeReport {
             };
             let inputs = PyList::empty(py);
             for input in &finding.inputs {
-                inputs.append(PyTuple::new(
-                    py,
-                    [
-                        input.name.as_str().into_pyobject(py)?.into_any(),
-                        shape_py(py, &input.shape)?,
-                    ],
-                )?)?;
+                inputs.append(input_py(py, input)?)?;
             }
             list.append((
                 finding.code.as_str(),
@@ -190,6 +258,7 @@ impl NativeReport {
                 node,
                 inputs,
                 onnx_bcast_lint::report::json::facts_json(finding).to_string(),
+                finding.fingerprint().as_str(),
             ))?;
         }
         Ok(list)
@@ -295,7 +364,8 @@ fn lint(
 }
 
 /// Lints models in parallel on the engine's threads (`jobs` of them, or all cores); the
-/// reports come back in the order given. Each model is `(is_path, model, label)`.
+/// reports come back in the order given, with the sentence for each bound dim that no model
+/// read declares. Each model is `(is_path, model, label)`.
 #[pyfunction]
 #[pyo3(signature = (models, jobs, options))]
 #[allow(clippy::needless_pass_by_value)] // pyo3 extracts arguments as owned values
@@ -304,8 +374,10 @@ fn lint_many(
     models: Vec<(bool, Bound<'_, PyAny>, String)>,
     jobs: Option<usize>,
     options: PyOptions,
-) -> PyResult<Vec<NativeReport>> {
-    let options = self::options(options)?;
+) -> PyResult<(Vec<NativeReport>, Vec<String>)> {
+    // Checked over the batch below, as the command checks `--dim`.
+    let options = self::options(options)?.with_dims_checked(false);
+    let names: Vec<String> = options.binding().keys().cloned().collect();
     let sources = models
         .iter()
         .map(|(is_path, model, label)| Ok((source(*is_path, model)?, label.clone())))
@@ -332,10 +404,16 @@ fn lint_many(
         }
     })?
     .map_err(PyRuntimeError::new_err)?;
-    Ok(files
-        .into_iter()
-        .map(|file| NativeReport { file })
-        .collect())
+    let names = names.iter().map(String::as_str);
+    let linted = files.iter().filter_map(|file| file.outcome.as_ref().ok());
+    let unknown = unknown_dims(names, linted.map(LintReport::declared_dims));
+    Ok((
+        files
+            .into_iter()
+            .map(|file| NativeReport { file })
+            .collect(),
+        unknown.iter().map(ToString::to_string).collect(),
+    ))
 }
 
 /// Runs the `onnx-bcast-lint` command with `argv` (program name first) and returns its exit
