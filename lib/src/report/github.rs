@@ -9,6 +9,7 @@
 //! properties too. Each annotation is written as it is made.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use miette::Diagnostic as _;
 
@@ -87,11 +88,32 @@ fn annotation(
     title: &str,
     message: &str,
 ) -> io::Result<()> {
-    write!(out, "::{command} file={}", property(path))?;
+    write!(out, "::{command} file={}", property(&repository_path(path)))?;
     if let Some((line, col)) = at {
         write!(out, ",line={line},col={col}")?;
     }
     writeln!(out, ",title={}::{}", property(title), data(message))
+}
+
+/// The path as GitHub places an annotation: relative to the workspace, the directory the job
+/// runs the command in. An absolute path under the current directory is made relative to it,
+/// and a leading `./` is dropped; any other path is left as given.
+fn repository_path(path: &str) -> String {
+    let given = Path::new(path);
+    if given.is_absolute() {
+        let root = std::env::current_dir().unwrap_or_default();
+        if let Ok(relative) = crate::paths::absolute(given).strip_prefix(&root) {
+            if root.is_absolute() && !relative.as_os_str().is_empty() {
+                return relative.to_string_lossy().into_owned();
+            }
+        }
+        return path.to_owned();
+    }
+    let mut relative = path;
+    while let Some(rest) = relative.strip_prefix("./") {
+        relative = rest;
+    }
+    relative.to_owned()
 }
 
 /// A command's message, escaped (`escapeData`): `%` first, so that no escape is read twice.
@@ -137,6 +159,20 @@ mod tests {
             .replace("%0A", "\n")
             .replace("%0D", "\r")
             .replace("%25", "%")
+    }
+
+    #[test]
+    fn paths_are_given_relative_to_the_workspace() {
+        assert_eq!(repository_path("./models/a.onnx"), "models/a.onnx");
+        assert_eq!(repository_path("models/a.onnx"), "models/a.onnx");
+        assert_eq!(repository_path("-"), "-");
+        let here = std::env::current_dir().unwrap().join("models/a.onnx");
+        assert_eq!(
+            repository_path(&here.display().to_string()),
+            "models/a.onnx"
+        );
+        // Outside the current directory (the tests run in the package's): left as given.
+        assert_eq!(repository_path("/elsewhere/a.onnx"), "/elsewhere/a.onnx");
     }
 
     #[test]

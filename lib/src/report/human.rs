@@ -175,7 +175,7 @@ fn render_finding(
         shown.source = Some(NamedSource::new(format!("{path} ({})", site.graph), text));
     }
     let _ = handler.render_report(out, &shown);
-    provenance_notes(out, finding);
+    provenance_notes(out, finding, width);
     fingerprint_line(out, finding);
 }
 
@@ -193,15 +193,17 @@ fn fits(listing: &str) -> bool {
         .all(|line| line.chars().count() <= MAX_LISTING_LINE)
 }
 
-/// Where the offending dims come from (issue 17), one note per traced dim.
-fn provenance_notes(out: &mut String, finding: &Finding) {
+/// Where the offending dims come from (issue 17), one note per traced dim, wrapped to `width`.
+fn provenance_notes(out: &mut String, finding: &Finding, width: usize) {
     for input in &finding.inputs {
         for dim in input
             .provenance
             .iter()
             .filter(|d| !d.is_trivial(&input.name))
         {
-            let _ = writeln!(out, "  note: {}", dim.note(&input.name));
+            for line in super::width::wrap(&dim.note(&input.name), width, "  note: ", "        ") {
+                let _ = writeln!(out, "{line}");
+            }
         }
     }
 }

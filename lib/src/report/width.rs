@@ -4,15 +4,15 @@
 //! segment.
 //!
 //! - A listing line too wide has its longest names shortened in the middle
-//!   (`/model/d…/Unsqueeze_output_0`: the end of a name says most), down to [`MIN_NAME`]
+//!   (`/model/d…squeeze_output_0`: the end of a name says most), down to [`MIN_NAME`]
 //!   characters, until the node's text fits; a line still too wide (a chain node's attributes
 //!   after it, or too many names) is cut at the width, or after its last labelled name if that
 //!   is further, with `…`. The labels' spans
 //!   move with the text, so each stays under the token it names (whose full name its label
 //!   gives).
 //! - A label's text is broken into lines that fit the columns right of its connector.
-//! - Wrapped prose (headline, help) breaks between words and after a path's `/`, never inside a
-//!   segment that fits on a line.
+//! - Wrapped prose (headline, help, provenance notes) breaks between words and after a path's
+//!   `/`, never inside a segment that fits on a line.
 //!
 //! Widths are counted in characters (names are ASCII in practice; a wide character may
 //! overflow by its extra column).
@@ -316,6 +316,19 @@ fn wrap_label(label: &str, room: usize) -> String {
         .word_separator(textwrap::WordSeparator::Custom(words_and_segments))
         .break_words(true);
     textwrap::wrap(label, options).join("\n")
+}
+
+/// `text` in lines of at most `width` columns, the first after `first`, the others after
+/// `rest`, broken as miette breaks the headline (between words and after a path's `/`).
+pub(super) fn wrap(text: &str, width: usize, first: &str, rest: &str) -> Vec<String> {
+    let options = textwrap::Options::new(width)
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .word_separator(textwrap::WordSeparator::Custom(words_and_segments));
+    textwrap::wrap(text, options)
+        .into_iter()
+        .map(std::borrow::Cow::into_owned)
+        .collect()
 }
 
 /// Words split at spaces, and a path split after each `/`: textwrap's word separator for
