@@ -34,7 +34,7 @@ fn action_metadata_has_the_required_keys() {
     assert!(!text(&action, "description").is_empty());
     assert_eq!(text(&action["runs"], "using"), "composite");
     let inputs = action["inputs"].as_mapping().unwrap();
-    for input in ["paths", "args", "sarif"] {
+    for input in ["paths", "args", "sarif", "upload-sarif", "annotations"] {
         let declared = &inputs[input];
         assert!(!text(declared, "description").is_empty(), "{input}");
         assert!(declared["default"].is_string(), "{input} has a default");
@@ -68,6 +68,31 @@ fn action_metadata_has_the_required_keys() {
     assert!(uses
         .iter()
         .any(|u| u.starts_with("github/codeql-action/upload-sarif@")));
+    // The gate decides the job (issue 32, item 9): the upload can be turned off, its failure
+    // does not fail the job, and the gate step runs after it whatever its outcome.
+    assert_eq!(text(&inputs["upload-sarif"], "default"), "true");
+    assert_eq!(text(&inputs["annotations"], "default"), "false");
+    let upload = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@"))
+        })
+        .unwrap();
+    assert_eq!(upload["continue-on-error"], Value::Bool(true), "{upload:?}");
+    assert!(
+        text(upload, "if").contains("inputs.upload-sarif == 'true'"),
+        "{upload:?}"
+    );
+    let gate = steps.last().unwrap();
+    assert!(text(gate, "run").contains(".ci/action/gate.sh"), "{gate:?}");
+    let condition = text(gate, "if");
+    assert!(condition.contains("!cancelled()"), "{condition}");
+    assert!(
+        !condition.contains("upload"),
+        "the gate must not depend on the upload: {condition}"
+    );
     // Every `inputs.X` the file mentions is declared.
     let source =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();

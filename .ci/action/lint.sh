@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Action step: lints INPUT_PATHS with INPUT_ARGS, writing SARIF to INPUT_SARIF. It never fails
 # itself, so that the upload step runs: it records the exit code (and whether the SARIF log was
-# written) as step outputs, and prints the human report to the job log.
+# written) as step outputs, and prints the human report to the job log; with INPUT_ANNOTATIONS
+# true, also the findings as workflow commands (`--format github`), which GitHub turns into
+# annotations.
 set -uo pipefail
 bin="${INSTALL_ROOT:?}/bin/onnx-bcast-lint"
 read -r -a paths <<< "$(echo "${INPUT_PATHS:-.}" | tr '\n' ' ')"
@@ -12,6 +14,9 @@ mkdir -p "$(dirname "$sarif")"
 code=$?
 # The human report, for the job log (its exit code is the same run's).
 "$bin" "${args[@]}" "${paths[@]}" || true
+if [[ ${INPUT_ANNOTATIONS:-false} == true ]]; then
+    "$bin" "${args[@]}" --format github "${paths[@]}" || true
+fi
 written=false
 [[ -s "$sarif" ]] && written=true
 {

@@ -22,6 +22,7 @@ Examples:
   onnx-bcast-lint model.onnx
   onnx-bcast-lint --format json --shapes model.onnx
   onnx-bcast-lint --format sarif models/ > results.sarif
+  onnx-bcast-lint --format concise models/
   onnx-bcast-lint --dim batch=8 --dim seq=128 --deny warnings model.onnx
   onnx-bcast-lint --allow W1,I1 -q models/
   cat model.onnx | onnx-bcast-lint -
@@ -110,6 +111,9 @@ enum FormatArg {
     Human,
     Json,
     Sarif,
+    Concise,
+    Github,
+    Junit,
 }
 
 fn parse_binding(text: &str) -> Result<(String, i64), String> {
@@ -404,6 +408,7 @@ fn write_shapes(cli: &Cli, files: &[PathBuf], reports: &[FileReport]) -> bool {
 }
 
 /// Renders, prints and picks the exit code.
+#[allow(clippy::too_many_lines)] // one arm per output format
 fn finish(
     cli: &Cli,
     files: &[PathBuf],
@@ -441,6 +446,9 @@ fn finish(
         FormatArg::Human => Format::Human,
         FormatArg::Json => Format::Json,
         FormatArg::Sarif => Format::Sarif,
+        FormatArg::Concise => Format::Concise,
+        FormatArg::Github => Format::Github,
+        FormatArg::Junit => Format::Junit,
     };
     let stdout = std::io::stdout().lock();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
@@ -454,6 +462,13 @@ fn finish(
             None => report::sarif::write(&mut out, &reports),
         }
         .and_then(|()| writeln!(out)),
+        Format::Concise => {
+            report::concise::write(&mut out, &reports, cli.quiet, &deny_warnings, &totals)
+        }
+        Format::Github => {
+            report::github::write(&mut out, &reports, cli.quiet, &deny_warnings, &totals)
+        }
+        Format::Junit => report::junit::write(&mut out, &reports, &deny_warnings, &totals),
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let style = human::Style {

@@ -102,6 +102,21 @@ pub enum LoadError {
         /// The file.
         path: PathBuf,
     },
+    /// The file is a Git LFS pointer: the text Git LFS leaves in a checkout in place of a
+    /// model it did not fetch.
+    #[error("{path} is a Git LFS pointer file, not the model: the model{} was not fetched", lfs_size(*.size))]
+    #[diagnostic(
+        code("load/lfs-pointer"),
+        help(
+            "fetch the model: `git lfs pull` (in GitHub Actions, `lfs: true` in actions/checkout)"
+        )
+    )]
+    LfsPointer {
+        /// The file.
+        path: PathBuf,
+        /// The size of the model it stands for, in bytes, as the pointer gives it.
+        size: Option<u64>,
+    },
     /// The bytes are not a valid `ModelProto`.
     #[error("{path}: not a valid ONNX protobuf at byte {offset} ({context}): {problem}")]
     #[diagnostic(
@@ -192,10 +207,17 @@ impl LoadError {
             LoadError::Io { .. } => "load/io",
             LoadError::Directory { .. } => "load/directory",
             LoadError::Empty { .. } => "load/empty",
+            LoadError::LfsPointer { .. } => "load/lfs-pointer",
             LoadError::Decode { .. } => "load/decode",
             LoadError::Limit { .. } => "load/limit",
             LoadError::InvalidDims { .. } => "load/dims",
             LoadError::UnknownDims { .. } => "usage/dim",
         }
     }
+}
+
+/// ` (12345 bytes)`: the size a Git LFS pointer gives, if it gives one.
+fn lfs_size(size: Option<u64>) -> String {
+    size.map(|bytes| format!(" ({bytes} bytes)"))
+        .unwrap_or_default()
 }

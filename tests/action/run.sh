@@ -68,6 +68,16 @@ EXIT_CODE=1 "$repo/.ci/action/gate.sh" > /dev/null; rc=$?
 set -e
 [[ $rc == 1 ]] || fail "gate.sh exited $rc on exit-code 1"
 
+# annotations: true adds the findings as workflow commands, at SARIF's line.
+rm -f "$work/lint.out"
+INPUT_ANNOTATIONS=true lint "models/bad.onnx" "" "annotated.sarif"
+[[ $(output "$work/lint.out" exit-code) == 1 ]] || fail "annotated run: exit-code $(output "$work/lint.out" exit-code)"
+grep -q "^::error file=models/bad.onnx,line=2,col=1,title=E1::" "$work/lint.log" \
+    || fail "no annotation in the log: $(cat "$work/lint.log")"
+rm -f "$work/lint.out"
+lint "models/bad.onnx" "" "plain.sarif"
+if grep -q "^::error file=" "$work/lint.log"; then fail "annotations without annotations: true"; fi
+
 rm -f "$work/lint.out"
 lint "models/clean" "" "clean.sarif"
 [[ $(output "$work/lint.out" exit-code) == 0 ]] || fail "clean models: exit-code $(output "$work/lint.out" exit-code)"

@@ -38,11 +38,13 @@ impl Source {
         }
     }
 
-    /// The name diagnostics use for this source.
+    /// The name diagnostics use for this source: standard input is `-`, as it was given and as
+    /// the reports, their findings and baselines name it, so that one model has one name
+    /// whether it loads or not.
     pub fn display_path(&self) -> PathBuf {
         match self {
             Source::Path(path) => path.clone(),
-            Source::Stdin => PathBuf::from("<stdin>"),
+            Source::Stdin => PathBuf::from("-"),
         }
     }
 
@@ -249,6 +251,12 @@ fn load_bytes_releasing(
     if bytes.is_empty() {
         return Err(LoadError::Empty {
             path: path.to_path_buf(),
+        });
+    }
+    if let Some(pointer) = super::lfs::pointer(&bytes) {
+        return Err(LoadError::LfsPointer {
+            path: path.to_path_buf(),
+            size: pointer.size,
         });
     }
     let start = Instant::now();

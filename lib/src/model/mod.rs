@@ -10,6 +10,7 @@ pub(crate) mod dtype;
 mod graph;
 mod initializer;
 mod intern;
+mod lfs;
 mod load;
 mod names;
 mod node_wire;

@@ -101,7 +101,14 @@ pub(crate) fn write_findings(
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width);
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(style.width)
+        // A path in the headline breaks between its segments, not inside one.
+        .with_word_separator(textwrap::WordSeparator::Custom(
+            super::width::words_and_segments,
+        ))
+        // A load error's message already ends with its cause (the OS error of `load/io`).
+        .without_cause_chain();
     // One finding's text at a time, reused.
     let mut text = String::new();
     for (i, file) in files.iter().enumerate() {
@@ -124,7 +131,14 @@ pub(crate) fn write_findings(
                         continue;
                     }
                     text.clear();
-                    render_finding(&handler, &mut text, &file.path, report, finding);
+                    render_finding(
+                        &handler,
+                        &mut text,
+                        &file.path,
+                        report,
+                        finding,
+                        style.width,
+                    );
                     out.write_all(text.as_bytes())?;
                 }
             }
@@ -139,6 +153,7 @@ fn render_finding(
     path: &str,
     report: &LintReport,
     finding: &Finding,
+    width: usize,
 ) {
     let severity = match finding.severity() {
         Severity::Error => miette::Severity::Error,
@@ -166,27 +181,34 @@ fn render_finding(
     if let Some((site, listing)) = listing {
         // One label per token: the op name for the node, each input's name for the input.
         // Labels never nest, so miette draws each under its token (its issues #135, #72).
-        shown.labels.push(LabeledSpan::new_primary_with_span(
-            Some(if site.op_type.is_empty() {
-                format!("node `{}`", site.name)
-            } else {
-                format!("{} node `{}`", site.op_type, site.name)
-            }),
-            listing.node,
-        ));
-        shown.labels.extend(
-            listing
-                .inputs
-                .into_iter()
-                .map(|(range, text)| LabeledSpan::new_with_span(Some(text), range)),
+        let node_label = if site.op_type.is_empty() {
+            format!("node `{}`", site.name)
+        } else {
+            format!("{} node `{}`", site.op_type, site.name)
+        };
+        // Long exporter names: the listing and its labels cut to the width (`width.rs`).
+        let largest_line = site.index.saturating_add(3);
+        let (text, labels) = super::width::fit_listing(
+            &listing.text,
+            std::iter::once((listing.node, node_label))
+                .chain(listing.inputs)
+                .collect(),
+            width,
+            super::width::gutter(largest_line.max(listing.text.lines().count())),
         );
-        shown.source = Some(NamedSource::new(
-            format!("{path} ({})", site.graph),
-            listing.text,
-        ));
+        let mut labels = labels.into_iter();
+        shown.labels.extend(
+            labels
+                .next()
+                .map(|(range, text)| LabeledSpan::new_primary_with_span(Some(text), range)),
+        );
+        shown
+            .labels
+            .extend(labels.map(|(range, text)| LabeledSpan::new_with_span(Some(text), range)));
+        shown.source = Some(NamedSource::new(format!("{path} ({})", site.graph), text));
     }
     let _ = handler.render_report(out, &shown);
-    provenance_notes(out, finding);
+    provenance_notes(out, finding, width);
     fingerprint_line(out, finding);
 }
 
@@ -204,15 +226,17 @@ fn fits(listing: &str) -> bool {
         .all(|line| line.chars().count() <= MAX_LISTING_LINE)
 }
 
-/// Where the offending dims come from (issue 17), one note per traced dim.
-fn provenance_notes(out: &mut String, finding: &Finding) {
+/// Where the offending dims come from (issue 17), one note per traced dim, wrapped to `width`.
+fn provenance_notes(out: &mut String, finding: &Finding, width: usize) {
     for input in &finding.inputs {
         for dim in input
             .provenance
             .iter()
             .filter(|d| !d.is_trivial(&input.name))
         {
-            let _ = writeln!(out, "  note: {}", dim.note(&input.name));
+            for line in super::width::wrap(&dim.note(&input.name), width, "  note: ", "        ") {
+                let _ = writeln!(out, "{line}");
+            }
         }
     }
 }

@@ -1,12 +1,21 @@
-//! Output formats: human (miette), JSON (schema v1) and SARIF 2.1.0. Rendering is pure: it
-//! returns strings, and only `main.rs` prints.
+//! Output formats: human (miette), JSON (schema v1), SARIF 2.1.0, and one line per finding
+//! (concise), GitHub workflow commands and `JUnit` XML. Rendering is pure: it returns strings or
+//! writes to a writer it is given, and only the command prints.
 
+#[cfg(feature = "cli")]
+pub(crate) mod concise;
 pub(crate) mod explain;
+#[cfg(feature = "cli")]
+pub(crate) mod github;
 pub mod human;
 pub mod json;
+#[cfg(feature = "cli")]
+pub(crate) mod junit;
+mod place;
 mod provenance;
 pub mod sarif;
 mod stream;
+mod width;
 
 use crate::lint::LintReport;
 use crate::LoadError;
@@ -22,12 +31,18 @@ pub(crate) enum Format {
     Json,
     /// SARIF 2.1.0.
     Sarif,
+    /// `path:line:col: CODE message`, one line per finding.
+    Concise,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// `JUnit` XML.
+    Junit,
 }
 
 /// The result for one input file.
 #[derive(Debug)]
 pub struct FileReport {
-    /// The path as given (or `<stdin>`).
+    /// The path as given (`-` for standard input).
     pub path: String,
     /// The lint report, or why the file could not be read.
     pub outcome: Result<LintReport, LoadError>,

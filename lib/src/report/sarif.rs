@@ -265,7 +265,7 @@ fn result(finding: &Finding, artifact: &Value) -> Value {
 /// graph's text form, after the graph's opening line) anchors the alert in code scanning; the
 /// bytes are where the node is in the file.
 pub(super) fn node_region(index: usize, span: &std::ops::Range<usize>) -> Value {
-    let mut region = json!({"startLine": index.saturating_add(2)});
+    let mut region = json!({"startLine": super::place::node_line(index)});
     if span.end > span.start {
         if let Some(object) = region.as_object_mut() {
             object.insert("byteOffset".into(), span.start.into());
