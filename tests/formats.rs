@@ -12,7 +12,10 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
+
+mod common;
+use common::{command, stdout};
 
 fn model(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -24,21 +27,16 @@ fn model(name: &str) -> String {
 
 /// Runs the command in `dir` with a fixed width and no colour.
 fn run_in(dir: &Path, columns: usize, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_onnx-bcast-lint"))
+    command()
         .args(args)
         .current_dir(dir)
-        .env("NO_COLOR", "1")
         .env("COLUMNS", columns.to_string())
         .output()
         .unwrap()
 }
 
 fn run(args: &[&str]) -> Output {
-    run_in(Path::new(env!("CARGO_MANIFEST_DIR")), 1000, args)
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
+    run_in(Path::new(env!("CARGO_MANIFEST_DIR")), common::WIDTH, args)
 }
 
 /// A fresh directory under the test target directory.
@@ -266,10 +264,8 @@ fn a_git_lfs_pointer_says_to_fetch_the_model() {
 
 /// Runs the command on `input` as standard input.
 fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_onnx-bcast-lint"))
+    let mut child = command()
         .args(args)
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "1000")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
