@@ -346,6 +346,7 @@ fn lint_loaded(model: Model, options: &Options) -> LintReport {
 fn lint_loaded_timed(mut model: Model, options: &Options, timings: &mut Timings) -> LintReport {
     // Bound before inference: one deployment's sizes are what every stage sees.
     let declared_dims = bind::declared_symbols(&model);
+    let bound = check::bound_axes(&model, options.binding());
     bind::bind(&mut model, options.binding());
     let start = Instant::now();
     let inference = check::infer_settled(
@@ -356,7 +357,8 @@ fn lint_loaded_timed(mut model: Model, options: &Options, timings: &mut Timings)
     );
     timings.infer = start.elapsed();
     let start = Instant::now();
-    let findings = check::run(&model, &inference, &options.checks);
+    let mut findings = check::run(&model, &inference, &options.checks);
+    check::attribute(&mut findings, &bound);
     crate::shape::broadcast::forget_outcomes();
     timings.check = start.elapsed();
     LintReport {

@@ -5,8 +5,9 @@
 
 use std::fmt::Write as _;
 
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan};
 
+use super::numbered::Numbered;
 use super::{FileReport, Totals};
 use crate::diag::{Finding, Severity};
 use crate::lint::LintReport;
@@ -129,7 +130,7 @@ fn render_finding(
         .as_ref()
         .zip(graph)
         .map(|(site, graph)| (site, listing(graph, site.index, finding)))
-        .filter(|(_, listing)| fits(&listing.text));
+        .filter(|(_, listing)| fits(&listing.lines));
     if let Some((site, listing)) = listing {
         // One label per token: the op name for the node, each input's name for the input.
         // Labels never nest, so miette draws each under its token (its issues #135, #72).
@@ -147,9 +148,9 @@ fn render_finding(
                 .into_iter()
                 .map(|(range, text)| LabeledSpan::new_with_span(Some(text), range)),
         );
-        shown.source = Some(NamedSource::new(
+        shown.source = Some(Numbered::new(
             format!("{path} ({})", site.graph),
-            listing.text,
+            &listing.lines,
         ));
     }
     let _ = handler.render_report(out, &shown);
@@ -165,10 +166,10 @@ fn render_finding(
 const MAX_LISTING_LINE: usize = 4096;
 
 /// Whether every line of a listing can be drawn ([`MAX_LISTING_LINE`]).
-fn fits(listing: &str) -> bool {
+fn fits(listing: &[(usize, String)]) -> bool {
     listing
-        .lines()
-        .all(|line| line.chars().count() <= MAX_LISTING_LINE)
+        .iter()
+        .all(|(_, line)| line.chars().count() <= MAX_LISTING_LINE)
 }
 
 /// Where the offending dims come from (issue 17), one note per traced dim.
@@ -197,7 +198,7 @@ struct Shown {
     code: &'static str,
     severity: miette::Severity,
     help: Option<String>,
-    source: Option<NamedSource<String>>,
+    source: Option<Numbered>,
     labels: Vec<LabeledSpan>,
 }
 
@@ -234,19 +235,28 @@ impl Diagnostic for Shown {
     }
 }
 
-/// A few lines of a graph in ONNX textual syntax, and where the node and its inputs sit in them.
+/// A few lines of a graph in ONNX textual syntax, each with its number in the graph's whole
+/// text form (as SARIF's `startLine`), and where the node and its inputs sit in them (byte
+/// ranges in the lines joined by newlines).
 struct Listing {
-    text: String,
+    lines: Vec<(usize, String)>,
     node: std::ops::Range<usize>,
     inputs: Vec<(std::ops::Range<usize>, String)>,
 }
 
+/// The line of node `index` in its graph's text form: line 1 is the graph's `name {`.
+fn line_of(index: usize) -> usize {
+    index.saturating_add(2)
+}
+
 fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
-    let mut text = format!("{} {{\n", graph_name(graph));
+    let mut lines = vec![(1, format!("{} {{", graph_name(graph)))];
+    // Bytes of the lines so far, joined by newlines: where the next line starts.
+    let mut len = lines.iter().map(|(_, line)| line.len() + 1).sum::<usize>();
     let mut node_span = 0..0;
     let mut inputs = Vec::new();
     let chain = chain_nodes(graph, index, finding);
-    let shown: Vec<&Node> = if chain.is_empty() {
+    let mut shown: Vec<&Node> = if chain.is_empty() {
         graph
             .nodes
             .iter()
@@ -260,16 +270,22 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
             .filter_map(|&i| graph.node(i))
             .collect()
     };
-    let mut previous: Option<usize> = None;
+    // A chain node two lines before the next shown one: the node between them is shown too,
+    // which keeps them in one snippet (the listing's lines keep their numbers, so a wider gap
+    // parts the snippets).
+    let between: Vec<usize> = shown
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [a, b] if a.index + 2 == b.index => Some(a.index + 1),
+            _ => None,
+        })
+        .collect();
+    shown.extend(between.into_iter().filter_map(|i| graph.node(i)));
+    shown.sort_by_key(|node| node.index);
     for node in shown {
-        // Chain nodes are not neighbours in the file: a gap is marked.
-        if previous.is_some_and(|p| p + 1 < node.index) {
-            text.push_str("   ...\n");
-        }
-        previous = Some(node.index);
-        let start = text.len();
-        text.push_str("   ");
+        let start = len;
         let (mut line, op_span, input_spans) = node_line(graph, node);
+        line.insert_str(0, "   ");
         if chain.contains(&node.index) {
             line = with_attributes(line, finding, node.index);
             // A label under the op of each chain node: miette shows the lines that carry one.
@@ -298,12 +314,12 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
             }
             node_span = start + 3 + op_span.start..start + 3 + op_span.end;
         }
-        text.push_str(&line);
-        text.push('\n');
+        len += line.len() + 1;
+        lines.push((line_of(node.index), line));
     }
-    text.push('}');
+    lines.push((line_of(graph.nodes.len()), "}".to_owned()));
     Listing {
-        text,
+        lines,
         node: node_span,
         inputs,
     }

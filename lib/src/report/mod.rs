@@ -4,6 +4,7 @@
 pub(crate) mod explain;
 pub mod human;
 pub mod json;
+mod numbered;
 mod provenance;
 pub mod sarif;
 mod stream;
