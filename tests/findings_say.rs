@@ -67,9 +67,12 @@ fn sarif_lines(report: &FileReport) -> Vec<usize> {
         .unwrap()
         .iter()
         .map(|r| {
-            r["locations"][0]["physicalLocation"]["region"]["startLine"]
-                .as_u64()
-                .unwrap() as usize
+            usize::try_from(
+                r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                    .as_u64()
+                    .unwrap(),
+            )
+            .unwrap()
         })
         .collect()
 }

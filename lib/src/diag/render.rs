@@ -30,28 +30,7 @@ fn what(node: Option<&NodeSite>) -> String {
 pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
     let what = what(node);
     match facts {
-        Facts::BroadcastClash {
-            rule,
-            violation,
-            axis,
-            sizes,
-            operands,
-            target,
-            binding,
-            ..
-        } => {
-            let mut violation = violation_text(*rule, *violation, *axis, sizes);
-            if !binding.is_empty() {
-                let _ = write!(violation, " ({})", bound_by(binding));
-            }
-            match (rule, operands.get(1), target) {
-                (Rule::Unidirectional, Some(b), Some(target)) => format!(
-                    "{what}: `{}` {} cannot broadcast to {target}: {violation}",
-                    b.name, b.shape
-                ),
-                _ => format!("{what}: inputs cannot broadcast: {violation}"),
-            }
-        }
+        Facts::BroadcastClash { .. } => clash_message(facts, &what),
         Facts::BroadcastBroken {
             condition, binding, ..
         } => format!(
@@ -97,26 +76,7 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
             count,
             ..
         } => unsupported_message(op_type, domain, reason.as_deref(), nodes, *count),
-        Facts::ConstraintUnmet {
-            constraint,
-            found,
-            condition,
-            binding,
-            ..
-        } => match (condition, binding) {
-            (Some(condition), Some(binding)) => format!(
-                "{what}: {constraint}, which fails when {}: it needs {condition}",
-                show_binding(binding)
-            ),
-            (None, Some(binding)) if found.is_empty() => {
-                format!("{what}: {constraint} ({})", bound_by(binding))
-            }
-            (None, Some(binding)) => {
-                format!("{what}: {constraint} ({found}; {})", bound_by(binding))
-            }
-            _ if found.is_empty() => format!("{what}: {constraint}"),
-            _ => format!("{what}: {constraint} ({found})"),
-        },
+        Facts::ConstraintUnmet { .. } => unmet_message(facts, &what),
         Facts::MissingInput { slot } => format!("{what}: required input {slot} is missing"),
         Facts::BadAttribute {
             attribute,
@@ -131,6 +91,63 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
         } => format!(
             "graph input `{input}` of {graph} is declared {declared} but its initializer is {stored}"
         ),
+    }
+}
+
+/// An E1 clash: its axis and sizes (and the bindings they come from).
+fn clash_message(facts: &Facts, what: &str) -> String {
+    let Facts::BroadcastClash {
+        rule,
+        violation,
+        axis,
+        sizes,
+        operands,
+        target,
+        binding,
+        ..
+    } = facts
+    else {
+        return String::new();
+    };
+    let mut violation = violation_text(*rule, *violation, *axis, sizes);
+    if !binding.is_empty() {
+        let _ = write!(violation, " ({})", bound_by(binding));
+    }
+    match (rule, operands.get(1), target) {
+        (Rule::Unidirectional, Some(b), Some(target)) => format!(
+            "{what}: `{}` {} cannot broadcast to {target}: {violation}",
+            b.name, b.shape
+        ),
+        _ => format!("{what}: inputs cannot broadcast: {violation}"),
+    }
+}
+
+/// An E4 constraint: what it requires and what the inputs give, or the condition a binding
+/// breaks, or the bindings the sizes come from.
+fn unmet_message(facts: &Facts, what: &str) -> String {
+    let Facts::ConstraintUnmet {
+        constraint,
+        found,
+        condition,
+        binding,
+        ..
+    } = facts
+    else {
+        return String::new();
+    };
+    match (condition, binding) {
+        (Some(condition), Some(binding)) => format!(
+            "{what}: {constraint}, which fails when {}: it needs {condition}",
+            show_binding(binding)
+        ),
+        (None, Some(binding)) if found.is_empty() => {
+            format!("{what}: {constraint} ({})", bound_by(binding))
+        }
+        (None, Some(binding)) => {
+            format!("{what}: {constraint} ({found}; {})", bound_by(binding))
+        }
+        _ if found.is_empty() => format!("{what}: {constraint}"),
+        _ => format!("{what}: {constraint} ({found})"),
     }
 }
 
@@ -279,18 +296,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             condition,
             binding,
             ..
-        } => {
-            let mut help = fix.clone().unwrap_or_else(|| {
-                format!(
-                    "{constraint}: change the inputs' shapes (or the node's attributes) so that it holds"
-                )
-            });
-            if condition.is_none() && binding.is_some() {
-                help.push_str("; ");
-                help.push_str(DEPLOYMENT);
-            }
-            help
-        }
+        } => unmet_help(constraint, fix.as_deref(), condition.is_none() && binding.is_some()),
         Facts::MissingInput { slot } => format!(
             "the {} operator requires input {slot}: connect it, or check the opset the model imports",
             node.map_or("", |n| n.op_type.as_str())
@@ -306,6 +312,23 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             "make the declaration of `{input}` match its initializer's dims, or re-export the initializer"
         ),
     }
+}
+
+/// An E4's help: its fix, and whether its sizes come from `--dim`.
+fn unmet_help(constraint: &str, fix: Option<&str>, bound: bool) -> String {
+    let mut help = fix.map_or_else(
+        || {
+            format!(
+                "{constraint}: change the inputs' shapes (or the node's attributes) so that it holds"
+            )
+        },
+        str::to_owned,
+    );
+    if bound {
+        help.push_str("; ");
+        help.push_str(DEPLOYMENT);
+    }
+    help
 }
 
 /// The violation's words (`axis 1 is 3 vs 4`), from the shape module's one rendering of it.

@@ -690,25 +690,7 @@ impl<'m> Engine<'m> {
             }
             (status, outputs, checks)
         };
-        // Root cause only: outputs of a failing node, of a node reading such values, or of one
-        // whose body (an `If` branch, a function) makes them, take no declared shape.
-        let mut bodies = node.subgraphs().iter().map(|(_, id)| *id).chain(function);
-        let downstream = downstream::fails(&status, &checks)
-            || node
-                .inputs()
-                .iter()
-                .flatten()
-                .any(|value| self.downstream.get(graph.id, *value))
-            || bodies.any(|id| {
-                self.model
-                    .graph(id)
-                    .is_some_and(|body| body.outputs.iter().any(|v| self.downstream.get(id, *v)))
-            });
-        if downstream {
-            for value in node.outputs().iter().flatten() {
-                self.downstream.set(graph.id, *value);
-            }
-        }
+        let downstream = self.downstream_of(graph, node, function, &status, &checks);
         // Written in place: the fields are borrowed apart (the budget is a `Cell`), so no
         // vector of results is built per node.
         let (work, max_rank, shapes) = (&self.work, self.max_rank, &mut self.shapes);
@@ -760,6 +742,39 @@ impl<'m> Engine<'m> {
                 checks: checks.into_boxed_slice(),
             },
         );
+    }
+
+    /// Whether `node`'s outputs are downstream of a failure (and marks them): it fails, reads
+    /// such a value, or its body (an `If` branch, a function) makes one. Root cause only: such
+    /// outputs take no declared shape.
+    fn downstream_of(
+        &mut self,
+        graph: &Graph,
+        node: &Node,
+        function: Option<GraphId>,
+        status: &NodeStatus,
+        checks: &[BroadcastCheck],
+    ) -> bool {
+        let mut bodies = node.subgraphs().iter().map(|(_, id)| *id).chain(function);
+        let downstream = downstream::fails(status, checks)
+            || node
+                .inputs()
+                .iter()
+                .flatten()
+                .any(|value| self.downstream.get(graph.id, *value))
+            || bodies.any(|id| {
+                self.model.graph(id).is_some_and(|body| {
+                    body.outputs
+                        .iter()
+                        .any(|value| self.downstream.get(id, *value))
+                })
+            });
+        if downstream {
+            for value in node.outputs().iter().flatten() {
+                self.downstream.set(graph.id, *value);
+            }
+        }
+        downstream
     }
 
     /// Charges a node run inside a body with its inputs and their ranks. A body's static cost

@@ -129,11 +129,11 @@ mod tests {
     #[test]
     fn a_line_reads_with_its_own_number() {
         let numbered = listing();
-        let at = numbered.text().find("Z").unwrap();
+        let at = numbered.text().find('Z').unwrap();
         let contents = numbered.read_span(&(at, 1).into(), 0, 0).unwrap();
         assert_eq!(contents.line() + 1, 9);
         assert_eq!(contents.column(), 4);
-        let at = numbered.text().find("Y").unwrap();
+        let at = numbered.text().find('Y').unwrap();
         assert_eq!(
             numbered.read_span(&(at, 1).into(), 0, 0).unwrap().line() + 1,
             5
@@ -143,11 +143,11 @@ mod tests {
     #[test]
     fn context_stays_within_consecutive_lines() {
         let numbered = listing();
-        let at = numbered.text().find("Z").unwrap();
+        let at = numbered.text().find('Z').unwrap();
         let contents = numbered.read_span(&(at, 1).into(), 2, 2).unwrap();
         // Line 5 is not line 8: it is no context of line 9.
         assert_eq!(std::str::from_utf8(contents.data()).unwrap(), "c = Z (b)");
-        let at = numbered.text().find("Y").unwrap();
+        let at = numbered.text().find('Y').unwrap();
         let contents = numbered.read_span(&(at, 1).into(), 2, 2).unwrap();
         assert_eq!(contents.line() + 1, 4);
         assert_eq!(
@@ -159,8 +159,8 @@ mod tests {
     #[test]
     fn a_span_across_a_gap_is_refused() {
         let numbered = listing();
-        let from = numbered.text().find("Y").unwrap();
-        let to = numbered.text().find("Z").unwrap();
+        let from = numbered.text().find('Y').unwrap();
+        let to = numbered.text().find('Z').unwrap();
         assert!(numbered
             .read_span(&(from, to - from + 1).into(), 0, 0)
             .is_err());
