@@ -403,6 +403,7 @@ fn lint_loaded_timed(
         }
     }
     // Bound before inference: one deployment's sizes are what every stage sees.
+    let bound = check::bound_axes(&model, options.binding());
     bind::bind(&mut model, options.binding());
     let start = Instant::now();
     let inference = check::infer_settled(
@@ -413,7 +414,8 @@ fn lint_loaded_timed(
     );
     timings.infer = start.elapsed();
     let start = Instant::now();
-    let findings = check::run(&model, &inference, &options.checks);
+    let mut findings = check::run(&model, &inference, &options.checks);
+    check::attribute(&mut findings, &bound);
     crate::shape::broadcast::forget_outcomes();
     timings.check = start.elapsed();
     Ok(LintReport {

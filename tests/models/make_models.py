@@ -634,6 +634,77 @@ def w4_unbatched_branch():
     return unbatched_branch_model("w4_unbatched_branch", used=True)
 
 
+@fixture("w4_if_declared_outputs.onnx")
+def w4_if_declared_outputs():
+    """silero-vad's shape: an `If` on the sample rate whose branches frame the audio with strided
+    convolutions (kernel 256 stride 128 at 16 kHz, kernel 128 stride 64 at 8 kHz), each branch
+    declaring its output's rank without sizes. Unbound: a W4 in each branch (n ≥ 256, n ≥ 128).
+    With n = 200 the 16 kHz branch fails (E4); its output is then unknown but for the declared
+    rank, which must not read as the branches differing (that settled the If on the 8 kHz branch
+    and left the failing one unchecked)."""
+    def branch(tag, kernel):
+        return helper.make_graph(
+            [node("Conv", ["frames", f"w{kernel}"], [f"out_{tag}"], name=f"/{tag}/stft/Conv",
+                  kernel_shape=[kernel], strides=[kernel // 2])],
+            tag, [], [vi(f"out_{tag}", F, [None, None, None])])
+    g = graph(
+        [
+            node("Unsqueeze", ["x", "one"], ["frames"], name="/frames"),
+            node("Equal", ["sr", "rate16k"], ["is16k"], name="/is16k"),
+            node("If", ["is16k"], ["y"], name="/rate",
+                 then_branch=branch("then", 256), else_branch=branch("else", 128)),
+        ],
+        "w4_if_declared_outputs",
+        [vi("x", F, ["batch", "n"]), vi("sr", I64, [])],
+        [vi("y", F, None)],
+        initializer=[i64s("one", [1]), init("rate16k", np.array(16000, dtype=np.int64)),
+                     init("w256", weights([4, 1, 256])), init("w128", weights([4, 1, 128]))],
+    )
+    return model(g)
+
+
+@fixture("w4_conv_declared_downstream.onnx")
+def w4_conv_declared_downstream():
+    """A framing Conv (kernel 8, stride 8) that needs n ≥ 8, then a mean over the frames added to
+    a state [batch, 4]. The mean's value_info declares its rows as the exporter named them
+    (`ReduceMean/r_dim_0`, as PyTorch's exporter writes `<op><value>_dim_<axis>`). With n = 4 the
+    Conv fails (E4); the mean is downstream of that failure and raises nothing (its declaration
+    would make the Add's rows `ReduceMean/r_dim_0` against `batch`: a second finding of one
+    fault)."""
+    g = graph(
+        [
+            node("Unsqueeze", ["x", "one"], ["wave"], name="/wave"),
+            node("Conv", ["wave", "w"], ["frames"], name="/conv", kernel_shape=[8], strides=[8]),
+            node("ReduceMean", ["frames", "two"], ["r"], name="/mean", keepdims=0),
+            node("Add", ["r", "state"], ["y"], name="/add"),
+        ],
+        "w4_conv_declared_downstream",
+        [vi("x", F, ["batch", "n"]), vi("state", F, ["batch", 4])],
+        [vi("y", F, None)],
+        initializer=[i64s("one", [1]), i64s("two", [2]), init("w", weights([4, 1, 8]))],
+        value_info=[vi("r", F, ["ReduceMean/r_dim_0", 4])],
+    )
+    return model(g)
+
+
+@fixture("w1_nonzero_count.onnx")
+def w1_nonzero_count():
+    """NonZero's count is data-dependent (a fresh symbol the engine makes); adding a [4] to the
+    indices of the non-zero entries holds only if that count is 1 or 4. No `--dim` can bind the
+    count: the help says where it comes from instead."""
+    g = graph(
+        [
+            node("NonZero", ["x"], ["idx"], name="/nonzero"),
+            node("Add", ["idx", "offsets"], ["y"], name="/shift"),
+        ],
+        "w1_nonzero_count",
+        [vi("x", F, ["batch"])],
+        [vi("y", I64, None)],
+        initializer=[i64s("offsets", [0, 1, 2, 3])],
+    )
+    return model(g)
+
+
 @fixture("w4_unbatched_branch_unused.onnx")
 def w4_unbatched_branch_unused():
     """The same If, its output a graph output, and the Gemm's output unused. onnxruntime still

@@ -14,14 +14,20 @@
 //! The case is `TorchScript`'s export of modules that take batched and unbatched inputs:
 //! silero-vad squeezes its frame axis away in `If(Equal(T, 1))`, and through the branch that
 //! keeps it the LSTM after gets a 5-D input and fails.
+//!
+//! Only an `If` whose branches give outputs known to differ is tried (an unknown dim differs
+//! from nothing), and under a `--dim` binding a branch with errors or warnings of its own is
+//! never settled away: its failure may be this deployment's only, and the user asked about it
+//! (issue 32: silero-vad's 16 kHz branch fails for 150 samples, and its E4 vanished).
 
 use std::collections::HashMap;
 
 use super::{collect, CheckOptions};
-use crate::diag::{Code, Finding};
+use crate::diag::{Code, Finding, Severity};
 use crate::error::Limits;
 use crate::infer::{self, known_condition, Assumptions, Inference};
 use crate::model::{Graph, GraphId, Model, Origin, Value, ValueId};
+use crate::shape::{Dim, Shape};
 
 /// How many `If` nodes are tried, each costing two more inference and check runs.
 const MAX_TRIED: usize = 4;
@@ -51,23 +57,49 @@ pub(crate) fn infer_settled(
         let Some(home) = model.graph(graph) else {
             continue;
         };
+        let Some(node) = home.node(index) else {
+            continue;
+        };
         let [then_run, else_run] = [true, false].map(|taken| {
             let mut trial = forced.clone();
             trial.push((graph, index, taken));
             let facts = infer::infer_forcing(model, limits, assumptions, &trial);
             let findings = collect(model, &facts, options);
             let fails = Failures::new(model, &facts, &findings, &trial).graph_fails(home, 0);
-            (trial, facts, fails)
+            let body =
+                branches(node).map(|(then_id, else_id)| if taken { then_id } else { else_id });
+            let reported = body
+                .and_then(|id| model.graph(id))
+                .is_some_and(|body| reports_inside(&findings, &body.path));
+            (trial, facts, fails, reported)
         });
+        // Under a `--dim` binding a branch may fail for this deployment only: its findings are
+        // what the user asked for, and settling on the other branch would leave it unchecked.
+        let bound = !options.binding.is_empty();
         let chosen = match (then_run.2, else_run.2) {
-            (false, true) => then_run,
-            (true, false) => else_run,
+            (false, true) if !(bound && else_run.3) => then_run,
+            (true, false) if !(bound && then_run.3) => else_run,
             _ => continue,
         };
         forced = chosen.0;
         inference = chosen.1;
     }
     inference
+}
+
+/// Whether an error or a warning is reported in the graph at `path` or a graph nested in it.
+fn reports_inside(findings: &[Finding], path: &str) -> bool {
+    findings
+        .iter()
+        .filter(|finding| finding.severity() != Severity::Info)
+        .filter_map(|finding| finding.node.as_ref())
+        .any(|node| {
+            node.graph == path
+                || node
+                    .graph
+                    .strip_prefix(path)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
 }
 
 /// `If` nodes that run at most once per inference (in the main graph or in `If` branches), in
@@ -103,7 +135,7 @@ fn diverging_ifs(model: &Model, inference: &Inference) -> Vec<(GraphId, usize)> 
                 continue;
             };
             let diverge = then_out.iter().zip(&else_out).any(|pair| match pair {
-                (Some(a), Some(b)) => a.rank().is_some() && b.rank().is_some() && a != b,
+                (Some(a), Some(b)) => differ(a, b),
                 _ => false,
             });
             if diverge {
@@ -112,6 +144,21 @@ fn diverging_ifs(model: &Model, inference: &Inference) -> Vec<(GraphId, usize)> 
         }
     }
     found
+}
+
+/// Whether two branch outputs are known to differ: in rank, or in two dims on one axis that are
+/// both known. An unknown dim differs from nothing: a branch whose node fails leaves its outputs
+/// unknown (the declared rank kept, as silero-vad's branches declare theirs), and taking that for
+/// a difference settled the `If` on the other branch, leaving the failing one unchecked.
+fn differ(a: &Shape, b: &Shape) -> bool {
+    match (a.dims(), b.dims()) {
+        (Some(x), Some(y)) if x.len() != y.len() => true,
+        (Some(x), Some(y)) => x
+            .iter()
+            .zip(y)
+            .any(|(p, q)| *p != Dim::Unknown && *q != Dim::Unknown && p != q),
+        _ => false,
+    }
 }
 
 /// Whether the nodes of `graph` run at most once per inference: it is the main graph, or a
@@ -301,4 +348,23 @@ fn live_nodes(graph: &Graph, captured: &HashMap<(GraphId, usize), Vec<ValueId>>)
         .enumerate()
         .filter_map(|(index, &live)| live.then_some(index))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::differ;
+    use crate::shape::{Dim, Shape};
+
+    #[test]
+    fn an_unknown_dim_differs_from_nothing() {
+        let known = Shape::Ranked(vec![Dim::sym("batch"), Dim::known(1)]);
+        let failed = Shape::Ranked(vec![Dim::Unknown, Dim::Unknown]);
+        assert!(!differ(&known, &failed));
+        assert!(!differ(&known, &Shape::Unranked));
+        assert!(differ(&known, &Shape::Ranked(vec![Dim::sym("batch")])));
+        assert!(differ(
+            &known,
+            &Shape::Ranked(vec![Dim::sym("batch"), Dim::known(2)])
+        ));
+    }
 }

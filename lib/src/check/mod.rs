@@ -2,6 +2,7 @@
 //! code, then sort them into graph order and drop the codes the user allowed.
 
 mod assumed;
+mod bound;
 mod branches;
 mod broadcast;
 mod constraint;
@@ -17,6 +18,7 @@ use crate::infer::Inference;
 use crate::model::Model;
 use crate::shape::Binding;
 
+pub(crate) use bound::{attribute, bound_axes};
 pub(crate) use branches::infer_settled;
 
 /// What the checks need besides the model and its inference.

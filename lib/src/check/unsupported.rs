@@ -25,7 +25,8 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
         let Some(facts) = inference.graphs.get(g) else {
             continue;
         };
-        for node in &graph.nodes {
+        // A node without an op type is an E3 (`structure.rs`), and nothing more.
+        for node in graph.nodes.iter().filter(|node| !node.op_type().is_empty()) {
             let version = match facts.status(node.index) {
                 NodeStatus::Unsupported => None,
                 NodeStatus::UnknownVersion(why, version) => Some((*why, *version)),

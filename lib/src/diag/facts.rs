@@ -39,6 +39,10 @@ pub enum Facts {
         target: Option<Shape>,
         /// A likely fix (transposed sizes, a missing Unsqueeze), when one can be named.
         fix: Option<String>,
+        /// The `--dim` bindings the clashing sizes come from (traced to the input axes they
+        /// fill); empty, and left out of JSON, when none.
+        #[serde(skip_serializing_if = "Binding::is_empty")]
+        binding: Binding,
     },
     /// E1: with the `--dim` binding, a condition broadcasting needs is false.
     #[non_exhaustive]
@@ -67,6 +71,13 @@ pub enum Facts {
         counterexample: Option<Binding>,
         /// Later nodes that need the same condition (reported once, here).
         also_at: Vec<NodeName>,
+        /// The condition's symbols that `--dim` cannot bind, with where each comes from; left
+        /// out of JSON when none.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        data_dependent: Vec<SizeOrigin>,
+        /// Whether the condition has a symbol `--dim` can bind (a main-graph input's dim).
+        #[serde(skip)]
+        bindable: bool,
     },
     /// W4: an operator's own shape constraint holds only under a condition on symbolic dims.
     #[non_exhaustive]
@@ -81,6 +92,13 @@ pub enum Facts {
         counterexample: Option<Binding>,
         /// Later nodes that need the same condition (reported once, here).
         also_at: Vec<NodeName>,
+        /// The condition's symbols that `--dim` cannot bind, with where each comes from; left
+        /// out of JSON when none.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        data_dependent: Vec<SizeOrigin>,
+        /// Whether the condition has a symbol `--dim` can bind (a main-graph input's dim).
+        #[serde(skip)]
+        bindable: bool,
     },
     /// W1 (W4 when only operator constraints take part): the conditions of several nodes
     /// together force a symbol to one value.
@@ -136,7 +154,8 @@ pub enum Facts {
         count: usize,
     },
     /// E4: an operator's own shape constraint fails: for every input, or (`binding`) for this
-    /// deployment's dims.
+    /// deployment's dims (with `condition` when the binding breaks a condition, without when
+    /// the sizes the constraint compares come from it).
     #[non_exhaustive]
     ConstraintUnmet {
         /// What the operator requires, in its doc's words.
@@ -238,6 +257,31 @@ impl SizeAt {
             operand,
             axis,
             size,
+        }
+    }
+}
+
+/// A size the model computes (`NonZero#0`, or a `dim_param` an exporter declared for a value
+/// it made, `Unsqueeze/..._dim_1`), which no `--dim` can bind: the value it first sizes, and
+/// the node that makes that value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SizeOrigin {
+    /// The symbol.
+    pub symbol: String,
+    /// The first value (in graph order) whose shape holds it.
+    pub value: String,
+    /// The node that makes that value; `None` when it is a graph's input.
+    pub made_by: Option<NodeName>,
+}
+
+impl SizeOrigin {
+    /// `symbol`, first in `value`, made by `made_by`.
+    pub(crate) fn new(symbol: String, value: String, made_by: Option<NodeName>) -> Self {
+        Self {
+            symbol,
+            value,
+            made_by,
         }
     }
 }

@@ -9,7 +9,8 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-pub use facts::{Facts, Mismatch, NodeName, Operand, SizeAt, Structure};
+use crate::shape::Binding;
+pub use facts::{Facts, Mismatch, NodeName, Operand, SizeAt, SizeOrigin, Structure};
 // Where an offending dim comes from: the data of `InputSite::provenance`.
 pub use crate::provenance::{DimProvenance, Source, SourceKind, Step};
 
@@ -222,6 +223,20 @@ impl Finding {
         }
     }
 
+    /// Records that the sizes an E1 clash or an E4 constraint compares come from `binding`
+    /// (`--dim`): the failure is this deployment's. Other findings are left as they are.
+    pub(crate) fn bound_by(&mut self, binding: Binding) {
+        match &mut self.facts {
+            Facts::BroadcastClash { binding: bound, .. } => *bound = binding,
+            Facts::ConstraintUnmet {
+                binding: bound @ None,
+                ..
+            } => *bound = Some(binding),
+            _ => return,
+        }
+        self.render();
+    }
+
     /// Records that the finding may hang on `--initializers-as-constants`.
     pub(crate) fn assume_constant_initializers(&mut self) {
         self.assumes_constant_initializers = true;
@@ -298,6 +313,7 @@ mod tests {
             ],
             target: None,
             fix: fix.map(str::to_owned),
+            binding: crate::shape::Binding::new(),
         }
     }
 
@@ -346,6 +362,8 @@ mod tests {
             condition: "seq ≤ 64".into(),
             counterexample: Some([("seq".to_owned(), 65)].into_iter().collect()),
             also_at: Vec::new(),
+            data_dependent: Vec::new(),
+            bindable: true,
         };
         let mut finding = Finding::new(facts, Some(add_node()), Vec::new());
         assert_eq!(finding.code, Code::W1);

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::facts::{Facts, NodeName, Operand, SizeAt, Structure};
+use super::facts::{Facts, NodeName, Operand, SizeAt, SizeOrigin, Structure};
 use super::NodeSite;
 use crate::shape::broadcast::{Offender, Violation, ViolationKind};
 use crate::shape::{Binding, Rule};
@@ -12,6 +12,10 @@ use crate::shape::{Binding, Rule};
 /// The note appended to the help of a finding that depends on `--initializers-as-constants`.
 const ASSUMED: &str =
     "assuming initializers that are also graph inputs keep their values (--initializers-as-constants)";
+
+/// The help's note on a failure whose sizes come from `--dim`.
+const DEPLOYMENT: &str =
+    "the sizes come from --dim: this deployment fails, and other sizes may not";
 
 /// `Add node `add``, or `node `n`` for a node without an op type.
 fn what(node: Option<&NodeSite>) -> String {
@@ -26,24 +30,7 @@ fn what(node: Option<&NodeSite>) -> String {
 pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
     let what = what(node);
     match facts {
-        Facts::BroadcastClash {
-            rule,
-            violation,
-            axis,
-            sizes,
-            operands,
-            target,
-            ..
-        } => {
-            let violation = violation_text(*rule, *violation, *axis, sizes);
-            match (rule, operands.get(1), target) {
-                (Rule::Unidirectional, Some(b), Some(target)) => format!(
-                    "{what}: `{}` {} cannot broadcast to {target}: {violation}",
-                    b.name, b.shape
-                ),
-                _ => format!("{what}: inputs cannot broadcast: {violation}"),
-            }
-        }
+        Facts::BroadcastClash { .. } => clash_message(facts, &what),
         Facts::BroadcastBroken {
             condition, binding, ..
         } => format!(
@@ -89,20 +76,7 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
             count,
             ..
         } => unsupported_message(op_type, domain, reason.as_deref(), nodes, *count),
-        Facts::ConstraintUnmet {
-            constraint,
-            found,
-            condition,
-            binding,
-            ..
-        } => match (condition, binding) {
-            (Some(condition), Some(binding)) => format!(
-                "{what}: {constraint}, which fails when {}: it needs {condition}",
-                show_binding(binding)
-            ),
-            _ if found.is_empty() => format!("{what}: {constraint}"),
-            _ => format!("{what}: {constraint} ({found})"),
-        },
+        Facts::ConstraintUnmet { .. } => unmet_message(facts, &what),
         Facts::MissingInput { slot } => format!("{what}: required input {slot} is missing"),
         Facts::BadAttribute {
             attribute,
@@ -117,6 +91,63 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
         } => format!(
             "graph input `{input}` of {graph} is declared {declared} but its initializer is {stored}"
         ),
+    }
+}
+
+/// An E1 clash: its axis and sizes (and the bindings they come from).
+fn clash_message(facts: &Facts, what: &str) -> String {
+    let Facts::BroadcastClash {
+        rule,
+        violation,
+        axis,
+        sizes,
+        operands,
+        target,
+        binding,
+        ..
+    } = facts
+    else {
+        return String::new();
+    };
+    let mut violation = violation_text(*rule, *violation, *axis, sizes);
+    if !binding.is_empty() {
+        let _ = write!(violation, " ({})", bound_by(binding));
+    }
+    match (rule, operands.get(1), target) {
+        (Rule::Unidirectional, Some(b), Some(target)) => format!(
+            "{what}: `{}` {} cannot broadcast to {target}: {violation}",
+            b.name, b.shape
+        ),
+        _ => format!("{what}: inputs cannot broadcast: {violation}"),
+    }
+}
+
+/// An E4 constraint: what it requires and what the inputs give, or the condition a binding
+/// breaks, or the bindings the sizes come from.
+fn unmet_message(facts: &Facts, what: &str) -> String {
+    let Facts::ConstraintUnmet {
+        constraint,
+        found,
+        condition,
+        binding,
+        ..
+    } = facts
+    else {
+        return String::new();
+    };
+    match (condition, binding) {
+        (Some(condition), Some(binding)) => format!(
+            "{what}: {constraint}, which fails when {}: it needs {condition}",
+            show_binding(binding)
+        ),
+        (None, Some(binding)) if found.is_empty() => {
+            format!("{what}: {constraint} ({})", bound_by(binding))
+        }
+        (None, Some(binding)) => {
+            format!("{what}: {constraint} ({found}; {})", bound_by(binding))
+        }
+        _ if found.is_empty() => format!("{what}: {constraint}"),
+        _ => format!("{what}: {constraint} ({found})"),
     }
 }
 
@@ -189,11 +220,16 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             rule,
             operands,
             fix,
+            binding,
             ..
         } => {
             let mut help = format!("{}: {}", rule_text(*rule), requirement(*rule, operands));
             if let Some(fix) = fix {
                 let _ = write!(help, "; {fix}");
+            }
+            if !binding.is_empty() {
+                help.push_str("; ");
+                help.push_str(DEPLOYMENT);
             }
             help
         }
@@ -206,22 +242,28 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             rule,
             operands,
             counterexample,
+            data_dependent,
+            bindable,
             ..
         } => format!(
-            "{}: {}{}; bind the dims with --dim to check one deployment",
+            "{}: {}{}{}",
             rule_text(*rule),
             requirement(*rule, operands),
-            breaks(counterexample.as_ref())
+            breaks(counterexample.as_ref()),
+            binding_advice(data_dependent, *bindable)
         ),
         Facts::ConditionalConstraint {
             fix,
             counterexample,
+            data_dependent,
+            bindable,
             ..
         } => format!(
-            "{}{}; bind the dims with --dim to check one deployment",
+            "{}{}{}",
             fix.as_deref()
                 .unwrap_or("the model fails for the other values"),
-            breaks(counterexample.as_ref())
+            breaks(counterexample.as_ref()),
+            binding_advice(data_dependent, *bindable)
         ),
         Facts::ForcedValue { symbol, value, .. } => format!(
             "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
@@ -249,12 +291,12 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
                 .to_owned()
         }
         Facts::ConstraintUnmet {
-            constraint, fix, ..
-        } => fix.clone().unwrap_or_else(|| {
-            format!(
-                "{constraint}: change the inputs' shapes (or the node's attributes) so that it holds"
-            )
-        }),
+            constraint,
+            fix,
+            condition,
+            binding,
+            ..
+        } => unmet_help(constraint, fix.as_deref(), condition.is_none() && binding.is_some()),
         Facts::MissingInput { slot } => format!(
             "the {} operator requires input {slot}: connect it, or check the opset the model imports",
             node.map_or("", |n| n.op_type.as_str())
@@ -270,6 +312,23 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             "make the declaration of `{input}` match its initializer's dims, or re-export the initializer"
         ),
     }
+}
+
+/// An E4's help: its fix, and whether its sizes come from `--dim`.
+fn unmet_help(constraint: &str, fix: Option<&str>, bound: bool) -> String {
+    let mut help = fix.map_or_else(
+        || {
+            format!(
+                "{constraint}: change the inputs' shapes (or the node's attributes) so that it holds"
+            )
+        },
+        str::to_owned,
+    );
+    if bound {
+        help.push_str("; ");
+        help.push_str(DEPLOYMENT);
+    }
+    help
 }
 
 /// The violation's words (`axis 1 is 3 vs 4`), from the shape module's one rendering of it.
@@ -305,6 +364,43 @@ fn breaks(counterexample: Option<&Binding>) -> String {
     counterexample
         .map(|b| format!("; it fails when {}", show_binding(b)))
         .unwrap_or_default()
+}
+
+/// What binding can decide the condition: `--dim` for an input's dims, and for each size the
+/// model computes, where it comes from (no `--dim` can bind it).
+fn binding_advice(data_dependent: &[SizeOrigin], bindable: bool) -> String {
+    let mut advice = String::new();
+    for origin in data_dependent {
+        let _ = write!(advice, "; `{}` is a data-dependent size", origin.symbol);
+        match (&origin.made_by, origin.value.is_empty()) {
+            (Some(node), _) => {
+                let _ = write!(
+                    advice,
+                    " (made by {} for `{}`)",
+                    node_name(node),
+                    origin.value
+                );
+            }
+            (None, false) => {
+                let _ = write!(advice, " (of `{}`)", origin.value);
+            }
+            (None, true) => {}
+        }
+        advice.push_str(", which --dim cannot bind");
+    }
+    if bindable {
+        advice.push_str("; bind the dims with --dim to check one deployment");
+    }
+    advice
+}
+
+/// `seq = 77, bound by --dim`: where sizes of a failure come from.
+fn bound_by(binding: &Binding) -> String {
+    let values: Vec<String> = binding
+        .iter()
+        .map(|(name, value)| format!("{name} = {value}"))
+        .collect();
+    format!("{}, bound by --dim", values.join(", "))
 }
 
 /// `batch=8, seq=65`.

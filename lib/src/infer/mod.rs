@@ -7,6 +7,7 @@ mod adopt;
 mod anonymous;
 mod control;
 pub(crate) use control::known_condition;
+mod downstream;
 mod stored;
 
 use std::cell::{Cell, RefCell};
@@ -208,6 +209,7 @@ pub(crate) fn infer_forcing(
             .collect(),
         shapes: RefCell::default(),
         values: RefCell::default(),
+        downstream: downstream::Downstream::default(),
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -328,6 +330,8 @@ pub(crate) struct Engine<'m> {
     shapes: RefCell<Shapes>,
     /// Every element tensor a rule made so far, shared as `shapes`.
     values: RefCell<Interned<ValueTensor>>,
+    /// Values downstream of a failure, which take no declared shape.
+    downstream: downstream::Downstream,
 }
 
 /// Writes the symbols a rule gave unknown elements of its inputs' values ([`crate::ops::Named`])
@@ -483,6 +487,7 @@ impl<'m> Engine<'m> {
         self.depth += 1;
         let mut given = inputs.map(Vec::into_iter);
         let mut initial = Vec::with_capacity(graph.values.len());
+        self.downstream.reset(graph.id);
         let mut pending = stored::Pending::default();
         for (id, value) in graph.values.iter().enumerate() {
             let id = ValueId(u32::try_from(id).unwrap_or(u32::MAX));
@@ -527,6 +532,9 @@ impl<'m> Engine<'m> {
                         .is_some_and(|outer| outer.get(value))
                     {
                         pending.set(id);
+                    }
+                    if self.downstream.get(outer, value) {
+                        self.downstream.set(graph.id, id);
                     }
                     self.value_facts(outer, value)
                         .cloned()
@@ -682,6 +690,7 @@ impl<'m> Engine<'m> {
             }
             (status, outputs, checks)
         };
+        let downstream = self.downstream_of(graph, node, function, &status, &checks);
         // Written in place: the fields are borrowed apart (the budget is a `Cell`), so no
         // vector of results is built per node.
         let (work, max_rank, shapes) = (&self.work, self.max_rank, &mut self.shapes);
@@ -693,7 +702,10 @@ impl<'m> Engine<'m> {
         for value in node.outputs() {
             let inferred = outputs.next().unwrap_or_else(ValueFacts::unknown);
             let Some(value) = value else { continue };
-            let declared = graph.value(*value).and_then(|v| v.declared.as_deref());
+            let declared = graph
+                .value(*value)
+                .and_then(|v| v.declared.as_deref())
+                .filter(|_| !downstream);
             let refined = match declared {
                 // Most values declare nothing: keep the inferred facts as they are.
                 None => bounded(work, max_rank, inferred),
@@ -730,6 +742,39 @@ impl<'m> Engine<'m> {
                 checks: checks.into_boxed_slice(),
             },
         );
+    }
+
+    /// Whether `node`'s outputs are downstream of a failure (and marks them): it fails, reads
+    /// such a value, or its body (an `If` branch, a function) makes one. Root cause only: such
+    /// outputs take no declared shape.
+    fn downstream_of(
+        &mut self,
+        graph: &Graph,
+        node: &Node,
+        function: Option<GraphId>,
+        status: &NodeStatus,
+        checks: &[BroadcastCheck],
+    ) -> bool {
+        let mut bodies = node.subgraphs().iter().map(|(_, id)| *id).chain(function);
+        let downstream = downstream::fails(status, checks)
+            || node
+                .inputs()
+                .iter()
+                .flatten()
+                .any(|value| self.downstream.get(graph.id, *value))
+            || bodies.any(|id| {
+                self.model.graph(id).is_some_and(|body| {
+                    body.outputs
+                        .iter()
+                        .any(|value| self.downstream.get(id, *value))
+                })
+            });
+        if downstream {
+            for value in node.outputs().iter().flatten() {
+                self.downstream.set(graph.id, *value);
+            }
+        }
+        downstream
     }
 
     /// Charges a node run inside a body with its inputs and their ranks. A body's static cost

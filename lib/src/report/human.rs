@@ -5,8 +5,9 @@
 
 use std::fmt::Write as _;
 
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan};
 
+use super::numbered::Numbered;
 use super::{FileReport, Totals};
 use crate::diag::{Finding, Severity};
 use crate::lint::LintReport;
@@ -177,7 +178,7 @@ fn render_finding(
         .as_ref()
         .zip(graph)
         .map(|(site, graph)| (site, listing(graph, site.index, finding)))
-        .filter(|(_, listing)| fits(&listing.text));
+        .filter(|(_, listing)| fits(&listing.lines));
     if let Some((site, listing)) = listing {
         // One label per token: the op name for the node, each input's name for the input.
         // Labels never nest, so miette draws each under its token (its issues #135, #72).
@@ -186,15 +187,22 @@ fn render_finding(
         } else {
             format!("{} node `{}`", site.op_type, site.name)
         };
-        // Long exporter names: the listing and its labels cut to the width (`width.rs`).
-        let largest_line = site.index.saturating_add(3);
+        // Long exporter names: the listing and its labels cut to the width (`width.rs`). The
+        // gutter holds the largest line number shown, as `Numbered` gives it to miette.
+        let largest_line = listing.lines.last().map_or(1, |(number, _)| *number);
+        let joined = listing
+            .lines
+            .iter()
+            .map(|(_, line)| line.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
         let (text, labels) = super::width::fit_listing(
-            &listing.text,
+            &joined,
             std::iter::once((listing.node, node_label))
                 .chain(listing.inputs)
                 .collect(),
             width,
-            super::width::gutter(largest_line.max(listing.text.lines().count())),
+            super::width::gutter(largest_line),
         );
         let mut labels = labels.into_iter();
         shown.labels.extend(
@@ -205,7 +213,14 @@ fn render_finding(
         shown
             .labels
             .extend(labels.map(|(range, text)| LabeledSpan::new_with_span(Some(text), range)));
-        shown.source = Some(NamedSource::new(format!("{path} ({})", site.graph), text));
+        // Fitting cuts within lines and keeps every line: the numbers pair with them again.
+        let fitted: Vec<(usize, String)> = listing
+            .lines
+            .iter()
+            .map(|(number, _)| *number)
+            .zip(text.split('\n').map(str::to_owned))
+            .collect();
+        shown.source = Some(Numbered::new(format!("{path} ({})", site.graph), &fitted));
     }
     let _ = handler.render_report(out, &shown);
     provenance_notes(out, finding, width);
@@ -220,10 +235,10 @@ fn render_finding(
 const MAX_LISTING_LINE: usize = 4096;
 
 /// Whether every line of a listing can be drawn ([`MAX_LISTING_LINE`]).
-fn fits(listing: &str) -> bool {
+fn fits(listing: &[(usize, String)]) -> bool {
     listing
-        .lines()
-        .all(|line| line.chars().count() <= MAX_LISTING_LINE)
+        .iter()
+        .all(|(_, line)| line.chars().count() <= MAX_LISTING_LINE)
 }
 
 /// Where the offending dims come from (issue 17), one note per traced dim, wrapped to `width`.
@@ -254,7 +269,7 @@ struct Shown {
     code: &'static str,
     severity: miette::Severity,
     help: Option<String>,
-    source: Option<NamedSource<String>>,
+    source: Option<Numbered>,
     labels: Vec<LabeledSpan>,
 }
 
@@ -291,19 +306,23 @@ impl Diagnostic for Shown {
     }
 }
 
-/// A few lines of a graph in ONNX textual syntax, and where the node and its inputs sit in them.
+/// A few lines of a graph in ONNX textual syntax, each with its number in the graph's whole
+/// text form (as SARIF's `startLine`), and where the node and its inputs sit in them (byte
+/// ranges in the lines joined by newlines).
 struct Listing {
-    text: String,
+    lines: Vec<(usize, String)>,
     node: std::ops::Range<usize>,
     inputs: Vec<(std::ops::Range<usize>, String)>,
 }
 
 fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
-    let mut text = format!("{} {{\n", graph_name(graph));
+    let mut lines = vec![(1, format!("{} {{", graph_name(graph)))];
+    // Bytes of the lines so far, joined by newlines: where the next line starts.
+    let mut len = lines.iter().map(|(_, line)| line.len() + 1).sum::<usize>();
     let mut node_span = 0..0;
     let mut inputs = Vec::new();
     let chain = chain_nodes(graph, index, finding);
-    let shown: Vec<&Node> = if chain.is_empty() {
+    let mut shown: Vec<&Node> = if chain.is_empty() {
         graph
             .nodes
             .iter()
@@ -317,16 +336,22 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
             .filter_map(|&i| graph.node(i))
             .collect()
     };
-    let mut previous: Option<usize> = None;
+    // A chain node two lines before the next shown one: the node between them is shown too,
+    // which keeps them in one snippet (the listing's lines keep their numbers, so a wider gap
+    // parts the snippets).
+    let between: Vec<usize> = shown
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [a, b] if a.index + 2 == b.index => Some(a.index + 1),
+            _ => None,
+        })
+        .collect();
+    shown.extend(between.into_iter().filter_map(|i| graph.node(i)));
+    shown.sort_by_key(|node| node.index);
     for node in shown {
-        // Chain nodes are not neighbours in the file: a gap is marked.
-        if previous.is_some_and(|p| p + 1 < node.index) {
-            text.push_str("   ...\n");
-        }
-        previous = Some(node.index);
-        let start = text.len();
-        text.push_str("   ");
+        let start = len;
         let (mut line, op_span, input_spans) = node_line(graph, node);
+        line.insert_str(0, "   ");
         if chain.contains(&node.index) {
             line = with_attributes(line, finding, node.index);
             // A label under the op of each chain node: miette shows the lines that carry one.
@@ -355,12 +380,12 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
             }
             node_span = start + 3 + op_span.start..start + 3 + op_span.end;
         }
-        text.push_str(&line);
-        text.push('\n');
+        len += line.len() + 1;
+        lines.push((super::place::node_line(node.index), line));
     }
-    text.push('}');
+    lines.push((super::place::node_line(graph.nodes.len()), "}".to_owned()));
     Listing {
-        text,
+        lines,
         node: node_span,
         inputs,
     }

@@ -11,6 +11,7 @@ pub mod human;
 pub mod json;
 #[cfg(feature = "cli")]
 pub(crate) mod junit;
+mod numbered;
 mod place;
 mod provenance;
 pub mod sarif;

@@ -54,6 +54,7 @@ pub(super) fn incompatible(
         operands: operands(graph, node, facts, check),
         target: unidirectional.then(|| check.outcome.shape.clone()),
         fix,
+        binding: Binding::new(),
     };
     Finding::new(
         facts_of,

@@ -5,13 +5,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::origin::Origins;
 use super::{input_sites, node_site, operands, Conditional};
 use crate::diag::{Facts, Finding, NodeName};
 use crate::shape::condition::forced_jointly;
 
 /// W1 findings: one per conditional node, except that symbols the conditions force together to a
 /// single value are reported once, at the nodes that force them.
-pub(super) fn findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
+pub(super) fn findings(conditionals: &[Conditional<'_>], origins: &Origins) -> Vec<Finding> {
     let mut findings = Vec::new();
     let conditions: Vec<_> = conditionals.iter().map(|c| &c.condition).collect();
     let mut reported_jointly = BTreeSet::new();
@@ -49,7 +50,7 @@ pub(super) fn findings(conditionals: &[Conditional<'_>]) -> Vec<Finding> {
             continue;
         }
         first_with.insert(key, findings.len());
-        findings.push(conditional_finding(c));
+        findings.push(conditional_finding(c, origins));
     }
     for (index, nodes) in also_at {
         if let Some(finding) = findings.get_mut(index) {
@@ -89,8 +90,9 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
 }
 
 /// The W1 (broadcast) or W4 (operator constraint) of one conditional node.
-fn conditional_finding(c: &Conditional<'_>) -> Finding {
+fn conditional_finding(c: &Conditional<'_>, origins: &Origins) -> Finding {
     let condition = c.readable.text.clone();
+    let (data_dependent, bindable) = origins.split(&c.condition);
     let counterexample = c
         .readable
         .plain
@@ -103,6 +105,8 @@ fn conditional_finding(c: &Conditional<'_>) -> Finding {
             condition,
             counterexample,
             also_at: Vec::new(),
+            data_dependent,
+            bindable,
         },
         None => Facts::ConditionalBroadcast {
             rule: c.check.rule,
@@ -110,6 +114,8 @@ fn conditional_finding(c: &Conditional<'_>) -> Finding {
             condition,
             counterexample,
             also_at: Vec::new(),
+            data_dependent,
+            bindable,
         },
     };
     Finding::new(

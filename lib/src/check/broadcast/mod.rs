@@ -20,6 +20,7 @@
 mod clash;
 mod conditional;
 mod fix;
+mod origin;
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -120,7 +121,8 @@ pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> 
             }
         }
     }
-    findings.extend(conditional::findings(&conditionals));
+    let origins = origin::Origins::of(model, inference, readables.keys());
+    findings.extend(conditional::findings(&conditionals, &origins));
     findings
 }
 

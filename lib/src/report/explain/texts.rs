@@ -10,7 +10,7 @@ pub(super) const ALL: &[Explanation] = &[
         severity: "error",
         summary: "inputs of a broadcasting node can never be broadcast together",
         meaning: "inputs of a broadcasting node can never be broadcast together: multidirectional (element-wise binary and variadic ops, `Where`, `MatMul` batch dims), unidirectional (`Gemm` C, `PRelu` slope, `LayerNormalization` scale and bias, `Attention` mask), bidirectional (`Expand`), and the opset < 7 `broadcast`/`axis` form; also a condition made false by `--dim`",
-        why: "The sizes that conflict are fixed by the model, so every run fails: runtimes check broadcast compatibility when the node executes (onnxruntime: `Add: left operand cannot broadcast on dim 1`) or refuse the model at session creation when their own shape inference sees it.",
+        why: "The sizes that conflict are fixed by the model, so every run fails: runtimes check broadcast compatibility when the node executes (onnxruntime: `Add: left operand cannot broadcast on dim 1`) or refuse the model at session creation when their own shape inference sees it. Under `--dim` (or `dims` in a configuration) a size may come from the binding instead: the message then says so (`axis 1 is 77 vs 64 (seq = 77, bound by --dim)`) and the facts carry the binding, and only runs of that deployment fail; the model may run with other sizes (without the binding, such a node is a `W1`).",
         example: r#"<ir_version: 8, opset_import: ["" : 18]>
 main (float[2, 3] x, float[4] y) => (float[2, 3] z) {
     z = Add (x, y)

@@ -180,18 +180,27 @@ impl Condition {
     }
 
     /// A binding under which the condition fails (for "fails when batch=2"), preferring values
-    /// 2, 3, ... over 1 and 0.
+    /// 2, 3, ... over 1, and positive values over 0: a binding with a 0 (an empty dim) only
+    /// when no positive one within the search breaks it. The odometer turns the first symbol
+    /// fastest, so `batch=0, seq=2` came before `batch=2, seq=3`.
     pub fn counterexample(&self) -> Option<Binding> {
         let space = self.space();
+        let mut empty = None;
         let mut found = None;
         self.enumerate(&space, |b, t| {
-            let hit = t.is_no();
-            if hit {
-                found = Some(b.clone());
+            if !t.is_no() {
+                return false;
             }
-            hit
+            if b.values().all(|v| *v > 0) {
+                found = Some(b.clone());
+                return true;
+            }
+            if empty.is_none() {
+                empty = Some(b.clone());
+            }
+            false
         });
-        found
+        found.or(empty)
     }
 
     /// For each symbol limited to finitely many values by the condition, those values
@@ -274,6 +283,25 @@ mod tests {
         let cx = c.counterexample().unwrap();
         assert_eq!(c.eval(&cx), Tri::No);
         assert!(cx.values().all(|v| *v >= 1), "{cx:?}");
+    }
+
+    #[test]
+    fn counterexample_is_positive_when_a_positive_one_breaks() {
+        // `min(batch, 1) = 1` breaks only at batch = 0; `seq ∈ {2, batch}` at seq = 3, batch =
+        // 2. The search turns batch fastest, so batch = 0, seq = 2 came first.
+        let (batch, seq) = (Dim::sym("batch"), Dim::sym("seq"));
+        let c =
+            Condition::eq(&batch.min(&Dim::known(1)), &Dim::known(1)).and(&Condition::any_of([
+                Atom::Eq(seq.clone(), Dim::known(2)),
+                Atom::Eq(seq, batch.clone()),
+            ]));
+        let cx = c.counterexample().unwrap();
+        assert_eq!(c.eval(&cx), Tri::No);
+        assert!(cx.values().all(|v| *v > 0), "{cx:?}");
+        // When only an empty dim breaks it, the empty dim is the answer.
+        let only_empty = Condition::eq(&batch.min(&Dim::known(1)), &Dim::known(1));
+        let cx = only_empty.counterexample().unwrap();
+        assert_eq!(cx.get("batch"), Some(&0));
     }
 
     #[test]

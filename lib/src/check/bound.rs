@@ -1,0 +1,76 @@
+//! Errors whose sizes come from `--dim`: a binding is written into the model's declarations
+//! before inference, so `--dim seq=77` turns `seq ≤ 64` into a clash of 77 vs 64 that reads
+//! like a bug of every run. The axes the binding fills are recorded before it is written, and
+//! an E1 or E4 whose offending dims are traced back to one of them (its provenance) states the
+//! binding (`seq = 77, bound by --dim`) in its message and facts: the model fails for this
+//! deployment, and may run for others.
+
+use std::collections::BTreeMap;
+
+use crate::diag::{Finding, SourceKind};
+use crate::model::declared::{declared_dims, dim_of};
+use crate::model::Model;
+use crate::shape::{Binding, Dim};
+
+/// The main-graph input axes a binding fills, by `(input, axis)`, each with the part of the
+/// binding it takes: `seq` for a dim declared `seq`, `x:0` for an anonymous one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BoundAxes(BTreeMap<(String, usize), Binding>);
+
+/// The axes `binding` fills in `model`'s main-graph inputs, read before it is written.
+pub(crate) fn bound_axes(model: &Model, binding: &Binding) -> BoundAxes {
+    let mut axes = BTreeMap::new();
+    let Some(main) = model.main().filter(|_| !binding.is_empty()) else {
+        return BoundAxes(axes);
+    };
+    for value in main
+        .inputs
+        .iter()
+        .filter_map(|id| main.values.get(id.0 as usize))
+    {
+        let Some(dims) = value.declared.as_deref().and_then(declared_dims) else {
+            continue;
+        };
+        let name = main.text(value.name);
+        for (axis, dim) in dims.iter().enumerate() {
+            let symbols = match dim_of(dim.value.as_ref()) {
+                Dim::Known(_) => continue,
+                Dim::Unknown => vec![format!("{name}:{axis}")],
+                symbolic @ Dim::Sym(_) => symbolic.symbols().into_iter().collect(),
+            };
+            let taken: Binding = symbols
+                .into_iter()
+                .filter_map(|symbol| Some((symbol.clone(), *binding.get(&symbol)?)))
+                .collect();
+            if !taken.is_empty() {
+                axes.insert((name.to_owned(), axis), taken);
+            }
+        }
+    }
+    BoundAxes(axes)
+}
+
+/// States in each E1 or E4 the bindings its offending dims come from (their provenance, which
+/// must be attached).
+pub(crate) fn attribute(findings: &mut [Finding], bound: &BoundAxes) {
+    if bound.0.is_empty() {
+        return;
+    }
+    for finding in findings.iter_mut() {
+        let mut binding = Binding::new();
+        for input in &finding.inputs {
+            for dim in &input.provenance {
+                let source = &dim.source;
+                if source.kind != SourceKind::GraphInput || source.graph != "main" {
+                    continue;
+                }
+                if let Some(taken) = bound.0.get(&(source.name.clone(), source.axis)) {
+                    binding.extend(taken.iter().map(|(k, v)| (k.clone(), *v)));
+                }
+            }
+        }
+        if !binding.is_empty() {
+            finding.bound_by(binding);
+        }
+    }
+}
