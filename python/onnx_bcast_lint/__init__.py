@@ -75,9 +75,9 @@ class LoadError(ValueError):
     resource limit. The command exits with code 2 for these.
 
     Attributes: ``code`` (``load/io``, ``load/directory``, ``load/empty``, ``load/decode``,
-    ``load/limit``, ``load/dims``), ``message`` (the command's message), ``offset`` (the byte
-    offset of the fault for ``load/decode`` and ``load/limit``, else ``None``) and ``path``
-    (the path or label of the model).
+    ``load/limit``, ``load/dims``, ``load/lfs-pointer``), ``message`` (the command's message),
+    ``offset`` (the byte offset of the fault for ``load/decode`` and ``load/limit``, else
+    ``None``) and ``path`` (the path or label of the model).
 
     >>> try:
     ...     onnx_bcast_lint.lint(b"garbage")

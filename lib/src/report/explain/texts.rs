@@ -16,7 +16,7 @@ main (float[2, 3] x, float[4] y) => (float[2, 3] z) {
     z = Add (x, y)
 }"#,
         fix: "Make the sizes agree: reshape, unsqueeze or transpose one input so that its axes line up with the other's (shapes align from the right), or correct the declared shape the exporter wrote. Under `--dim`, check that the bound value is right for this model.",
-        spec: "ONNX `docs/Broadcasting.md` (multidirectional and unidirectional broadcasting) and the operator's page in `docs/Operators.md` (`Expand`: bidirectional; opset < 7: the `broadcast`/`axis` attributes); SONNX `Broadcast`; MLIR `Broadcastable` (see `../shared/spec/`).",
+        spec: "ONNX `docs/Broadcasting.md` (multidirectional and unidirectional broadcasting) and the operator's page in `docs/Operators.md` (`Expand`: bidirectional; opset < 7: the `broadcast`/`axis` attributes); the `Broadcast` spec of ONNX's safety-related profile, SONNX (github.com/onnx/working-groups, `safety-related-profile/`); MLIR's `Broadcastable` trait (mlir.llvm.org/docs/Traits/Broadcastable). ONNX's docs are at github.com/onnx/onnx/tree/main/docs.",
     },
     Explanation {
         code: "W1",
@@ -29,7 +29,7 @@ main (float[batch, seq] x, float[batch, 77] y) => (float[batch, 77] z) {
     z = Add (x, y)
 }"#,
         fix: "Bind your deployment's sizes with `--dim` (`--dim seq=77`) to check it: the condition then holds (no finding) or fails (`E1`). To make the model right for every size, declare the dim as the size it must be, or broadcast explicitly (`Expand`, `Reshape`) where a 1 is meant.",
-        spec: "ONNX `docs/Broadcasting.md` (multidirectional and unidirectional broadcasting) and the operator's page in `docs/Operators.md` (`Expand`: bidirectional; opset < 7: the `broadcast`/`axis` attributes); SONNX `Broadcast`; MLIR `Broadcastable` (see `../shared/spec/`). ONNX `docs/IR.md`, \"Static tensor shapes\": a `dim_param` names one value across the model.",
+        spec: "ONNX `docs/Broadcasting.md` (multidirectional and unidirectional broadcasting) and the operator's page in `docs/Operators.md` (`Expand`: bidirectional; opset < 7: the `broadcast`/`axis` attributes); the `Broadcast` spec of ONNX's safety-related profile, SONNX (github.com/onnx/working-groups, `safety-related-profile/`); MLIR's `Broadcastable` trait (mlir.llvm.org/docs/Traits/Broadcastable). ONNX's docs are at github.com/onnx/onnx/tree/main/docs. ONNX `docs/IR.md`, \"Static tensor shapes\": a `dim_param` names one value across the model.",
     },
     Explanation {
         code: "E2",
