@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Writes lib/src/ops/schemas.tsv: every (domain, op type, since_version) that the `onnx` package
+"""Writes src/ops/schemas.tsv: every (domain, op type, since_version) that the `onnx` package
 defines for the default and `ai.onnx.ml` domains, with the newest opset of each domain.
 
-The Rust registry (lib/src/ops/registry.rs) is checked against this table by a unit test, so that a
+The Rust registry (src/ops/registry.rs) is checked against this table by a unit test, so that a
 schema version is either covered by a shape rule or deliberately listed as unknown. Run it when
 the pinned `onnx` version changes:
 
     python3 -m venv /tmp/schemas && /tmp/schemas/bin/pip install onnx==1.23.2
-    /tmp/schemas/bin/python tools/onnx_schemas.py > lib/src/ops/schemas.tsv
+    /tmp/schemas/bin/python tools/onnx_schemas.py > src/ops/schemas.tsv
 """
 import sys
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Writes lib/src/ops/contrib_schemas.tsv: every (domain, op type, since_version) of onnxruntime's
+"""Writes src/ops/contrib_schemas.tsv: every (domain, op type, since_version) of onnxruntime's
 `com.microsoft` domain, and the default-domain schemas onnxruntime adds for its transformer
 fusions where ONNX has none (SimplifiedLayerNormalization-1, LayerNormalization-1, which ONNX
 defines only from opset 17), read from onnxruntime's own schema registry.
 
-The Rust registry (lib/src/ops/registry.rs) reads it beside schemas.tsv; a unit test checks that
+The Rust registry (src/ops/registry.rs) reads it beside schemas.tsv; a unit test checks that
 every contrib row of its table names a version listed here. Run it when the pinned onnxruntime
 version changes:
 
-    harness/.venv/bin/python tools/ort_schemas.py > lib/src/ops/contrib_schemas.tsv
+    harness/.venv/bin/python tools/ort_schemas.py > src/ops/contrib_schemas.tsv
 """
 import sys
 

@@ -13,7 +13,7 @@
 //! ```
 //! use onnx_bcast_lint::{lint_path, Options};
 //! let report = lint_path(
-//!     std::path::Path::new("../tests/models/e1_static_mismatch.onnx"),
+//!     std::path::Path::new("tests/models/e1_static_mismatch.onnx"),
 //!     &Options::new(),
 //! )?;
 //! assert!(report.has_errors());

@@ -59,7 +59,7 @@ mod tests {
 
     fn report(name: &str) -> FileReport {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/models")
+            .join("tests/models")
             .join(name);
         FileReport {
             path: format!("models/{name}"),

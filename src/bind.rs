@@ -116,7 +116,7 @@ mod tests {
 
     fn model(name: &str) -> Model {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/models")
+            .join("tests/models")
             .join(name);
         load_path(&path, Limits::default()).unwrap()
     }

@@ -205,7 +205,7 @@ mod tests {
 
     fn report(name: &str) -> FileReport {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/models")
+            .join("tests/models")
             .join(name);
         FileReport {
             path: path.display().to_string(),

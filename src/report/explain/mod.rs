@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn the_readme_code_table_is_these_texts() {
-        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
         let rows: Vec<&str> = readme
             .lines()
             .filter(|line| {

@@ -22,7 +22,7 @@ const ABBREVIATION: usize = 3;
 /// ```
 /// use onnx_bcast_lint::{lint_path, unknown_dims, Options};
 /// let report = lint_path(
-///     std::path::Path::new("../tests/models/w1_symbolic.onnx"),
+///     std::path::Path::new("tests/models/w1_symbolic.onnx"),
 ///     &Options::new(),
 /// )?;
 /// let unknown = unknown_dims(["sequence", "batch"], [report.declared_dims()]);

@@ -42,7 +42,7 @@ impl Options {
     ///
     /// ```
     /// use onnx_bcast_lint::{lint_path, LoadError, Options};
-    /// let path = std::path::Path::new("../tests/models/w1_symbolic.onnx");
+    /// let path = std::path::Path::new("tests/models/w1_symbolic.onnx");
     /// let error = lint_path(path, &Options::new().with_dim("sequence", 5)).unwrap_err();
     /// let LoadError::UnknownDims { dims, .. } = &error else { panic!("{error}") };
     /// assert_eq!((dims[0].name.as_str(), &dims[0].closest[..]), ("sequence", &["seq".to_owned()][..]));
@@ -92,7 +92,7 @@ impl Options {
     /// use onnx_bcast_lint::{lint_path, unknown_dims, Options};
     /// let options = Options::new().with_dim("seq", 5).with_dims_checked(false);
     /// let reports = ["w1_symbolic.onnx", "e1_static_mismatch.onnx"]
-    ///     .map(|name| lint_path(&std::path::Path::new("../tests/models").join(name), &options));
+    ///     .map(|name| lint_path(&std::path::Path::new("tests/models").join(name), &options));
     /// let linted: Vec<_> = reports.iter().flatten().collect();
     /// let names = options.binding().keys().map(String::as_str);
     /// assert!(unknown_dims(names, linted.iter().map(|r| r.declared_dims())).is_empty());
@@ -126,7 +126,7 @@ impl Options {
 /// ```
 /// use onnx_bcast_lint::{lint_path, Options, Shape};
 /// let report = lint_path(
-///     std::path::Path::new("../tests/models/ok_subgraphs.onnx"),
+///     std::path::Path::new("tests/models/ok_subgraphs.onnx"),
 ///     &Options::new(),
 /// )?;
 /// assert!(report.findings().is_empty());
@@ -328,7 +328,7 @@ impl Timings {
 /// ```
 /// use onnx_bcast_lint::{lint_path_timed, Options};
 /// let (report, timings) = lint_path_timed(
-///     std::path::Path::new("../tests/models/w1_symbolic.onnx"),
+///     std::path::Path::new("tests/models/w1_symbolic.onnx"),
 ///     &Options::new(),
 /// );
 /// let report = report?;
@@ -347,7 +347,7 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
 ///
 /// ```
 /// use onnx_bcast_lint::{lint_bytes, Options};
-/// let bytes = std::fs::read("../tests/models/e1_static_mismatch.onnx")?;
+/// let bytes = std::fs::read("tests/models/e1_static_mismatch.onnx")?;
 /// let report = lint_bytes(bytes.into(), std::path::Path::new("upload.onnx"), &Options::new())?;
 /// let finding = &report.findings()[0];
 /// assert_eq!(finding.code.as_str(), "E1");
@@ -368,7 +368,7 @@ pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintRe
 /// ```
 /// use onnx_bcast_lint::proto::{Message, ModelProto};
 /// use onnx_bcast_lint::{lint_model, Options};
-/// let bytes = std::fs::read("../tests/models/w1_symbolic.onnx")?;
+/// let bytes = std::fs::read("tests/models/w1_symbolic.onnx")?;
 /// let proto = ModelProto::decode(bytes.as_slice())?;
 /// let report = lint_model(proto, &Options::new().with_dim("batch", 1))?;
 /// assert!(!report.has_errors());

@@ -191,7 +191,7 @@ mod tests {
 
     fn report(name: &str, path: &str) -> FileReport {
         let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/models")
+            .join("tests/models")
             .join(name);
         FileReport {
             path: path.into(),

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# A converter's build of the library (`default-features = false`, issue 33): it compiles, and
+# its dependency tree holds none of the command's crates (argument parser, configuration files,
+# allocator), while the default build does hold them (so that the check can fail). Called by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command_crates='^(clap|globset|toml|mimalloc) '
+alone=$(cargo tree -e normal,build --no-default-features -p onnx-bcast-lint --prefix none)
+if grep -E "$command_crates" <<< "$alone"; then
+  echo "library_alone: the library without default features depends on the command's crates above"
+  exit 1
+fi
+default=$(cargo tree -e normal,build -p onnx-bcast-lint --prefix none)
+[[ $(grep -cE "$command_crates" <<< "$(sort -u <<< "$default")") == 4 ]] || {
+  echo "library_alone: the default build lacks one of clap, globset, toml, mimalloc"; exit 1; }
+cargo check --quiet --lib --no-default-features
+echo "library_alone: the library builds without default features and without clap, globset, toml or mimalloc"
