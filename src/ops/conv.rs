@@ -7,6 +7,7 @@ use super::constraint::{Constraint, Pending};
 use super::conv_channels::{self, Operands};
 use super::per_channel::{self, Channels};
 use super::pool;
+use super::spatial::{data_dims, dim_at};
 use super::window::{Sizing, Window};
 use super::{Ctx, Inferred, Output, RuleError, RuleFn};
 use crate::model::dtype::elem;
@@ -22,28 +23,6 @@ pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
         "MaxRoiPool" => pool::max_roi_pool,
         _ => return None,
     })
-}
-
-/// X's dims, or `None` when X is unranked. The docs give X as `(N x C x D1 x ... x Dn)`:
-/// `onnx.shape_inference` rejects fewer than 3 dims for `Conv`, `ConvTranspose` and the windowed
-/// pools ("Input tensor must have at least 3 dimensions"), and onnxruntime's global pools when
-/// they run ("Input dimension cannot be less than 3").
-pub(super) fn data_dims<'a>(x: &'a Shape, op: &str) -> Result<Option<&'a [Dim]>, RuleError> {
-    match x.dims() {
-        Some(d) if d.len() < 3 => Err(Constraint::new(
-            format!("{op}'s X must have rank 3 or more (N x C x D1 x ... x Dn)"),
-            format!("X has rank {}", d.len()),
-            &[0],
-        )
-        .fix("Unsqueeze X to add the missing batch, channel or spatial axis")
-        .unmet()),
-        other => Ok(other),
-    }
-}
-
-/// Dim `i` of `dims`, unknown when absent.
-pub(super) fn dim_at(dims: Option<&[Dim]>, i: usize) -> Dim {
-    dims.and_then(|d| d.get(i)).cloned().unwrap_or(Dim::Unknown)
 }
 
 /// The kernel's spatial sizes: the `kernel_shape` attribute, else the weight's trailing dims.

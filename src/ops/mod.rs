@@ -53,6 +53,7 @@ mod scatter;
 mod sequence;
 mod shape_of;
 mod slice;
+mod spatial;
 mod spec;
 mod split;
 mod squeeze;

@@ -1,9 +1,9 @@
 //! Pools: the windowed `AveragePool`, `MaxPool` (with its `Indices`) and `LpPool` (ONNX
 //! MaxPool-12, AveragePool-19 docs; `window.rs` holds the per-axis arithmetic), the global pools
-//! and `MaxRoiPool`. Each takes X as `(N x C x D1 x ... x Dn)` (`conv::data_dims`).
+//! and `MaxRoiPool`. Each takes X as `(N x C x D1 x ... x Dn)` (`spatial::data_dims`).
 
 use super::constraint::{Constraint, Pending};
-use super::conv::{data_dims, dim_at};
+use super::spatial::{data_dims, dim_at};
 use super::window::{Sizing, Window};
 use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem;
