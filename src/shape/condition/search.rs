@@ -3,7 +3,7 @@
 //! Candidate values per symbol: every non-negative literal of the condition (and 1); then, for
 //! conditions outside the equality fragment below, also 0, 1, 2, each literal's neighbours and
 //! the solutions of atoms linear in one symbol; then `N` fresh values (N = number of symbols),
-//! larger than every literal and distinct. At most `BUDGET` assignments are tried.
+//! larger than every literal and distinct. At most `BUDGET` (`candidates.rs`) assignments are tried.
 //!
 //! Completeness: when every atom is `s = t`, `s = c` or `s = 1` for symbols `s`, `t` and a
 //! constant `c` (the fragment broadcasting produces from plain symbols), renaming the values of
@@ -16,16 +16,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::candidates::Space;
 use super::{Condition, Conjunction};
 use crate::shape::{Binding, Dim, Tri};
-
-/// Most assignments tried by one search.
-pub(crate) const BUDGET: usize = 4_096;
-
-/// Most atom evaluations of one pass of a search that cannot decide its condition anyway (see
-/// `Space::tries`): each assignment evaluates every atom, so a condition of more than 64 atoms
-/// gets fewer than [`BUDGET`] tries. A `Sum` of 2,000 inputs with symbolic dims states 1,999
-/// clauses, and each search over them took a second (issue 19 hunt); fewer tries can only turn
-/// a witness or a counterexample into none found, never into a wrong answer.
-pub(crate) const WORK: usize = BUDGET * 64;
 
 impl Condition {
     /// Calls `visit` on candidate assignments until it returns `true` or the budget runs out;
