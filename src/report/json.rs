@@ -10,9 +10,11 @@ use serde_json::{json, Map, Value};
 use std::io::{self, Write};
 
 use super::stream::{self, Part};
+use super::values::shape_json;
+// Public here: the Python package gives a finding's facts as this JSON.
+pub use super::values::facts_json;
 use super::FileReport;
 use crate::diag::Finding;
-use crate::shape::{Dim, Shape};
 
 /// The whole JSON document for a batch of files.
 pub fn render(files: &[FileReport], with_shapes: bool) -> String {
@@ -157,28 +159,6 @@ fn finding_json(finding: &Finding) -> Value {
         "fingerprint": finding.fingerprint().as_str(),
         "facts": facts_json(finding),
     })
-}
-
-/// The finding's facts, tagged by `kind` (README, "JSON output"); what the message states.
-pub fn facts_json(finding: &Finding) -> Value {
-    serde_json::to_value(&finding.facts).unwrap_or(Value::Null)
-}
-
-/// A shape as JSON: a list of dims, or null for an unknown rank.
-pub(crate) fn shape_json(shape: &Shape) -> Value {
-    match shape.dims() {
-        None => Value::Null,
-        Some(dims) => Value::Array(dims.iter().map(dim_json).collect()),
-    }
-}
-
-/// A dim as JSON: an integer, a symbolic expression's text, or null.
-pub(super) fn dim_json(dim: &Dim) -> Value {
-    match dim {
-        Dim::Known(size) => Value::from(*size),
-        Dim::Sym(_) => Value::String(dim.to_string()),
-        Dim::Unknown => Value::Null,
-    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod place;
 mod provenance;
 pub mod sarif;
 mod stream;
+mod values;
 mod width;
 
 use crate::lint::LintReport;

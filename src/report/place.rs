@@ -1,11 +1,14 @@
-//! What the line-oriented formats (concise, github, junit) say about where a finding is and
-//! whether it fails the run: the node's line as SARIF gives it, and text kept to one line.
+//! What the formats say about where a finding is and whether it fails the run: the node's line
+//! as SARIF gives it and its SARIF region (shared by `sarif.rs` and `provenance.rs`), and text
+//! kept to one line for the line-oriented formats (concise, github, junit).
 
-// Only SARIF's line is used without the command's formats.
+// Only SARIF's line and region are used without the command's formats.
 #![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+
+use serde_json::{json, Value};
 
 use crate::diag::{Finding, Severity};
 
@@ -13,6 +16,21 @@ use crate::diag::{Finding, Severity};
 /// is on line `i + 2` (SARIF's `startLine`, README "SARIF").
 pub(crate) fn node_line(index: usize) -> usize {
     index.saturating_add(2)
+}
+
+/// The region of the node at `index` of its graph, spanning `span` of the file: both a text and
+/// a binary region (SARIF 3.30.1 allows one region to be both). The line (the node's, in its
+/// graph's text form, after the graph's opening line) anchors the alert in code scanning; the
+/// bytes are where the node is in the file.
+pub(crate) fn node_region(index: usize, span: &std::ops::Range<usize>) -> Value {
+    let mut region = json!({"startLine": node_line(index)});
+    if span.end > span.start {
+        if let Some(object) = region.as_object_mut() {
+            object.insert("byteOffset".into(), span.start.into());
+            object.insert("byteLength".into(), (span.end - span.start).into());
+        }
+    }
+    region
 }
 
 /// The finding's line and column: its node's line, column 1 (a line of the text form is one

@@ -5,7 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::json::dim_json;
+use super::place::node_region;
+use super::values::dim_json;
 use crate::diag::Finding;
 use crate::provenance::{DimProvenance, Step};
 
@@ -54,7 +55,7 @@ fn step_json(step: &Step) -> Value {
 /// A SARIF location of a chain's node: its line in its graph's text form and its bytes, as
 /// the result's own location, with `message` saying what it makes.
 fn step_location(step: &Step, artifact: &Value, id: usize) -> Value {
-    let region = super::sarif::node_region(step.index, &step.span);
+    let region = node_region(step.index, &step.span);
     json!({
         "id": id,
         "message": {"text": format!("{} makes `{}` (axis {} of `{}`)", step.describe(), step.dim, step.axis, step.output)},

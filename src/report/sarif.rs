@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use super::place::node_region;
 use super::stream::{self, Part};
 use super::{explain, FileReport};
 use crate::diag::{Code, Finding, Severity};
@@ -247,7 +248,7 @@ fn result(finding: &Finding, artifact: &Value) -> Value {
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint().as_str()},
         // The facts the message states, as data (the JSON output's `facts`): SARIF's property
         // bag is where a tool's own fields go (SARIF 3.8).
-        "properties": {"facts": super::json::facts_json(finding)},
+        "properties": {"facts": super::values::facts_json(finding)},
     });
     // Where the offending dims come from: the chains' nodes, and one flow per dim.
     if let (Some((related, flows)), Some(object)) = (
@@ -258,21 +259,6 @@ fn result(finding: &Finding, artifact: &Value) -> Value {
         object.insert("codeFlows".into(), flows);
     }
     result
-}
-
-/// The region of the node at `index` of its graph, spanning `span` of the file: both a text and
-/// a binary region (SARIF 3.30.1 allows one region to be both). The line (the node's, in its
-/// graph's text form, after the graph's opening line) anchors the alert in code scanning; the
-/// bytes are where the node is in the file.
-pub(super) fn node_region(index: usize, span: &std::ops::Range<usize>) -> Value {
-    let mut region = json!({"startLine": super::place::node_line(index)});
-    if span.end > span.start {
-        if let Some(object) = region.as_object_mut() {
-            object.insert("byteOffset".into(), span.start.into());
-            object.insert("byteLength".into(), (span.end - span.start).into());
-        }
-    }
-    region
 }
 
 #[cfg(test)]
