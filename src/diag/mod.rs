@@ -2,7 +2,9 @@
 //! severity, message, help, the node's identity and the inputs involved with their shapes), and
 //! the facts the message states as data ([`Facts`]), from which message and help are rendered.
 
+pub(crate) mod explain;
 mod facts;
+mod provenance;
 mod render;
 
 use std::ops::Range;
@@ -12,7 +14,7 @@ use serde::Serialize;
 use crate::shape::Binding;
 pub use facts::{Facts, Mismatch, NodeName, Operand, SizeAt, SizeOrigin, Structure};
 // Where an offending dim comes from: the data of `InputSite::provenance`.
-pub use crate::provenance::{DimProvenance, Source, SourceKind, Step};
+pub use provenance::{DimProvenance, Source, SourceKind, Step};
 
 /// Stable diagnostic codes. A code never changes meaning (README: "Diagnostic codes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -76,7 +78,7 @@ impl Code {
     /// One line saying what the code means (SARIF `shortDescription`); the full texts are
     /// `onnx-bcast-lint --explain CODE`.
     pub fn summary(self) -> &'static str {
-        crate::report::explain::of(self).summary
+        explain::of(self).summary
     }
 
     /// Parses `E1`, `w1`, ...
@@ -157,7 +159,7 @@ pub struct InputSite {
     pub offending: bool,
     /// Where its offending dims come from (issue 17): one entry per dim a chain was found for.
     #[serde(skip)]
-    pub provenance: Vec<crate::provenance::DimProvenance>,
+    pub provenance: Vec<DimProvenance>,
 }
 
 /// One finding. Its message and help are rendered from its [`Facts`] when it is made, so the

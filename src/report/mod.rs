@@ -4,7 +4,8 @@
 
 #[cfg(feature = "cli")]
 pub(crate) mod concise;
-pub(crate) mod explain;
+// The explain texts are data beside the codes (`diag`); the formats and `--explain` read them here.
+pub(crate) use crate::diag::explain;
 #[cfg(feature = "cli")]
 pub(crate) mod github;
 pub mod human;
