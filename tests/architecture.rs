@@ -65,12 +65,57 @@ const EXCEPTIONS: &[(&str, &str, &str)] = &[];
 fn imports_point_down_and_close_no_circle() {
     let crate_src = Crate::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("src").as_path());
     let edges = crate_src.edges();
+    // A reader that found nothing would pass everything.
+    assert!(
+        edges
+            .iter()
+            .any(|e| e.from_file == "ops/conv.rs" && e.to_file == "shape/mod.rs"),
+        "the reader missed conv.rs's `use crate::shape::{{Dim, Shape}}`"
+    );
     let mut failures = String::new();
     upward(&edges, &mut failures);
     circles(&edges, &mut failures);
     assert!(
         failures.is_empty(),
         "architecture (tests/architecture.rs):\n{failures}"
+    );
+}
+
+/// The reader on a sample: grouped, nested, inline, `super::` and child-module paths are seen;
+/// text in strings and comments and the items under `#[cfg(test)]` are not.
+#[test]
+fn the_reader_sees_paths_in_code_only() {
+    let sample = r#"
+        mod child;
+        use crate::{a::B, c::{d, e::F as G}};
+        use super::g;
+        pub(crate) use child::H;
+        fn f() -> u8 { let _ = '{'; crate::h::I::new(); let _s = "crate::x::Y"; 0 } // crate::z
+        #[cfg(test)]
+        mod tests { use crate::t::U; }
+        #[cfg(test)]
+        mod laws;
+    "#;
+    let module = vec!["m".to_owned(), "n".to_owned()];
+    let (tokens, test_children) = strip_test_items(&tokens(&blank(sample)));
+    let found = scan(&module, &tokens);
+    let paths: Vec<String> = found.paths.iter().map(|p| p.join("::")).collect();
+    assert_eq!(
+        paths,
+        [
+            "a::B",
+            "c::d",
+            "c::e::F",
+            "m::g",
+            "m::n::child::H",
+            "h::I::new"
+        ],
+        "{paths:?}"
+    );
+    assert_eq!(test_children, ["laws"]);
+    assert_eq!(
+        found.reexports.get("m::n#H").map(|p| p.join("::")),
+        Some("m::n::child::H".to_owned())
     );
 }
 
@@ -156,18 +201,68 @@ fn circles(edges: &[Edge], failures: &mut String) {
         }
         let mut sorted: Vec<&str> = component.clone();
         sorted.sort_unstable();
-        let _ = writeln!(failures, "circle between files: {}", sorted.join(", "));
-        for e in &edges {
-            if component.contains(&e.from_file.as_str()) && component.contains(&e.to_file.as_str())
-            {
-                let _ = writeln!(
-                    failures,
-                    "    src/{} uses {} (src/{})",
-                    e.from_file, e.name, e.to_file
-                );
-            }
+        // One shortest circle through the component's first file, hop by hop with the names
+        // each file takes from the next; a large component lists its files too.
+        let inside: BTreeSet<&str> = component.iter().copied().collect();
+        let ring = shortest_circle(&graph, &inside, sorted[0]);
+        let _ = writeln!(
+            failures,
+            "circle between files: {}",
+            ring.iter()
+                .chain(ring.first())
+                .map(|f| format!("src/{f}"))
+                .collect::<Vec<_>>()
+                .join(" -> ")
+        );
+        for (from, to) in ring.iter().zip(ring.iter().skip(1).chain(ring.first())) {
+            let names: BTreeSet<&str> = edges
+                .iter()
+                .filter(|e| e.from_file == *from && e.to_file == *to)
+                .map(|e| e.name.as_str())
+                .collect();
+            let names: Vec<&str> = names.into_iter().collect();
+            let _ = writeln!(failures, "    src/{from} uses {}", names.join(", "));
+        }
+        if component.len() > ring.len() {
+            let _ = writeln!(
+                failures,
+                "    (one of the circles among {} files: {})",
+                component.len(),
+                sorted.join(", ")
+            );
         }
     }
+}
+
+/// The shortest circle from `start` back to it inside one strongly connected component
+/// (breadth-first), as its files in order.
+fn shortest_circle<'a>(
+    graph: &BTreeMap<&'a str, BTreeSet<&'a str>>,
+    inside: &BTreeSet<&'a str>,
+    start: &'a str,
+) -> Vec<&'a str> {
+    let mut came_from: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(file) = queue.pop_front() {
+        for &next in &graph[file] {
+            if !inside.contains(next) || came_from.contains_key(next) {
+                continue;
+            }
+            came_from.insert(next, file);
+            if next == start {
+                let mut ring = vec![file];
+                let mut at = file;
+                while at != start {
+                    at = came_from[at];
+                    ring.push(at);
+                }
+                ring.reverse();
+                return ring;
+            }
+            queue.push_back(next);
+        }
+    }
+    vec![start]
 }
 
 /// Whether `outer` is an ancestor of `inner` in the module tree: a parent's file uses what the
