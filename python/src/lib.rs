@@ -11,10 +11,10 @@ use bytes::Bytes;
 use onnx_bcast_lint::cli::{self, Teardown};
 use onnx_bcast_lint::diag::{DimProvenance, InputSite, NodeSite, Step};
 use onnx_bcast_lint::report::{human, json, sarif, FileReport};
-use onnx_bcast_lint::shape::{Dim, Shape};
 use onnx_bcast_lint::{
     lint_bytes, lint_path, unknown_dims, Code, Finding, Limits, LintReport, LoadError, Options,
 };
+use onnx_bcast_lint::{Dim, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
