@@ -3,7 +3,7 @@
 //! building (`load`), prost's decode alone, graph building from a decoded model, shape
 //! propagation, checks and JSON output. Skips with a message when the model is missing.
 //!
-//!     cargo bench --bench stages
+//!     cargo bench --features bench --bench stages
 
 #![allow(missing_docs, clippy::expect_used, clippy::print_stderr)]
 
@@ -13,8 +13,8 @@ use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion};
 use onnx_bcast_lint::proto::ModelProto;
 use onnx_bcast_lint::report::{json, FileReport};
-use onnx_bcast_lint::stages::{check, CheckOptions};
-use onnx_bcast_lint::{infer, lint_bytes, model, Limits, Options};
+use onnx_bcast_lint::stages::{check, infer, load_bytes, load_proto, CheckOptions};
+use onnx_bcast_lint::{lint_bytes, Limits, Options};
 use prost::Message;
 
 const MODEL: &str = "bench/models/tx_10k.onnx";
@@ -34,20 +34,20 @@ fn stages(c: &mut Criterion) {
         b.iter(|| ModelProto::decode(bytes.clone()).expect("decodes"));
     });
     group.bench_function("load (scan + decode + graph)", |b| {
-        b.iter(|| model::load_bytes(bytes.clone(), &path, limits).expect("loads"));
+        b.iter(|| load_bytes(bytes.clone(), &path, limits).expect("loads"));
     });
     group.bench_function("graph", |b| {
         b.iter_batched(
             || ModelProto::decode(bytes.clone()).expect("decodes"),
-            |proto| model::load_proto(proto, limits).expect("builds"),
+            |proto| load_proto(proto, limits).expect("builds"),
             criterion::BatchSize::LargeInput,
         );
     });
-    let loaded = model::load_bytes(bytes.clone(), &path, limits).expect("loads");
+    let loaded = load_bytes(bytes.clone(), &path, limits).expect("loads");
     group.bench_function("propagation", |b| {
-        b.iter(|| infer::infer(&loaded));
+        b.iter(|| infer(&loaded));
     });
-    let inference = infer::infer(&loaded);
+    let inference = infer(&loaded);
     let options = CheckOptions::default();
     group.bench_function("checks", |b| {
         b.iter(|| check(&loaded, &inference, &options));

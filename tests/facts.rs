@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use onnx_bcast_lint::diag::{Facts, Mismatch, Structure};
-use onnx_bcast_lint::shape::{Dim, Shape};
 use onnx_bcast_lint::{lint_path, Code, Finding, Options};
+use onnx_bcast_lint::{Dim, Shape};
 
 fn findings(name: &str) -> Vec<Finding> {
     findings_with(name, &Options::new())

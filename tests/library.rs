@@ -74,7 +74,7 @@ fn declared_dims_are_the_main_inputs_symbols_before_binding() {
         report.shape("x").and_then(Shape::dims),
         Some(
             &[
-                Dim::Sym(onnx_bcast_lint::shape::Expr::symbol("batch")),
+                Dim::Sym(onnx_bcast_lint::Expr::symbol("batch")),
                 Dim::Known(77)
             ][..]
         )

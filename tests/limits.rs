@@ -19,10 +19,10 @@ use onnx_bcast_lint::proto::{
     tensor_shape_proto, type_proto, AttributeProto, FunctionProto, GraphProto, ModelProto,
     NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
-use onnx_bcast_lint::shape::{Dim, Shape};
 use onnx_bcast_lint::{
     lint_bytes, lint_model, lint_path_timed, Limits, LintReport, LoadError, Options,
 };
+use onnx_bcast_lint::{Dim, Shape};
 use prost::Message;
 
 /// A hang detector, not a speed test: the models here are linted in well under a second by a

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use onnx_bcast_lint::diag::{DimProvenance, SourceKind};
-use onnx_bcast_lint::shape::Dim;
+use onnx_bcast_lint::Dim;
 use onnx_bcast_lint::{lint_path, Code, LintReport, Options};
 
 fn fixture(name: &str) -> PathBuf {

@@ -373,34 +373,49 @@ def _copy(shape: Shape) -> Shape:
     return None if shape is None else list(shape)
 
 
-def _finding(raw: Tuple[Any, ...]) -> Finding:
-    code, severity, message, help_, node, inputs, facts, fingerprint = raw
+def _finding(raw: Mapping[str, Any]) -> Finding:
+    """A :class:`Finding` from the engine's dict of named fields (``_native``'s ``finding_py``)."""
+    node = raw["node"]
     if node is not None:
-        graph, index, name, op_type, domain, start, end = node
-        node = Node(graph, index, name, op_type, domain, (start, end) if end > start else None)
+        start, end = node["start"], node["end"]
+        node = Node(
+            graph=node["graph"],
+            index=node["index"],
+            name=node["name"],
+            op_type=node["op_type"],
+            domain=node["domain"],
+            byte_range=(start, end) if end > start else None,
+        )
     return Finding(
-        code,
-        severity,
-        message,
-        help_,
-        node,
-        tuple(Input(n, s, v, (_provenance(p) for p in ps)) for n, s, v, ps in inputs),
-        json.loads(facts),
-        fingerprint,
+        code=raw["code"],
+        severity=raw["severity"],
+        message=raw["message"],
+        help=raw["help"],
+        node=node,
+        inputs=tuple(
+            Input(
+                name=i["name"],
+                shape=i["shape"],
+                value=i["value"],
+                provenance=(_provenance(p) for p in i["provenance"]),
+            )
+            for i in raw["inputs"]
+        ),
+        facts=json.loads(raw["facts"]),
+        fingerprint=raw["fingerprint"],
     )
 
 
-def _provenance(raw: Tuple[Any, ...]) -> Provenance:
-    axis, dim, source, steps, nodes = raw
+def _provenance(raw: Mapping[str, Any]) -> Provenance:
     return Provenance(
-        axis,
-        dim,
-        ProvenanceSource(*source),
-        tuple(
-            ProvenanceStep(graph, index, name, op_type, dict(attributes), output, s_axis, s_dim)
-            for graph, index, name, op_type, attributes, output, s_axis, s_dim in steps
+        axis=raw["axis"],
+        dim=raw["dim"],
+        source=ProvenanceSource(**raw["source"]),
+        steps=tuple(
+            ProvenanceStep(**{**step, "attributes": dict(step["attributes"])})
+            for step in raw["steps"]
         ),
-        nodes,
+        nodes=raw["nodes"],
     )
 
 

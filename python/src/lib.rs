@@ -9,16 +9,16 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use onnx_bcast_lint::cli::{self, Teardown};
-use onnx_bcast_lint::diag::{DimProvenance, InputSite, Step};
+use onnx_bcast_lint::diag::{DimProvenance, InputSite, NodeSite, Step};
 use onnx_bcast_lint::report::{human, json, sarif, FileReport};
-use onnx_bcast_lint::shape::{Dim, Shape};
 use onnx_bcast_lint::{
-    lint_bytes, lint_path, unknown_dims, Code, Limits, LintReport, LoadError, Options,
+    lint_bytes, lint_path, unknown_dims, Code, Finding, Limits, LintReport, LoadError, Options,
 };
+use onnx_bcast_lint::{Dim, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;
 
 // The engine makes millions of small, short-lived allocations on large models; mimalloc makes
@@ -127,59 +127,97 @@ fn shape_py<'py>(py: Python<'py>, shape: &Shape) -> PyResult<Bound<'py, PyAny>> 
     }
 }
 
-/// `(name, shape, value, provenance)` of one input of a finding.
-fn input_py<'py>(py: Python<'py>, input: &InputSite) -> PyResult<Bound<'py, PyTuple>> {
+/// One input of a finding: `{name, shape, value, provenance}` (see `provenance_py`).
+fn input_py<'py>(py: Python<'py>, input: &InputSite) -> PyResult<Bound<'py, PyDict>> {
     let provenance = PyList::empty(py);
     for dim in &input.provenance {
         provenance.append(provenance_py(py, dim)?)?;
     }
-    (
-        &input.name,
-        shape_py(py, &input.shape)?,
-        input.value.as_deref(),
-        provenance,
-    )
-        .into_pyobject(py)
+    let dict = PyDict::new(py);
+    dict.set_item("name", &input.name)?;
+    dict.set_item("shape", shape_py(py, &input.shape)?)?;
+    dict.set_item("value", input.value.as_deref())?;
+    dict.set_item("provenance", provenance)?;
+    Ok(dict)
 }
 
-/// One traced dim as the JSON's `provenance` entry has it, in its key order: `(axis, dim,
-/// (kind, graph, name, axis, dim), [step], nodes)`, a step being `(graph, index, name, op_type,
-/// [(attribute, value)], output, axis, dim)`.
-fn provenance_py<'py>(py: Python<'py>, dim: &DimProvenance) -> PyResult<Bound<'py, PyTuple>> {
+/// One traced dim with the JSON's `provenance` entry's keys: `{axis, dim, source, steps,
+/// nodes}`, `source` being `{kind, graph, name, axis, dim}` and each step as `step_py` has it.
+fn provenance_py<'py>(py: Python<'py>, dim: &DimProvenance) -> PyResult<Bound<'py, PyDict>> {
     let source = &dim.source;
     let steps = PyList::empty(py);
     for step in &dim.steps {
         steps.append(step_py(py, step)?)?;
     }
-    (
-        dim.axis,
-        dim_py(py, &dim.dim)?,
-        (
-            source.kind.as_str(),
-            &source.graph,
-            &source.name,
-            source.axis,
-            dim_py(py, &source.dim)?,
-        ),
-        steps,
-        dim.nodes,
-    )
-        .into_pyobject(py)
+    let origin = PyDict::new(py);
+    origin.set_item("kind", source.kind.as_str())?;
+    origin.set_item("graph", &source.graph)?;
+    origin.set_item("name", &source.name)?;
+    origin.set_item("axis", source.axis)?;
+    origin.set_item("dim", dim_py(py, &source.dim)?)?;
+    let dict = PyDict::new(py);
+    dict.set_item("axis", dim.axis)?;
+    dict.set_item("dim", dim_py(py, &dim.dim)?)?;
+    dict.set_item("source", origin)?;
+    dict.set_item("steps", steps)?;
+    dict.set_item("nodes", dim.nodes)?;
+    Ok(dict)
 }
 
-/// One step of a chain, as `provenance_py` describes it.
-fn step_py<'py>(py: Python<'py>, step: &Step) -> PyResult<Bound<'py, PyTuple>> {
-    (
-        &step.graph,
-        step.index,
-        &step.name,
-        &step.op_type,
-        step.attributes.clone(),
-        &step.output,
-        step.axis,
-        dim_py(py, &step.dim)?,
-    )
-        .into_pyobject(py)
+/// One step of a chain: `{graph, index, name, op_type, attributes, output, axis, dim}`,
+/// `attributes` a list of `(attribute, value)` pairs in the engine's order.
+fn step_py<'py>(py: Python<'py>, step: &Step) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("graph", &step.graph)?;
+    dict.set_item("index", step.index)?;
+    dict.set_item("name", &step.name)?;
+    dict.set_item("op_type", &step.op_type)?;
+    dict.set_item("attributes", step.attributes.clone())?;
+    dict.set_item("output", &step.output)?;
+    dict.set_item("axis", step.axis)?;
+    dict.set_item("dim", dim_py(py, &step.dim)?)?;
+    Ok(dict)
+}
+
+/// The node a finding is about: `{graph, index, name, op_type, domain, start, end}`, `start`
+/// and `end` its `NodeProto`'s byte range (equal when unknown).
+fn node_py<'py>(py: Python<'py>, node: &NodeSite) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("graph", &node.graph)?;
+    dict.set_item("index", node.index)?;
+    dict.set_item("name", &node.name)?;
+    dict.set_item("op_type", &node.op_type)?;
+    dict.set_item("domain", &node.domain)?;
+    dict.set_item("start", node.span.start)?;
+    dict.set_item("end", node.span.end)?;
+    Ok(dict)
+}
+
+/// One finding: `{code, severity, message, help, node, inputs, facts, fingerprint}`, `node`
+/// being `None` or as `node_py` has it, `inputs` a list as `input_py` has them, `facts` the
+/// JSON output's `facts` object as JSON text (the Python side decodes it: one format for both)
+/// and `fingerprint` the JSON's `fingerprint`.
+fn finding_py<'py>(py: Python<'py>, finding: &Finding) -> PyResult<Bound<'py, PyDict>> {
+    let inputs = PyList::empty(py);
+    for input in &finding.inputs {
+        inputs.append(input_py(py, input)?)?;
+    }
+    let dict = PyDict::new(py);
+    dict.set_item("code", finding.code.as_str())?;
+    dict.set_item("severity", finding.severity().as_str())?;
+    dict.set_item("message", &finding.message)?;
+    dict.set_item("help", finding.help.as_deref())?;
+    match &finding.node {
+        None => dict.set_item("node", py.None())?,
+        Some(node) => dict.set_item("node", node_py(py, node)?)?,
+    }
+    dict.set_item("inputs", inputs)?;
+    dict.set_item(
+        "facts",
+        onnx_bcast_lint::report::json::facts_json(finding).to_string(),
+    )?;
+    dict.set_item("fingerprint", finding.fingerprint().as_str())?;
+    Ok(dict)
 }
 
 impl NativeReport {
@@ -221,45 +259,14 @@ impl NativeReport {
         }
     }
 
-    /// Every finding as `(code, severity, message, help, node, inputs, facts, fingerprint)`,
-    /// `node` being `None` or `(graph, index, name, op_type, domain, start, end)`, `inputs` a
-    /// list of `(name, shape, value, provenance)` (see `provenance_py`), `facts` the JSON
-    /// output's `facts` object as JSON text (the Python side decodes it: one format for both)
-    /// and `fingerprint` the JSON's `fingerprint`.
+    /// Every finding as a dict of named fields (see `finding_py`).
     fn findings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         let Some(report) = self.report() else {
             return Ok(list);
         };
         for finding in report.findings() {
-            let node = match &finding.node {
-                None => py.None().into_bound(py),
-                Some(node) => (
-                    &node.graph,
-                    node.index,
-                    &node.name,
-                    &node.op_type,
-                    &node.domain,
-                    node.span.start,
-                    node.span.end,
-                )
-                    .into_pyobject(py)?
-                    .into_any(),
-            };
-            let inputs = PyList::empty(py);
-            for input in &finding.inputs {
-                inputs.append(input_py(py, input)?)?;
-            }
-            list.append((
-                finding.code.as_str(),
-                finding.severity().as_str(),
-                &finding.message,
-                finding.help.as_deref(),
-                node,
-                inputs,
-                onnx_bcast_lint::report::json::facts_json(finding).to_string(),
-                finding.fingerprint().as_str(),
-            ))?;
+            list.append(finding_py(py, finding)?)?;
         }
         Ok(list)
     }

@@ -137,7 +137,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// The attribute called `name`.
-    pub fn get(&self, name: &str) -> Option<&'a Attribute> {
+    pub fn get(self, name: &str) -> Option<&'a Attribute> {
         self.node.attributes.iter().find(|attr| &*attr.name == name)
     }
 
@@ -168,7 +168,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// An `INT` attribute.
-    pub fn int(&self, name: &str) -> Result<Option<i64>, AttrError> {
+    pub fn int(self, name: &str) -> Result<Option<i64>, AttrError> {
         self.typed(
             name,
             |value| match value {
@@ -181,7 +181,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// An `INTS` attribute.
-    pub fn ints(&self, name: &str) -> Result<Option<&'a [i64]>, AttrError> {
+    pub fn ints(self, name: &str) -> Result<Option<&'a [i64]>, AttrError> {
         self.typed(
             name,
             |value| match value {
@@ -194,7 +194,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// A `FLOAT` attribute.
-    pub fn float(&self, name: &str) -> Result<Option<f32>, AttrError> {
+    pub fn float(self, name: &str) -> Result<Option<f32>, AttrError> {
         self.typed(
             name,
             |value| match value {
@@ -207,7 +207,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// A `FLOATS` attribute.
-    pub fn floats(&self, name: &str) -> Result<Option<&'a [f32]>, AttrError> {
+    pub fn floats(self, name: &str) -> Result<Option<&'a [f32]>, AttrError> {
         self.typed(
             name,
             |value| match value {
@@ -220,7 +220,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// A `STRING` attribute, which must be UTF-8.
-    pub fn string(&self, name: &str) -> Result<Option<&'a str>, AttrError> {
+    pub fn string(self, name: &str) -> Result<Option<&'a str>, AttrError> {
         let bytes = self.typed(
             name,
             |value| match value {
@@ -236,7 +236,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// A `TENSOR` attribute.
-    pub fn tensor(&self, name: &str) -> Result<Option<&'a TensorProto>, AttrError> {
+    pub fn tensor(self, name: &str) -> Result<Option<&'a TensorProto>, AttrError> {
         self.typed(
             name,
             |value| match value {

@@ -23,6 +23,13 @@ mod text;
 mod topology;
 mod wire;
 
+// The loader's tests on models built in code and on the committed fixtures: unit tests, since
+// the loader's types are not public.
+#[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
+mod load_tests;
+
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -33,8 +40,7 @@ use crate::proto::TypeProto;
 pub use attrs::{AttrError, AttrValue, Attribute, Attrs};
 pub use initializer::Initializer;
 pub use load::{
-    load_bytes, load_bytes_timed, load_path, load_path_timed, load_proto, resident_file_kb,
-    LoadTimes, Source,
+    load_bytes, load_path, load_path_timed, load_proto, resident_file_kb, LoadTimes, Source,
 };
 pub use opset::Opsets;
 pub(crate) use slots::Slots;

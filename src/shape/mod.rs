@@ -31,7 +31,6 @@ pub use broadcast::{Rule, ViolationKind};
 pub use dim::Dim;
 pub use expr::Expr;
 pub use tri::Tri;
-pub use verify::Mismatch;
 
 pub(crate) use broadcast::{Verdict, Violation};
 pub(crate) use condition::Condition;

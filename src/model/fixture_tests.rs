@@ -10,8 +10,8 @@
 
 use std::path::PathBuf;
 
-use onnx_bcast_lint::model::{load_path, ProblemKind};
-use onnx_bcast_lint::{Limits, LoadError};
+use crate::model::{load_path, ProblemKind};
+use crate::{Limits, LoadError};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -142,11 +142,8 @@ fn captured_float_initializers_are_read_as_data_in_branches() {
     // `scales` is a main-graph initializer read only inside the If's branches: its elements are
     // decoded through the capture, so Resize's output is known (an unknown would mean they were
     // lost on the way).
-    let report = onnx_bcast_lint::lint_path(
-        &fixture("ok_captured_scales.onnx"),
-        &onnx_bcast_lint::Options::new(),
-    )
-    .unwrap();
+    let report =
+        crate::lint_path(&fixture("ok_captured_scales.onnx"), &crate::Options::new()).unwrap();
     assert_eq!(
         report.shape("y").map(ToString::to_string).as_deref(),
         Some("[1, 1, 4, 6]")

@@ -1,5 +1,5 @@
 //! Loading: graphs, value origins, subgraph captures, structural problems and node spans, on models
-//! built in code (the committed fixtures are covered by `fixtures.rs`).
+//! built in code (the committed fixtures are covered by `fixture_tests.rs`).
 
 #![allow(
     clippy::unwrap_used,
@@ -9,12 +9,12 @@
 )]
 use std::path::Path;
 
-use bytes::Bytes;
-use onnx_bcast_lint::model::{load_bytes, Origin, ProblemKind};
-use onnx_bcast_lint::proto::{
+use crate::model::{load_bytes, Origin, ProblemKind};
+use crate::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto,
 };
-use onnx_bcast_lint::Limits;
+use crate::Limits;
+use bytes::Bytes;
 use prost::Message;
 
 fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
@@ -46,13 +46,13 @@ fn model(graph: GraphProto) -> ModelProto {
     }
 }
 
-fn load(model: &ModelProto) -> onnx_bcast_lint::model::Model {
+fn load(model: &ModelProto) -> crate::model::Model {
     let bytes = Bytes::from(model.encode_to_vec());
     load_bytes(bytes, Path::new("test.onnx"), Limits::default()).unwrap()
 }
 
 /// The node producing each input of node `index` (`None` for a graph input).
-fn producers(graph: &onnx_bcast_lint::model::Graph, index: usize) -> Vec<Option<usize>> {
+fn producers(graph: &crate::model::Graph, index: usize) -> Vec<Option<usize>> {
     graph.nodes[index]
         .inputs()
         .iter()
@@ -175,7 +175,7 @@ fn a_name_defined_twice_is_the_first_value_everywhere() {
     let graph = GraphProto {
         node: nodes,
         input: vec![value("x")],
-        initializer: vec![onnx_bcast_lint::proto::TensorProto {
+        initializer: vec![crate::proto::TensorProto {
             name: Some("w".into()),
             data_type: Some(1),
             dims: vec![1],
