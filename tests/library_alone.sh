@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A converter's build of the library (`default-features = false`, issue 33): it compiles, and
-# its dependency tree holds none of the command's crates (argument parser, configuration files,
-# allocator), while the default build does hold them (so that the check can fail). Called by .ci/run.
+# A converter's build of the library (`default-features = false`, issue 33): it builds without a
+# warning (clippy, -D warnings), and its dependency tree holds none of the command's crates
+# (argument parser, configuration files, allocator), while the default build does hold them (so
+# that the check can fail). Called by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command_crates='^(clap|globset|toml|mimalloc) '
@@ -13,5 +14,5 @@ fi
 default=$(cargo tree -e normal,build -p onnx-bcast-lint --prefix none)
 [[ $(grep -cE "$command_crates" <<< "$(sort -u <<< "$default")") == 4 ]] || {
   echo "library_alone: the default build lacks one of clap, globset, toml, mimalloc"; exit 1; }
-cargo check --quiet --lib --no-default-features
+cargo clippy --quiet --lib --no-default-features -- -D warnings
 echo "library_alone: the library builds without default features and without clap, globset, toml or mimalloc"

@@ -39,9 +39,10 @@ use crate::proto::TypeProto;
 
 pub use attrs::{AttrError, AttrValue, Attribute, Attrs};
 pub use initializer::Initializer;
-pub use load::{
-    load_bytes, load_path, load_path_timed, load_proto, resident_file_kb, LoadTimes, Source,
-};
+// The command's `--timings` reads the file's resident size; the library alone does not.
+#[cfg(feature = "cli")]
+pub use load::resident_file_kb;
+pub use load::{load_bytes, load_path, load_path_timed, load_proto, LoadTimes, Source};
 pub use opset::Opsets;
 pub(crate) use slots::Slots;
 pub use text::Text;
