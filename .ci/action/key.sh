@@ -4,7 +4,7 @@
 # read), so a new version of the action rebuilds and the same one restores.
 set -euo pipefail
 src="${GITHUB_ACTION_PATH:?}"
-hash=$(cd "$src" && find Cargo.toml Cargo.lock src lib -type f -print0 | LC_ALL=C sort -z \
+hash=$(cd "$src" && find Cargo.toml Cargo.lock build.rs proto src -type f -print0 | LC_ALL=C sort -z \
     | xargs -0 sha256sum | sha256sum | cut -c1-16)
 root="${RUNNER_TEMP:?}/onnx-bcast-lint"
 {
