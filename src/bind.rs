@@ -27,9 +27,19 @@ fn dims_mut(declared: &mut TypeProto) -> Option<&mut Vec<Dimension>> {
 /// Every symbol the main graph's inputs declare: the names in their `dim_param`s, and
 /// `input:axis` for each axis declared without a size or a name. What `--dim` may bind.
 pub(crate) fn declared_symbols(model: &Model) -> BTreeSet<String> {
-    let mut symbols = BTreeSet::new();
+    input_axis_symbols(model)
+        .into_iter()
+        .flat_map(|(_, _, symbols)| symbols)
+        .collect()
+}
+
+/// What `--dim` may bind on each declared axis of the main graph's inputs, as
+/// `(input, axis, symbols)`: the symbols of a `dim_param` expression, or `input:axis` for an axis
+/// declared without a size or a name; axes of a known size are left out.
+pub(crate) fn input_axis_symbols(model: &Model) -> Vec<(String, usize, Vec<String>)> {
+    let mut axes = Vec::new();
     let Some(main) = model.main() else {
-        return symbols;
+        return axes;
     };
     for value in main
         .inputs
@@ -39,16 +49,17 @@ pub(crate) fn declared_symbols(model: &Model) -> BTreeSet<String> {
         let Some(dims) = value.declared.as_deref().and_then(declared_dims) else {
             continue;
         };
+        let name = main.text(value.name);
         for (axis, dim) in dims.iter().enumerate() {
-            match dim_of(dim.value.as_ref()) {
-                Dim::Unknown => {
-                    symbols.insert(format!("{}:{axis}", main.text(value.name)));
-                }
-                dim => symbols.extend(dim.symbols()),
-            }
+            let symbols = match dim_of(dim.value.as_ref()) {
+                Dim::Known(_) => continue,
+                Dim::Unknown => vec![format!("{name}:{axis}")],
+                symbolic @ Dim::Sym(_) => symbolic.symbols().into_iter().collect(),
+            };
+            axes.push((name.to_owned(), axis, symbols));
         }
     }
-    symbols
+    axes
 }
 
 /// Replaces bound symbols by their values in every declared shape of `model`.

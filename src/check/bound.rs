@@ -7,10 +7,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::bind::input_axis_symbols;
 use crate::diag::{Finding, SourceKind};
-use crate::model::declared::{declared_dims, dim_of};
 use crate::model::Model;
-use crate::shape::{Binding, Dim};
+use crate::shape::Binding;
 
 /// The main-graph input axes a binding fills, by `(input, axis)`, each with the part of the
 /// binding it takes: `seq` for a dim declared `seq`, `x:0` for an anonymous one.
@@ -20,31 +20,16 @@ pub(crate) struct BoundAxes(BTreeMap<(String, usize), Binding>);
 /// The axes `binding` fills in `model`'s main-graph inputs, read before it is written.
 pub(crate) fn bound_axes(model: &Model, binding: &Binding) -> BoundAxes {
     let mut axes = BTreeMap::new();
-    let Some(main) = model.main().filter(|_| !binding.is_empty()) else {
+    if binding.is_empty() {
         return BoundAxes(axes);
-    };
-    for value in main
-        .inputs
-        .iter()
-        .filter_map(|id| main.values.get(id.0 as usize))
-    {
-        let Some(dims) = value.declared.as_deref().and_then(declared_dims) else {
-            continue;
-        };
-        let name = main.text(value.name);
-        for (axis, dim) in dims.iter().enumerate() {
-            let symbols = match dim_of(dim.value.as_ref()) {
-                Dim::Known(_) => continue,
-                Dim::Unknown => vec![format!("{name}:{axis}")],
-                symbolic @ Dim::Sym(_) => symbolic.symbols().into_iter().collect(),
-            };
-            let taken: Binding = symbols
-                .into_iter()
-                .filter_map(|symbol| Some((symbol.clone(), *binding.get(&symbol)?)))
-                .collect();
-            if !taken.is_empty() {
-                axes.insert((name.to_owned(), axis), taken);
-            }
+    }
+    for (input, axis, symbols) in input_axis_symbols(model) {
+        let taken: Binding = symbols
+            .into_iter()
+            .filter_map(|symbol| Some((symbol.clone(), *binding.get(&symbol)?)))
+            .collect();
+        if !taken.is_empty() {
+            axes.insert((input, axis), taken);
         }
     }
     BoundAxes(axes)
