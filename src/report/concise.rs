@@ -52,19 +52,14 @@ pub(crate) fn write(
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     use super::*;
-    use crate::{lint_path, LoadError, Options};
+    use crate::report::fixture::fixture_report;
+    use crate::LoadError;
 
     fn report(name: &str) -> FileReport {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/models")
-            .join(name);
-        FileReport {
-            path: format!("models/{name}"),
-            outcome: lint_path(&path, &Options::new()),
-        }
+        fixture_report(name, &format!("models/{name}"))
     }
 
     fn text(files: &[FileReport], quiet: bool, deny: &[bool]) -> String {

@@ -131,20 +131,12 @@ fn property(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     use super::*;
-    use crate::{lint_path, LoadError, Options};
+    use crate::LoadError;
 
-    fn report(name: &str, path: &str) -> FileReport {
-        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/models")
-            .join(name);
-        FileReport {
-            path: path.into(),
-            outcome: lint_path(&file, &Options::new()),
-        }
-    }
+    use crate::report::fixture::fixture_report as report;
 
     fn written(files: &[FileReport], quiet: bool, deny: &[bool]) -> String {
         let mut out = Vec::new();

@@ -180,24 +180,16 @@ fn escape(value: &str, attribute: bool) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     use quick_xml::escape::resolve_predefined_entity;
     use quick_xml::events::{BytesStart, Event};
     use quick_xml::Reader;
 
     use super::*;
-    use crate::{lint_path, LoadError, Options};
+    use crate::LoadError;
 
-    fn report(name: &str, path: &str) -> FileReport {
-        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/models")
-            .join(name);
-        FileReport {
-            path: path.into(),
-            outcome: lint_path(&file, &Options::new()),
-        }
-    }
+    use crate::report::fixture::fixture_report as report;
 
     /// An element as a conforming parser reads it: its name, its parent's index, its
     /// attributes and its text, unescaped.

@@ -6,6 +6,8 @@
 pub(crate) mod concise;
 // The explain texts are data beside the codes (`diag`); the formats and `--explain` read them here.
 pub(crate) use crate::diag::explain;
+#[cfg(test)]
+mod fixture;
 #[cfg(feature = "cli")]
 pub(crate) mod github;
 pub mod human;
