@@ -21,17 +21,23 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-co
 # instrumented host code would not link without libFuzzer.
 host=$(rustc -vV | sed -n 's/^host: //p')
 nice cargo build --release --bins --target "$host"
+# run.sh builds through this script so that the flags are written once.
+[ -n "${FUZZ_BUILD_ONLY:-}" ] && exit 0
 
 status=0
 for target in $targets; do
+    # The committed corpus (run.sh keeps it) is read, never written: new inputs go to a scratch
+    # directory, so a smoke run leaves the checkout as it was.
     corpus="corpus/$target"
-    mkdir -p "$corpus" "artifacts/$target"
+    scratch="target/$target.smoke"
+    rm -rf "$scratch"
+    mkdir -p "$corpus" "$scratch" "artifacts/$target"
     if [ "$target" = lint_bytes ]; then
         # Seeds: the fixtures, except the multi-megabyte ones (they would set libFuzzer's max_len).
-        find ../tests/models -maxdepth 1 -name '*.onnx' -type f -size -64k -exec cp {} "$corpus/" \;
+        find ../tests/models -maxdepth 1 -name '*.onnx' -type f -size -64k -exec cp {} "$scratch/" \;
     fi
     echo "fuzz smoke: $target for ${seconds}s"
-    if ! nice "target/$host/release/$target" "$corpus" -max_total_time="$seconds" -timeout=10 \
+    if ! nice "target/$host/release/$target" "$scratch" "$corpus" -max_total_time="$seconds" -timeout=10 \
         -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="artifacts/$target/" 2>"target/$target.log"; then
         tail -n 40 "target/$target.log"
