@@ -11,7 +11,7 @@ use super::super::wire::GraphLayout;
 use super::super::{Attribute, GraphId, Node, Opsets, Origin, ProblemKind, Slots};
 use super::chunks::DecodedChunk;
 use super::inputs::{self, BuiltNodes};
-use super::scopes::PendingSubgraph;
+use super::scopes::{Captures, PendingSubgraph};
 use super::table::Table;
 use super::{Builder, INDEX_BATCH};
 use crate::error::LoadError;
@@ -83,6 +83,26 @@ impl Builder<'_> {
             unresolved,
             deferred,
         })
+    }
+
+    /// Resolves the inputs not defined when their node was added: defined by a later node (the
+    /// file order need not be topological), captured from an enclosing graph, or undefined. In
+    /// node order, as the inputs were met: the values made for undefined and captured names,
+    /// and their problems, come in that order.
+    pub(super) fn resolve_late(
+        &mut self,
+        id: GraphId,
+        nodes: &mut [Node],
+        late: impl Iterator<Item = (usize, usize, RawText)>,
+        table: &mut Table,
+        captures: &mut Captures,
+        parent_id: Option<GraphId>,
+    ) -> Result<(), LoadError> {
+        for (index, slot, name) in late {
+            let value = self.resolve(id, &name, table, captures, Some(index), parent_id)?;
+            inputs::set_input(nodes, index, slot, value);
+        }
+        Ok(())
     }
 
     /// Indexes the outputs of the nodes added since the last call; an output whose name was

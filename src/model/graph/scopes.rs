@@ -5,8 +5,7 @@
 use super::super::parts::GraphParts;
 use super::super::text::RawText;
 use super::super::wire::GraphLayout;
-use super::super::{GraphId, Node, Opsets, Origin, ProblemKind, ValueId};
-use super::inputs;
+use super::super::{GraphId, Opsets, Origin, ProblemKind, ValueId};
 use super::table::Table;
 use super::Builder;
 use crate::error::LoadError;
@@ -23,26 +22,6 @@ pub(super) struct PendingSubgraph {
 pub(super) type Captures = Vec<(GraphId, ValueId)>;
 
 impl Builder<'_> {
-    /// Resolves the inputs not defined when their node was added: defined by a later node (the
-    /// file order need not be topological), captured from an enclosing graph, or undefined. In
-    /// node order, as the inputs were met: the values made for undefined and captured names,
-    /// and their problems, come in that order.
-    pub(super) fn resolve_late(
-        &mut self,
-        id: GraphId,
-        nodes: &mut [Node],
-        late: impl Iterator<Item = (usize, usize, RawText)>,
-        table: &mut Table,
-        captures: &mut Captures,
-        parent_id: Option<GraphId>,
-    ) -> Result<(), LoadError> {
-        for (index, slot, name) in late {
-            let value = self.resolve(id, &name, table, captures, Some(index), parent_id)?;
-            inputs::set_input(nodes, index, slot, value);
-        }
-        Ok(())
-    }
-
     /// Builds the graphs the nodes of graph `id` hold, and returns the values of `id` each
     /// reads (its nodes' implicit inputs); captures from graphs above `id` are added to
     /// `captures`.
