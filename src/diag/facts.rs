@@ -8,7 +8,6 @@
 
 use serde::{Serialize, Serializer};
 
-use super::Code;
 use crate::shape::broadcast::ViolationKind;
 pub use crate::shape::verify::Mismatch;
 use crate::shape::{Binding, Dim, Rule, Shape};
@@ -203,34 +202,6 @@ pub enum Facts {
         #[serde(serialize_with = "shape")]
         stored: Shape,
     },
-}
-
-impl Facts {
-    /// The code findings with these facts carry.
-    pub fn code(&self) -> Code {
-        match self {
-            Facts::BroadcastClash { .. } | Facts::BroadcastBroken { .. } => Code::E1,
-            Facts::ConditionalBroadcast { .. } => Code::W1,
-            Facts::ConditionalConstraint { .. } => Code::W4,
-            Facts::ForcedValue {
-                constraints_only, ..
-            } => {
-                if *constraints_only {
-                    Code::W4
-                } else {
-                    Code::W1
-                }
-            }
-            Facts::DeclaredMismatch { .. } => Code::W2,
-            Facts::Structure { .. } => Code::E3,
-            Facts::Unsupported { .. } => Code::I1,
-            Facts::ConstraintUnmet { .. }
-            | Facts::MissingInput { .. }
-            | Facts::BadAttribute { .. }
-            | Facts::InvalidNode { .. }
-            | Facts::InitializerMismatch { .. } => Code::E4,
-        }
-    }
 }
 
 /// An input's size on the clashing axis.

@@ -2,6 +2,10 @@
 //! severity, message, help, the node's identity and the inputs involved with their shapes), and
 //! the facts the message states as data ([`Facts`]), from which message and help are rendered.
 
+mod codes;
+#[cfg(test)]
+mod codes_tests;
+mod declare;
 pub(crate) mod explain;
 mod facts;
 mod provenance;
@@ -12,73 +16,17 @@ use std::ops::Range;
 use serde::Serialize;
 
 use crate::shape::Binding;
+// Every code is declared once, in `codes.rs`.
+pub use codes::Code;
 pub use facts::{Facts, Mismatch, NodeName, Operand, SizeAt, SizeOrigin, Structure};
 // Where an offending dim comes from: the data of `InputSite::provenance`.
 pub use provenance::{DimProvenance, Source, SourceKind, Step};
 
-/// Stable diagnostic codes. A code never changes meaning (README: "Diagnostic codes").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum Code {
-    /// Inputs of a broadcasting node can never be broadcast together.
-    E1,
-    /// Broadcasting is valid only under a condition on symbolic dims.
-    W1,
-    /// Retired: declared-shape contradictions are reported as [`Code::W2`] (onnxruntime runs
-    /// such models). Still recognised by `--allow`, `ignore` and `--explain`.
-    E2,
-    /// A structural problem (cycle, undefined input, duplicate producer, missing op type, no graph).
-    E3,
-    /// Shape knowledge stops here (unsupported operator or custom domain).
-    I1,
-    /// An operator's own shape constraint (not broadcasting) fails for every input.
-    E4,
-    /// An operator's own shape constraint holds only under a condition on symbolic dims.
-    W4,
-    /// A declared shape (`value_info`, graph output) contradicts the inferred one; onnxruntime
-    /// warns and runs with the computed shape.
-    W2,
-}
-
 impl Code {
-    /// Every code, in the order they were introduced (SARIF rule indices follow it).
-    pub const ALL: [Code; 8] = [
-        Code::E1,
-        Code::W1,
-        Code::E2,
-        Code::E3,
-        Code::I1,
-        Code::E4,
-        Code::W4,
-        Code::W2,
-    ];
-
-    /// The code as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Code::E1 => "E1",
-            Code::W1 => "W1",
-            Code::E2 => "E2",
-            Code::E3 => "E3",
-            Code::I1 => "I1",
-            Code::E4 => "E4",
-            Code::W4 => "W4",
-            Code::W2 => "W2",
-        }
-    }
-
-    /// The severity findings of this code carry.
-    pub fn severity(self) -> Severity {
-        match self {
-            Code::E1 | Code::E2 | Code::E3 | Code::E4 => Severity::Error,
-            Code::W1 | Code::W2 | Code::W4 => Severity::Warning,
-            Code::I1 => Severity::Info,
-        }
-    }
-
     /// One line saying what the code means (SARIF `shortDescription`); the full texts are
     /// `onnx-bcast-lint --explain CODE`.
     pub fn summary(self) -> &'static str {
-        explain::of(self).summary
+        self.explanation().summary
     }
 
     /// Parses `E1`, `w1`, ...
@@ -109,7 +57,7 @@ pub enum Severity {
 
 impl Severity {
     /// `error`, `warning` or `info`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",

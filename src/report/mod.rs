@@ -1,6 +1,7 @@
 //! Output formats: human (miette), JSON (schema v1), SARIF 2.1.0, and one line per finding
 //! (concise), GitHub workflow commands and `JUnit` XML. Rendering is pure: it returns strings or
-//! writes to a writer it is given, and only the command prints.
+//! writes to a writer it is given, and only the command prints (`cli::run`, which the binary and
+//! the Python package's `onnx-bcast-lint` call; no format writes to standard output itself).
 
 #[cfg(feature = "cli")]
 pub(crate) mod concise;

@@ -54,7 +54,7 @@ pub fn write_relative(out: &mut dyn Write, files: &[FileReport], root: &Path) ->
             let explanation = explain::of(*code);
             json!({
                 "id": code.as_str(),
-                "name": rule_name(*code),
+                "name": code.sarif_name(),
                 "shortDescription": {"text": explanation.summary},
                 "fullDescription": {"text": explanation.meaning},
                 "help": {
@@ -127,19 +127,6 @@ pub fn write_relative(out: &mut dyn Write, files: &[FileReport], root: &Path) ->
         ("runs", Part::Array(vec![run])),
     ]);
     stream::write(out, log, 0)
-}
-
-fn rule_name(code: Code) -> &'static str {
-    match code {
-        Code::E1 => "IncompatibleBroadcast",
-        Code::W1 => "ConditionalBroadcast",
-        Code::E2 => "RetiredDeclaredShapeError",
-        Code::E3 => "StructuralProblem",
-        Code::I1 => "UnsupportedOperator",
-        Code::E4 => "OperatorConstraintViolated",
-        Code::W4 => "ConditionalOperatorConstraint",
-        Code::W2 => "DeclaredShapeMismatch",
-    }
 }
 
 fn level(severity: Severity) -> &'static str {

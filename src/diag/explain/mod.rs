@@ -1,37 +1,16 @@
-//! `--explain CODE`: the documentation of every code, in one place. The README code table (a test
-//! checks each row), `--explain` and SARIF's rule descriptions (`shortDescription`,
-//! `fullDescription`, `help`) all read these texts.
-
-mod texts;
+//! `--explain CODE`: the documentation of every code, as declared in `diag/codes.rs`, found by
+//! name and rendered for the terminal and as Markdown. The README code table (a test checks each
+//! row), `--explain` and SARIF's rule descriptions (`shortDescription`, `fullDescription`,
+//! `help`) all read these texts.
 
 use std::fmt::Write as _;
 
+pub(crate) use super::declare::Explanation;
 use crate::diag::Code;
 
-/// The documentation of one code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Explanation {
-    /// The code as printed: `E1`, `load/decode`.
-    pub code: &'static str,
-    /// `error`, `warning`, `info` or `file error` (the README's severity column).
-    pub severity: &'static str,
-    /// One line (SARIF `shortDescription`).
-    pub summary: &'static str,
-    /// What the code means: the README table's meaning column and SARIF `fullDescription`.
-    pub meaning: &'static str,
-    /// Why the model fails at run time (or, for an info, what is lost).
-    pub why: &'static str,
-    /// A minimal model in ONNX text syntax (`onnx.parser`), or how the case arises.
-    pub example: &'static str,
-    /// How to fix it.
-    pub fix: &'static str,
-    /// The specification it comes from.
-    pub spec: &'static str,
-}
-
-/// Every code's documentation: the finding codes in [`Code::ALL`] order, then the `load/...`
-/// codes.
-pub(crate) const ALL: &[Explanation] = texts::ALL;
+/// Every code's documentation, as declared (`diag/codes.rs`): the finding codes in the README's
+/// order, then the `load/...` codes.
+pub(crate) const ALL: &[Explanation] = super::codes::EXPLAINED;
 
 /// The documentation of `code` (case-insensitive), if it is one.
 pub(crate) fn find(code: &str) -> Option<&'static Explanation> {
@@ -41,8 +20,7 @@ pub(crate) fn find(code: &str) -> Option<&'static Explanation> {
 
 /// The documentation of a finding code.
 pub(crate) fn of(code: Code) -> &'static Explanation {
-    // Every finding code has an entry: `every_finding_code_is_explained` checks it.
-    find(code.as_str()).unwrap_or(&texts::MISSING)
+    code.explanation()
 }
 
 /// Every known code, comma-separated (for the error on an unknown one).
@@ -84,22 +62,9 @@ fn section(out: &mut String, title: &str, body: &str, verbatim: bool) {
     }
 }
 
-/// Codes no longer reported, kept so that configurations and baselines naming them still load.
-const RETIRED: &[&str] = &["E2"];
-
-/// The heading of an explanation's `why` part: a finding that fails a run says why; a warning
-/// on a model that runs (`W2`), a retired code and an info say what happens instead.
-pub(crate) fn why_heading(explanation: &Explanation) -> &'static str {
-    match explanation.code {
-        "W2" | "E2" => "What happens at run time",
-        "I1" => "What is lost",
-        _ => "Why it fails at run time",
-    }
-}
-
 /// The severity as `--explain` heads it: a retired code says so.
 fn severity_label(explanation: &Explanation) -> String {
-    if RETIRED.contains(&explanation.code) {
+    if explanation.retired {
         format!("retired; was {}", explanation.severity)
     } else {
         explanation.severity.to_owned()
@@ -115,7 +80,7 @@ pub(crate) fn render(explanation: &Explanation) -> String {
         explanation.summary
     );
     section(&mut out, "What it means", explanation.meaning, false);
-    section(&mut out, why_heading(explanation), explanation.why, false);
+    section(&mut out, explanation.why_heading, explanation.why, false);
     section(&mut out, "Example", explanation.example, true);
     section(&mut out, "How to fix it", explanation.fix, false);
     section(&mut out, "Spec", explanation.spec, false);
@@ -131,7 +96,7 @@ pub(crate) fn markdown(explanation: &Explanation) -> String {
     format!(
         "{}\n\n**{}.** {}\n\n**Example.**\n\n{example}\n**How to fix it.** {}\n\n**Spec.** {}\n",
         explanation.meaning,
-        why_heading(explanation),
+        explanation.why_heading,
         explanation.why,
         explanation.fix,
         explanation.spec
@@ -143,12 +108,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_finding_code_is_explained() {
+    fn every_finding_code_is_listed_once_with_its_severity() {
         for code in Code::ALL {
-            let e = find(code.as_str()).expect("explained");
+            let e = find(code.as_str()).expect("listed");
+            assert_eq!(e, of(code));
             assert_eq!(e.severity, code.severity().as_str());
-            assert_ne!(*e, texts::MISSING);
         }
+        let retired: Vec<&str> = ALL.iter().filter(|e| e.retired).map(|e| e.code).collect();
+        assert_eq!(retired, ["E2"]);
     }
 
     #[test]
@@ -176,27 +143,5 @@ mod tests {
             assert_eq!(find(&e.code.to_lowercase()), Some(e));
         }
         assert_eq!(find("not-a-code"), None);
-    }
-
-    #[test]
-    fn the_readme_code_table_is_these_texts() {
-        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
-        let rows: Vec<&str> = readme
-            .lines()
-            .filter(|line| {
-                line.starts_with("| `")
-                    && ALL
-                        .iter()
-                        .any(|e| line.starts_with(&format!("| `{}` |", e.code)))
-            })
-            .collect();
-        assert_eq!(rows.len(), ALL.len(), "one README row per code: {rows:#?}");
-        for e in ALL {
-            let row = format!("| `{}` | {} | {} |", e.code, e.severity, e.meaning);
-            assert!(
-                rows.contains(&row.as_str()),
-                "README lacks or differs: {row}"
-            );
-        }
     }
 }

@@ -6,8 +6,8 @@ use super::super::wire::NodeLayout;
 use std::sync::Arc;
 
 use super::super::{GraphId, Node, Operator, Opsets, Origin, ValueId};
+use super::scopes::PendingSubgraph;
 use super::table::Table;
-use super::PendingSubgraph;
 
 /// How many preceding nodes' outputs are compared with an input name before the name index is
 /// probed.

@@ -1,186 +1,21 @@
-//! The `onnx-bcast-lint` command: flags -> library -> renderer -> exit code. The only code that
-//! prints. It lives in the library so that the binary (`src/main.rs`) and the Python package's
-//! `onnx-bcast-lint` entry point run the same code with the same exit codes.
-
-#![allow(clippy::print_stderr)] // the command is the one place that prints
+//! A run of the command: the parsed flags and the configuration files give each model's
+//! settings, the models are linted in parallel, the reports are gated (ignore, baseline),
+//! rendered and printed, and the exit code is picked.
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::config::{CodeName, DimValue, Effective, Settings, Source};
+use super::args::{flag_settings, Cli, FormatArg};
+use super::discover::expand;
+use crate::config::{Effective, Source};
 use crate::gate::{self, baseline::Baseline, Gated};
 use crate::model::resident_file_kb;
 use crate::report::{self, human, FileReport, Format, Totals};
-use crate::{lint_path_timed, Code, LintReport, Timings};
-use clap::{Parser, ValueEnum};
+use crate::{lint_path_timed, LintReport, Timings};
+use clap::Parser;
 use rayon::prelude::*;
-
-const EXAMPLES: &str = "\
-Examples:
-  onnx-bcast-lint model.onnx
-  onnx-bcast-lint --format json --shapes model.onnx
-  onnx-bcast-lint --format sarif models/ > results.sarif
-  onnx-bcast-lint --format concise models/
-  onnx-bcast-lint --dim batch=8 --dim seq=128 --deny warnings model.onnx
-  onnx-bcast-lint --allow W1,I1 -q models/
-  cat model.onnx | onnx-bcast-lint -
-  onnx-bcast-lint --explain W1
-  onnx-bcast-lint --write-baseline .onnx-bcast-lint-baseline models/
-  onnx-bcast-lint --baseline .onnx-bcast-lint-baseline models/
-
-Configuration: the nearest onnx-bcast-lint.toml (or [tool.onnx-bcast-lint] in
-pyproject.toml) above each model; keys allow, deny-warnings, dims, exclude,
-ignore, initializers-as-constants and [[per-file]] tables with a glob. Flags
-override it.
-
-Exit codes: 0 no errors, 1 errors found (or warnings with --deny warnings),
-2 usage error (including a --dim name no input declares) or unreadable model
-(the other files are still linted), or a bad configuration or baseline file.";
-
-/// Finds broadcasting bugs in ONNX models before they ship.
-#[derive(Debug, Parser)]
-#[command(version, about, after_help = EXAMPLES)]
-#[allow(clippy::struct_excessive_bools)] // each is an on/off flag of the command line
-struct Cli {
-    /// Model files, directories (searched for *.onnx), or `-` for standard input.
-    #[arg(required_unless_present = "explain")]
-    models: Vec<PathBuf>,
-    /// Explain a code (`E1`, `W1`, `load/decode`...): what it means, why the model fails at run
-    /// time, a minimal example, how to fix it, and the spec it comes from.
-    #[arg(long, value_name = "CODE", exclusive = true)]
-    explain: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-    format: FormatArg,
-    /// Also print every value's inferred shape.
-    #[arg(long)]
-    shapes: bool,
-    /// Bind a symbolic dim to a value (repeatable): a `dim_param` of an input, or `input:axis`
-    /// for an axis declared without a size or a name. Conditions on it become definite.
-    #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_binding)]
-    dims: Vec<(String, i64)>,
-    /// Treat warnings as errors for the exit code (`--deny warnings`).
-    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
-    deny: Vec<String>,
-    /// Do not report findings with these codes (repeatable, or comma-separated: `--allow W1,I1`).
-    #[arg(long, value_name = "CODE", value_parser = parse_code, value_delimiter = ',')]
-    allow: Vec<Code>,
-    /// Treat initializers that are also graph inputs as constants (from IR 4 on they are
-    /// defaults a caller may override, so by default only their types are used). Findings that
-    /// depend on their values say so.
-    #[arg(long)]
-    initializers_as_constants: bool,
-    /// Threads for everything: files in parallel, a large model's nodes decoded ahead, reports
-    /// rendered (default: all cores).
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
-    jobs: Option<usize>,
-    /// Print only the findings that fail the run (errors; warnings too with `--deny warnings`)
-    /// and the summary line.
-    #[arg(short, long)]
-    quiet: bool,
-    /// Use this configuration file for every model, instead of the nearest
-    /// `onnx-bcast-lint.toml` or `pyproject.toml` `[tool.onnx-bcast-lint]` above each one.
-    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
-    config: Option<PathBuf>,
-    /// Ignore every configuration file.
-    #[arg(long)]
-    isolated: bool,
-    /// Accept the findings listed in FILE (written by --write-baseline): only new ones are
-    /// reported and fail the run.
-    #[arg(long, value_name = "FILE")]
-    baseline: Option<PathBuf>,
-    /// Write every current finding to FILE (sorted, one per line) and accept them for this run.
-    #[arg(long, value_name = "FILE")]
-    write_baseline: Option<PathBuf>,
-    /// Directory the SARIF artifact URIs are relative to (default: the current directory).
-    #[arg(long, value_name = "DIR")]
-    sarif_root: Option<PathBuf>,
-    /// Write a copy of the (one) model whose `value_info` holds every inferred shape, symbolic
-    /// dims as `dim_param` expressions; weights are copied byte for byte, the input is only read.
-    #[arg(long, value_name = "OUT.onnx")]
-    write_shapes: Option<PathBuf>,
-    /// Print each stage's wall time to standard error (for `bench/run.sh`).
-    #[arg(long, hide = true)]
-    timings: bool,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum FormatArg {
-    Human,
-    Json,
-    Sarif,
-    Concise,
-    Github,
-    Junit,
-}
-
-fn parse_binding(text: &str) -> Result<(String, i64), String> {
-    let (name, value) = text
-        .split_once('=')
-        .ok_or_else(|| format!("expected NAME=VALUE, got `{text}`"))?;
-    let value: i64 = value
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{value}` is not an integer"))?;
-    if value < 0 {
-        return Err(format!("a dim cannot be negative ({value})"));
-    }
-    Ok((name.trim().to_owned(), value))
-}
-
-fn parse_code(text: &str) -> Result<Code, String> {
-    Code::parse(text.trim()).ok_or_else(|| {
-        let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
-        format!("unknown code `{text}` ({})", known.join(", "))
-    })
-}
-
-fn has_model_extension(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("onnx"))
-}
-
-/// Expands directories into the `*.onnx` files below them, sorted. A directory named like a model
-/// stays as it is, so that linting it reports a clean `load/directory` error. Also returns the
-/// directories in which no model was found.
-fn expand(inputs: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let mut files = Vec::new();
-    let mut empty = Vec::new();
-    for input in inputs {
-        if input.is_dir() && !has_model_extension(input) {
-            let mut found = Vec::new();
-            collect_models(input, &mut found, 0);
-            found.sort();
-            if found.is_empty() {
-                empty.push(input.clone());
-            }
-            files.extend(found);
-        } else {
-            files.push(input.clone());
-        }
-    }
-    (files, empty)
-}
-
-fn collect_models(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
-    if depth > 32 {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let is_model = has_model_extension(&path);
-        if path.is_dir() && !is_model {
-            collect_models(&path, found, depth + 1);
-        } else if is_model && path.is_file() {
-            found.push(path);
-        }
-    }
-}
 
 fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
@@ -299,29 +134,6 @@ where
         }
         None => finish(&cli, &files, &effective, started, lint_all(), teardown),
     }
-}
-
-/// The flags as settings layered over the configuration files'.
-fn flag_settings(cli: &Cli) -> Settings {
-    let mut settings = Settings::default();
-    if !cli.allow.is_empty() {
-        settings.allow = Some(cli.allow.iter().map(|c| CodeName(*c)).collect());
-    }
-    if cli.deny.iter().any(|d| d == "warnings") {
-        settings.deny_warnings = Some(true);
-    }
-    if cli.initializers_as_constants {
-        settings.initializers_as_constants = Some(true);
-    }
-    if !cli.dims.is_empty() {
-        settings.dims = Some(
-            cli.dims
-                .iter()
-                .map(|(name, value)| (name.clone(), DimValue(*value)))
-                .collect(),
-        );
-    }
-    settings
 }
 
 /// Each model's settings (its configuration with the flags over it), leaving out the models
