@@ -114,6 +114,7 @@ enum FormatArg {
     Concise,
     Github,
     Junit,
+    Html,
 }
 
 fn parse_binding(text: &str) -> Result<(String, i64), String> {
@@ -449,6 +450,7 @@ fn finish(
         FormatArg::Concise => Format::Concise,
         FormatArg::Github => Format::Github,
         FormatArg::Junit => Format::Junit,
+        FormatArg::Html => Format::Html,
     };
     let stdout = std::io::stdout().lock();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
@@ -469,6 +471,7 @@ fn finish(
             report::github::write(&mut out, &reports, cli.quiet, &deny_warnings, &totals)
         }
         Format::Junit => report::junit::write(&mut out, &reports, &deny_warnings, &totals),
+        Format::Html => report::html::write(&mut out, &reports),
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let style = human::Style {
