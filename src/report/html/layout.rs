@@ -1,8 +1,8 @@
-//! A layered layout, left to right, for the few dozen boxes of a finding's drawing: each box
-//! goes one layer left of its nearest consumer (the finding's node alone in the last layer),
-//! boxes in a layer are ordered by where their consumers sit, and each gap between layers is
-//! as wide as the widest edge label leaving the layer on its left. Integer pixels, so the same
-//! graph gives the same bytes.
+//! A layered layout, top to bottom, for the few dozen boxes of a finding's drawing: each box
+//! goes above all its consumers, at its longest path to the finding's node (alone in the last
+//! layer), so that a chain reads downwards however its branches join; boxes in a layer are
+//! ordered by where their consumers sit, and each box's slot is wide enough for the label of
+//! the value it sends. Integer pixels, so the same graph gives the same bytes.
 
 /// A box's size and the labels of the edges it sends, as the layout needs them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub(super) struct Place {
     pub x: u32,
     /// Top edge.
     pub y: u32,
-    /// Its layer.
+    /// Its layer (0 at the top).
     pub layer: usize,
 }
 
@@ -29,89 +29,72 @@ pub(super) struct Place {
 pub(super) struct Layout {
     /// One per box, in the boxes' order.
     pub places: Vec<Place>,
-    /// Where each layer's label gap starts (the right edge of its widest box).
-    pub gap_start: Vec<u32>,
     /// Width of the whole drawing.
     pub width: u32,
     /// Height of the whole drawing.
     pub height: u32,
 }
 
-/// Margin around the drawing and between boxes of one layer.
+/// Margin around the drawing.
 const MARGIN: u32 = 12;
-/// Vertical room between boxes of one layer (labels sit above edges).
-const ROW_GAP: u32 = 30;
-/// Room on top of the widest label of a gap, for the arrow's curve.
-const GAP_EXTRA: u32 = 36;
+/// Room between boxes of one layer.
+const COLUMN_GAP: u32 = 24;
+/// Room under each layer for the edges' labels and curves.
+pub(super) const ROW_GAP: u32 = 46;
+/// Where a label starts, right of its edge's start at the box's left.
+pub(super) const LABEL_OFFSET: u32 = 20;
 
-/// Lays out `boxes` (box `sink` last) joined by `edges` (`from`, `to`, width of `from`'s label
-/// on this edge). Edges that would close a circle (there are none in a provenance chain) only
-/// cost layers, bounded by the number of boxes.
+/// Lays out `boxes` (box `sink` at the bottom) joined by `edges` (`from`, `to`, width of the
+/// label `from` writes on this edge), top to bottom. Each box's slot is as wide as the box or
+/// its label, whichever is wider; each layer is centred on the widest. Edges that would close a
+/// circle (there are none in a provenance chain) only cost layers, bounded by the box count.
 pub(super) fn layout(boxes: &[Sized], edges: &[(usize, usize, u32)], sink: usize) -> Layout {
     let n = boxes.len();
     let layer = layers(n, edges, sink);
     let layer_count = layer.iter().copied().max().map_or(1, |m| m + 1);
     let order = order(n, edges, &layer, layer_count);
-    let mut column_width = vec![0u32; layer_count];
-    let mut label_width = vec![0u32; layer_count];
-    for (b, &l) in boxes.iter().zip(&layer) {
-        if let Some(w) = column_width.get_mut(l) {
-            *w = (*w).max(b.width);
-        }
-    }
-    for &(from, _, width) in edges {
-        if let Some(w) = layer.get(from).and_then(|&l| label_width.get_mut(l)) {
-            *w = (*w).max(width);
-        }
-    }
-    let mut column_x = Vec::with_capacity(layer_count);
-    let mut gap_start = Vec::with_capacity(layer_count);
-    let mut x = MARGIN;
-    for (w, label) in column_width.iter().zip(&label_width) {
-        column_x.push(x);
-        gap_start.push(x + w);
-        x += w + label + GAP_EXTRA;
-    }
-    let width = x - GAP_EXTRA + MARGIN;
-    // Each layer's stack, centred on the tallest.
-    let stack_height = |members: &[usize]| -> u32 {
-        let boxes_height: u32 = members
+    let slot = |i: usize| -> u32 {
+        let label = edges
             .iter()
-            .filter_map(|&i| boxes.get(i))
-            .map(|b| b.height)
-            .sum();
-        let gaps = u32::try_from(members.len().saturating_sub(1)).unwrap_or(u32::MAX);
-        boxes_height + gaps.saturating_mul(ROW_GAP)
+            .filter(|e| e.0 == i)
+            .map(|e| e.2 + LABEL_OFFSET)
+            .max()
+            .unwrap_or(0);
+        boxes.get(i).map_or(0, |b| b.width).max(label)
     };
-    let tallest = order.iter().map(|m| stack_height(m)).max().unwrap_or(0);
-    let height = tallest + 2 * MARGIN + ROW_GAP;
+    let row_width = |members: &[usize]| -> u32 {
+        let slots: u32 = members.iter().map(|&i| slot(i)).sum();
+        let gaps = u32::try_from(members.len().saturating_sub(1)).unwrap_or(u32::MAX);
+        slots.saturating_add(gaps.saturating_mul(COLUMN_GAP))
+    };
+    let widest = order.iter().map(|m| row_width(m)).max().unwrap_or(0);
     let mut places = vec![Place::default(); n];
+    let mut y = MARGIN;
     for (l, members) in order.iter().enumerate() {
-        let mut y = MARGIN + ROW_GAP / 2 + (tallest - stack_height(members)) / 2;
+        let mut x = MARGIN + (widest - row_width(members)) / 2;
+        let mut tallest = 0;
         for &i in members {
             let (Some(place), Some(b)) = (places.get_mut(i), boxes.get(i)) else {
                 continue;
             };
-            *place = Place {
-                x: column_x.get(l).copied().unwrap_or(MARGIN),
-                y,
-                layer: l,
-            };
-            y += b.height + ROW_GAP;
+            *place = Place { x, y, layer: l };
+            x += slot(i) + COLUMN_GAP;
+            tallest = tallest.max(b.height);
         }
+        y += tallest + ROW_GAP;
     }
     Layout {
         places,
-        gap_start,
-        width,
-        height,
+        width: widest + 2 * MARGIN,
+        height: y - ROW_GAP + MARGIN,
     }
 }
 
-/// Each box's layer: counted back from the sink, one left of its nearest consumer; a box
-/// without a path to the sink goes left of everything.
+/// Each box's layer: counted back from the sink by its longest path there; a box without a
+/// path to the sink goes left of everything.
 fn layers(n: usize, edges: &[(usize, usize, u32)], sink: usize) -> Vec<usize> {
-    // Distance to the sink, relaxed at most n times (a chain of n boxes needs n - 1).
+    // Longest distance to the sink, relaxed at most n times (a chain of n boxes needs n - 1);
+    // capped below n, so that a circle (none in a provenance chain) ends.
     let mut depth: Vec<Option<usize>> = vec![None; n];
     if let Some(d) = depth.get_mut(sink) {
         *d = Some(0);
@@ -123,7 +106,7 @@ fn layers(n: usize, edges: &[(usize, usize, u32)], sink: usize) -> Vec<usize> {
                 continue;
             };
             if let Some(d) = depth.get_mut(from) {
-                if d.is_none_or(|d| next < d) && next < n {
+                if d.is_none_or(|d| next > d) && next < n {
                     *d = Some(next);
                     changed = true;
                 }
@@ -210,11 +193,11 @@ mod tests {
         let layout = layout(&sized(4), &edges, 0);
         let layers: Vec<usize> = layout.places.iter().map(|p| p.layer).collect();
         assert_eq!(layers, [2, 1, 0, 1]);
-        assert!(layout.places[2].x < layout.places[1].x);
-        assert!(layout.places[1].x < layout.places[0].x);
+        assert!(layout.places[2].y < layout.places[1].y);
+        assert!(layout.places[1].y < layout.places[0].y);
         // Boxes of one layer do not overlap.
         let (a, b) = (layout.places[1], layout.places[3]);
-        assert!(a.y + 20 <= b.y || b.y + 20 <= a.y);
+        assert!(a.x + 50 <= b.x || b.x + 50 <= a.x);
     }
 
     #[test]
@@ -227,8 +210,12 @@ mod tests {
     }
 
     #[test]
-    fn gaps_fit_the_widest_label() {
-        let layout = layout(&sized(2), &[(1, 0, 200)], 0);
-        assert!(layout.places[0].x >= layout.places[1].x + 50 + 200);
+    fn slots_fit_their_labels() {
+        // Two producers of one sink: the first's label is wider than its box.
+        let layout = layout(&sized(3), &[(1, 0, 200), (2, 0, 10)], 0);
+        let (a, b) = (layout.places[1], layout.places[2]);
+        assert_eq!(a.y, b.y);
+        assert!(b.x >= a.x + 200 + LABEL_OFFSET, "{a:?} {b:?}");
+        assert!(layout.width >= 200 + LABEL_OFFSET + 50);
     }
 }

@@ -11,6 +11,8 @@ use super::layout::{layout, Layout, Sized};
 
 /// Characters a box or label line shows before it is cut (the whole text is its tooltip).
 const LINE_CHARS: usize = 36;
+/// Characters of one dim a label shows (symbolic dims grow long through a stack of Convs).
+const DIM_CHARS: usize = 24;
 /// Height of one text line.
 const LINE: u32 = 15;
 /// Width of `chars` characters of the 12px monospace font, in pixels (7.3 each, rounded up).
@@ -29,10 +31,23 @@ fn lines(block: &Block) -> Vec<String> {
 fn label_plain(label: &Label) -> String {
     let name = shorten(&label.value, LINE_CHARS);
     match (&label.dims, &label.axis_dim) {
-        (Some(dims), _) => format!("{name} [{}]", dims.join(", ")),
-        (None, Some((Some(axis), dim))) => format!("{name}[{axis}]={dim}"),
-        (None, Some((None, dim))) => format!("{name} {dim}"),
+        (Some(dims), _) => {
+            let dims: Vec<String> = dims.iter().map(|d| shorten(d, DIM_CHARS)).collect();
+            format!("{name} [{}]", dims.join(", "))
+        }
+        (None, Some((Some(axis), dim))) => format!("{name}[{axis}]={}", shorten(dim, DIM_CHARS)),
+        (None, Some((None, dim))) => format!("{name} {}", shorten(dim, DIM_CHARS)),
         (None, None) => format!("{name} (rank unknown)"),
+    }
+}
+
+/// A label's whole text, for its tooltip: nothing cut.
+fn label_title(label: &Label) -> String {
+    match (&label.dims, &label.axis_dim) {
+        (Some(dims), _) => format!("{} [{}]", label.value, dims.join(", ")),
+        (None, Some((Some(axis), dim))) => format!("{}[{axis}]={dim}", label.value),
+        (None, Some((None, dim))) => format!("{} {dim}", label.value),
+        (None, None) => format!("{} (rank unknown)", label.value),
     }
 }
 
@@ -51,17 +66,20 @@ fn label_markup(label: &Label) -> String {
                 .iter()
                 .enumerate()
                 .map(|(axis, dim)| {
+                    let dim = shorten(dim, DIM_CHARS);
                     if label.marked.contains(&axis) {
-                        mark(dim)
+                        mark(&dim)
                     } else {
-                        text(dim)
+                        text(&dim)
                     }
                 })
                 .collect();
             format!("{name} [{}]", shown.join(", "))
         }
-        (None, Some((Some(axis), dim))) => format!("{name}[{axis}]={}", mark(dim)),
-        (None, Some((None, dim))) => format!("{name} {}", mark(dim)),
+        (None, Some((Some(axis), dim))) => {
+            format!("{name}[{axis}]={}", mark(&shorten(dim, DIM_CHARS)))
+        }
+        (None, Some((None, dim))) => format!("{name} {}", mark(&shorten(dim, DIM_CHARS))),
         (None, None) => format!("{name} (rank unknown)"),
     }
 }
@@ -111,7 +129,7 @@ pub(super) fn draw(graph: &Subgraph, id: &str) -> String {
 /// The edges, a producer's label written once when several edges carry the same value from it.
 fn draw_edges(svg: &mut String, graph: &Subgraph, placed: &Layout, sizes: &[Sized]) {
     let mut labelled: Vec<(usize, String)> = Vec::new();
-    for edge in &graph.edges {
+    for (i, edge) in graph.edges.iter().enumerate() {
         let (Some(from), Some(to), Some(size_from), Some(size_to)) = (
             placed.places.get(edge.from),
             placed.places.get(edge.to),
@@ -120,18 +138,15 @@ fn draw_edges(svg: &mut String, graph: &Subgraph, placed: &Layout, sizes: &[Size
         ) else {
             continue;
         };
-        let x1 = from.x + size_from.width;
-        let y1 = from.y + size_from.height / 2;
-        let x2 = to.x;
-        let y2 = to.y + size_to.height / 2;
-        let label_end = placed
-            .gap_start
-            .get(from.layer)
-            .map_or(x1, |start| {
-                start + 8 + text_width(label_plain(&edge.label).chars().count())
-            })
-            .clamp(x1, x2.saturating_sub(12).max(x1));
-        let bend = label_end + (x2.saturating_sub(label_end)) / 2;
+        // Down from the producer's lower left, the label beside the straight part, then a
+        // curve to the consumer's top, in-edges spread over its width.
+        let x1 = from.x + 12;
+        let y1 = from.y + size_from.height;
+        let ym = y1 + 22;
+        let (k, count) = arrival(graph, placed, i);
+        let x2 = to.x + size_to.width * (k + 1) / (count + 1);
+        let y2 = to.y;
+        let bend = ym + (y2.saturating_sub(ym)) / 2;
         let colour = if edge.offending { "#c62828" } else { "#555" };
         let class = if edge.offending {
             "edge offending"
@@ -140,26 +155,50 @@ fn draw_edges(svg: &mut String, graph: &Subgraph, placed: &Layout, sizes: &[Size
         };
         let _ = write!(
             svg,
-            r#"<g class="{class}" data-value="{}"><path d="M{x1} {y1} H{label_end} C{bend} {y1} {bend} {y2} {tip} {y2}" fill="none" stroke="{colour}" stroke-width="1.5"/><polygon points="{x2},{y2} {tip},{top} {tip},{bottom}" fill="{colour}"/>"#,
+            r#"<g class="{class}" data-value="{}"><path d="M{x1} {y1} V{ym} C{x1} {bend} {x2} {bend} {x2} {tip}" fill="none" stroke="{colour}" stroke-width="1.5"/><polygon points="{x2},{y2} {left},{tip} {right},{tip}" fill="{colour}"/>"#,
             text(&edge.label.value),
-            tip = x2.saturating_sub(7),
-            top = y2.saturating_sub(4),
-            bottom = y2 + 4,
+            tip = y2.saturating_sub(7),
+            left = x2.saturating_sub(4),
+            right = x2 + 4,
         );
         let plain = label_plain(&edge.label);
         if !labelled.contains(&(edge.from, plain.clone())) {
             let _ = write!(
                 svg,
                 r##"<text class="label" x="{}" y="{}" fill="#222"><title>{}</title>{}</text>"##,
-                x1 + 6,
-                y1.saturating_sub(5),
-                text(&edge.label.value),
+                x1 + 8,
+                y1 + 15,
+                text(&label_title(&edge.label)),
                 label_markup(&edge.label)
             );
             labelled.push((edge.from, plain));
         }
         svg.push_str("</g>");
     }
+}
+
+/// Which of its consumer's in-edges edge `i` is, counted from the left by where their
+/// producers sit (so that they do not cross), and how many there are.
+fn arrival(graph: &Subgraph, placed: &Layout, i: usize) -> (u32, u32) {
+    let Some(to) = graph.edges.get(i).map(|e| e.to) else {
+        return (0, 1);
+    };
+    let mut into: Vec<usize> = (0..graph.edges.len())
+        .filter(|&j| graph.edges.get(j).is_some_and(|e| e.to == to))
+        .collect();
+    into.sort_by_key(|&j| {
+        let x = graph
+            .edges
+            .get(j)
+            .and_then(|e| placed.places.get(e.from))
+            .map_or(0, |p| p.x);
+        (x, j)
+    });
+    let k = into.iter().position(|&j| j == i).unwrap_or(0);
+    (
+        u32::try_from(k).unwrap_or(0),
+        u32::try_from(into.len()).unwrap_or(1).max(1),
+    )
 }
 
 /// The boxes, each with its full text as a tooltip.
