@@ -262,8 +262,9 @@ where
     for dir in &empty {
         eprintln!("warning: no *.onnx model found under `{}`", dir.display());
     }
+    let progress = crate::progress::Progress::new(files.len(), std::io::stderr().is_terminal());
     let lint_all = || -> Vec<(FileReport, Timings)> {
-        files
+        let reports = files
             .par_iter()
             // One file per task: batches mix large and tiny models, and halves of the list can
             // differ tenfold in work.
@@ -273,13 +274,16 @@ where
                 // `--dim` names are checked over the batch once all are linted.
                 let options = effective.options.clone().with_dims_checked(false);
                 let (outcome, timings) = lint_path_timed(path, &options);
+                progress.tick(outcome.as_ref().map_or(0, |r| r.findings().len()));
                 let report = FileReport {
                     path: path.display().to_string(),
                     outcome,
                 };
                 (report, timings)
             })
-            .collect()
+            .collect();
+        progress.clear();
+        reports
     };
     // `-j` sizes the one pool everything runs on: linting files, decoding a model's nodes ahead,
     // rendering the reports. A pool of the run's own, not the global one, so that a process

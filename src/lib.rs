@@ -64,6 +64,8 @@ mod model;
 #[allow(unreachable_pub, dead_code)]
 mod ops;
 mod paths;
+#[cfg(feature = "cli")]
+mod progress;
 pub mod proto;
 mod provenance;
 pub mod report;
