@@ -8,7 +8,7 @@ script runs on a laptop's ``LocalCluster`` and, with ``--scheduler tcp://host:87
 distributed cluster whose workers have ``onnx-bcast-lint`` installed and see the same paths.
 
     python examples/dask_lint.py models/ --workers 4 --csv findings.csv
-    python examples/dask_lint.py /shared/zoo --scheduler tcp://scheduler:8786
+    python examples/dask_lint.py /mnt/zoo --scheduler tcp://scheduler:8786
 
 Rows rather than reports go back to the client: a report holds the engine's whole model, and
 only JSON-ready data crosses a process boundary unchanged.
