@@ -802,3 +802,15 @@ fn readme_samples_are_what_the_command_prints() {
     }
     assert!(checked >= 3, "only {checked} samples checked");
 }
+
+/// Issue 35, item 4: a run of many files shows no progress line when standard error is piped
+/// (as here): no carriage return, no `files,` count, and the JSON on standard output is whole.
+#[test]
+fn no_progress_line_when_piped() {
+    let out = run(&["--format", "json", "tests/models"]);
+    let err = stderr(&out);
+    assert!(!err.contains('\r'), "{err:?}");
+    assert!(!err.contains(" files, "), "{err:?}");
+    let document: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(document["files"].as_array().unwrap().len() >= 20);
+}

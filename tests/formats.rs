@@ -52,7 +52,9 @@ fn every_format_has_the_same_exit_codes() {
     let bad = model("e1_static_mismatch.onnx");
     let clean = model("ok_symbolic_batch.onnx");
     let unreadable = model("load_garbage.onnx");
-    for format in ["human", "json", "sarif", "concise", "github", "junit"] {
+    for format in [
+        "human", "json", "sarif", "concise", "github", "junit", "html",
+    ] {
         for (models, code) in [
             (vec![clean.as_str()], 0),
             (vec![bad.as_str(), clean.as_str()], 1),

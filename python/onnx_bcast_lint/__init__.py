@@ -17,6 +17,7 @@ data files are never opened), or a binary file object.
 
 from __future__ import annotations
 
+import html as _html
 import json
 import os
 import threading
@@ -260,6 +261,31 @@ class Finding:
     def __str__(self) -> str:
         return f"{self.code} {self.message}"
 
+    @property
+    def provenance(self) -> Dict[str, Tuple[Provenance, ...]]:
+        """Where the offending dims come from, per input: ``{input name: (Provenance, ...)}``
+        for the inputs that have a traced chain (the JSON output's ``provenance`` lists, keyed
+        by input; each also on its :class:`Input`)."""
+        return {i.name: i.provenance for i in self.inputs if i.provenance}
+
+    def _repr_html_(self) -> str:
+        """The finding's section of the HTML report with the drawing of its subgraph, as
+        notebooks show it. A finding made by hand has no engine report to draw from: its code,
+        message and help alone."""
+        origin = self.__dict__.get("_origin")
+        if origin is not None:
+            native, index = origin
+            fragment = native.finding_html(index)
+            if fragment is not None:
+                return str(fragment)
+        help_line = "" if self.help is None else f"<p><b>help:</b> {_html.escape(self.help)}</p>"
+        return (f'<div class="obl"><p><b>{_html.escape(self.code)}</b> '
+                f"{_html.escape(self.message)}</p>{help_line}</div>")
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # The engine's report stays behind: a copy or an unpickled finding draws without it.
+        return {k: v for k, v in self.__dict__.items() if k != "_origin"}
+
 
 class Report:
     """The result of linting one model.
@@ -290,7 +316,10 @@ class Report:
         """Every finding, in graph order (graph path, node index, code)."""
         with self._lock:
             if self._findings is None:
-                self._findings = [_finding(raw) for raw in self._native.findings()]
+                self._findings = [
+                    _finding(raw, (self._native, i))
+                    for i, raw in enumerate(self._native.findings())
+                ]
             return list(self._findings)
 
     @property
@@ -351,6 +380,20 @@ class Report:
         """The SARIF 2.1.0 document ``--format sarif`` prints for this file."""
         return str(self._native.to_sarif())
 
+    def to_html(self, path: Optional[Union[str, "os.PathLike[str]"]] = None) -> str:
+        """The self-contained HTML page ``--format html`` prints for this file; written to
+        ``path`` (UTF-8) when one is given, and returned either way."""
+        page = str(self._native.html(True))
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(page)
+        return page
+
+    def _repr_html_(self) -> str:
+        """The HTML report's markup without ``<html>``/``<head>`` (summary, coverage, each
+        finding with its drawing): what a notebook shows for a report as a cell's value."""
+        return str(self._native.html(False))
+
     def render(
         self, *, color: bool = False, width: int = 100, quiet: bool = False, shapes: bool = False
     ) -> str:
@@ -373,8 +416,10 @@ def _copy(shape: Shape) -> Shape:
     return None if shape is None else list(shape)
 
 
-def _finding(raw: Mapping[str, Any]) -> Finding:
-    """A :class:`Finding` from the engine's dict of named fields (``_native``'s ``finding_py``)."""
+def _finding(raw: Mapping[str, Any], origin: Optional[Tuple[Any, int]] = None) -> Finding:
+    """A :class:`Finding` from the engine's dict of named fields (``_native``'s ``finding_py``);
+    ``origin``, the engine's report and the finding's index there, is what its HTML is drawn
+    from."""
     node = raw["node"]
     if node is not None:
         start, end = node["start"], node["end"]
@@ -386,7 +431,7 @@ def _finding(raw: Mapping[str, Any]) -> Finding:
             domain=node["domain"],
             byte_range=(start, end) if end > start else None,
         )
-    return Finding(
+    finding = Finding(
         code=raw["code"],
         severity=raw["severity"],
         message=raw["message"],
@@ -404,6 +449,10 @@ def _finding(raw: Mapping[str, Any]) -> Finding:
         facts=json.loads(raw["facts"]),
         fingerprint=raw["fingerprint"],
     )
+    if origin is not None:
+        # Not a field: equality, repr and the constructor stay as they were.
+        object.__setattr__(finding, "_origin", origin)
+    return finding
 
 
 def _provenance(raw: Mapping[str, Any]) -> Provenance:

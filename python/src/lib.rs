@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use onnx_bcast_lint::cli::{self, Teardown};
 use onnx_bcast_lint::diag::{DimProvenance, InputSite, NodeSite, Step};
-use onnx_bcast_lint::report::{human, json, sarif, FileReport};
+use onnx_bcast_lint::report::{html, human, json, sarif, FileReport};
 use onnx_bcast_lint::{
     lint_bytes, lint_path, unknown_dims, Code, Finding, Limits, LintReport, LoadError, Options,
 };
@@ -315,6 +315,24 @@ impl NativeReport {
     fn to_sarif(&self, py: Python<'_>) -> PyResult<String> {
         let file = std::slice::from_ref(&self.file);
         guarded(py, || printed(&sarif::render(file)))
+    }
+
+    /// The HTML report of this one file: the whole page (`--format html`) if `page`, else the
+    /// fragment a notebook shows (the same markup, without `<html>` and `<head>`).
+    fn html(&self, py: Python<'_>, page: bool) -> PyResult<String> {
+        let file = std::slice::from_ref(&self.file);
+        guarded(py, || {
+            if page {
+                html::render(file)
+            } else {
+                html::fragment(file)
+            }
+        })
+    }
+
+    /// The HTML fragment of the finding at `index` (as `findings` orders them), or `None`.
+    fn finding_html(&self, py: Python<'_>, index: usize) -> PyResult<Option<String>> {
+        guarded(py, || html::finding_fragment(&self.file, index))
     }
 
     /// What the human format prints for this one file (without the final newline).

@@ -104,6 +104,7 @@ pub(super) enum FormatArg {
     Concise,
     Github,
     Junit,
+    Html,
 }
 
 fn parse_binding(text: &str) -> Result<(String, i64), String> {

@@ -96,8 +96,9 @@ where
     for dir in &empty {
         eprintln!("warning: no *.onnx model found under `{}`", dir.display());
     }
+    let progress = super::progress::Progress::new(files.len(), std::io::stderr().is_terminal());
     let lint_all = || -> Vec<(FileReport, Timings)> {
-        files
+        let reports = files
             .par_iter()
             // One file per task: batches mix large and tiny models, and halves of the list can
             // differ tenfold in work.
@@ -107,13 +108,16 @@ where
                 // `--dim` names are checked over the batch once all are linted.
                 let options = effective.options.clone().with_dims_checked(false);
                 let (outcome, timings) = lint_path_timed(path, &options);
+                progress.tick(outcome.as_ref().map_or(0, |r| r.findings().len()));
                 let report = FileReport {
                     path: path.display().to_string(),
                     outcome,
                 };
                 (report, timings)
             })
-            .collect()
+            .collect();
+        progress.clear();
+        reports
     };
     // `-j` sizes the one pool everything runs on: linting files, decoding a model's nodes ahead,
     // rendering the reports. A pool of the run's own, not the global one, so that a process
@@ -261,6 +265,7 @@ fn finish(
         FormatArg::Concise => Format::Concise,
         FormatArg::Github => Format::Github,
         FormatArg::Junit => Format::Junit,
+        FormatArg::Html => Format::Html,
     };
     let stdout = std::io::stdout().lock();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
@@ -281,6 +286,7 @@ fn finish(
             report::github::write(&mut out, &reports, cli.quiet, &deny_warnings, &totals)
         }
         Format::Junit => report::junit::write(&mut out, &reports, &deny_warnings, &totals),
+        Format::Html => report::html::write(&mut out, &reports),
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let style = human::Style {

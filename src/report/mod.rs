@@ -1,7 +1,8 @@
 //! Output formats: human (miette), JSON (schema v1), SARIF 2.1.0, and one line per finding
-//! (concise), GitHub workflow commands and `JUnit` XML. Rendering is pure: it returns strings or
-//! writes to a writer it is given, and only the command prints (`cli::run`, which the binary and
-//! the Python package's `onnx-bcast-lint` call; no format writes to standard output itself).
+//! (concise), GitHub workflow commands, `JUnit` XML and a self-contained HTML page. Rendering
+//! is pure: it returns strings or writes to a writer it is given, and only the command prints
+//! (`cli::run`, which the binary and the Python package's `onnx-bcast-lint` call; no format writes
+//! to standard output itself).
 
 #[cfg(feature = "cli")]
 pub(crate) mod concise;
@@ -11,6 +12,7 @@ pub(crate) use crate::diag::explain;
 mod fixture;
 #[cfg(feature = "cli")]
 pub(crate) mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 #[cfg(feature = "cli")]
@@ -43,6 +45,8 @@ pub(crate) enum Format {
     Github,
     /// `JUnit` XML.
     Junit,
+    /// One self-contained HTML page with a drawing per finding.
+    Html,
 }
 
 /// The result for one input file.
