@@ -187,17 +187,18 @@ fn ms(duration: Duration) -> f64 {
 }
 
 /// One line per file: `timings <path> read=<ms> scan=<ms> decode=<ms> graph=<ms> infer=<ms>
-/// check=<ms>`, the format `bench/run.sh` reads.
+/// settle=<ms> check=<ms>`, the format `bench/run.sh` reads.
 fn print_timings(paths: &[PathBuf], timings: &[Timings]) {
     for (path, t) in paths.iter().zip(timings) {
         eprintln!(
-            "timings {} read={:.3} scan={:.3} decode={:.3} graph={:.3} infer={:.3} check={:.3}",
+            "timings {} read={:.3} scan={:.3} decode={:.3} graph={:.3} infer={:.3} settle={:.3} check={:.3}",
             path.display(),
             ms(t.read()),
             ms(t.scan()),
             ms(t.decode()),
             ms(t.graph()),
             ms(t.infer()),
+            ms(t.settle()),
             ms(t.check()),
         );
     }

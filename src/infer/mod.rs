@@ -173,7 +173,7 @@ pub fn infer_assuming(model: &Model, limits: &Limits, assumptions: Assumptions) 
 
 /// [`infer_assuming`] with the branch each listed `If` takes, `(graph, node index, takes the
 /// then branch)`, as if its condition were known. Sound only for a branch every run the model
-/// accepts takes when it runs that `If` (`check::branches` proves it).
+/// accepts takes when it runs that `If` (`settle.rs` proves it).
 pub(crate) fn infer_forcing(
     model: &Model,
     limits: &Limits,
