@@ -2,7 +2,8 @@
 //! first iteration and widen loop-carried dims that change, model-local functions are inferred
 //! at each call site. Also the refinement of inferred shapes by declared ones.
 
-use super::{Engine, NodeStatus, ValueFacts};
+use super::engine::Engine;
+use super::{NodeStatus, ValueFacts};
 use crate::model::dtype::elem;
 use crate::model::{Graph, GraphId, Node};
 use crate::ops::BroadcastCheck;
