@@ -13,8 +13,8 @@ use crate::error::Limits;
 use crate::model::{declared, Graph, GraphId, Initializer, Model, Node, Origin, ValueId};
 use crate::ops::registry::{self, Resolved};
 use crate::ops::{
-    held_shape, BroadcastCheck, Charge, Ctx, Fresh, Input, Named, Reals, RuleError, RuleFn,
-    StoredReals,
+    held_shape, BroadcastCheck, Charge, Constraint, Ctx, Fresh, Input, Named, Reals, RuleError,
+    RuleFn, StoredReals,
 };
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
@@ -435,6 +435,7 @@ impl<'m> Engine<'m> {
                 .collect()
         };
         let mut named = Vec::new();
+        let mut constraints = Vec::new();
         let (status, outputs, checks) = if enters_body
             && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
@@ -447,7 +448,8 @@ impl<'m> Engine<'m> {
             let inputs = owned_inputs();
             control::call(self, function, &inputs)
         } else {
-            let (status, mut outputs, checks) = self.apply_rule(graph, node);
+            let (status, mut outputs, checks, conditional) = self.apply_rule(graph, node);
+            constraints = conditional;
             let minted = self.fresh.take_minted();
             named = self.fresh.take_named();
             if !minted.is_empty() {
@@ -516,6 +518,7 @@ impl<'m> Engine<'m> {
             NodeFacts {
                 status,
                 checks: checks.into_boxed_slice(),
+                constraints: constraints.into_boxed_slice(),
             },
         );
     }
@@ -583,13 +586,20 @@ impl<'m> Engine<'m> {
         &self,
         graph: &Graph,
         node: &Node,
-    ) -> (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>) {
+    ) -> (
+        NodeStatus,
+        Vec<ValueFacts>,
+        Vec<BroadcastCheck>,
+        Vec<Constraint>,
+    ) {
         let rule: RuleFn = match self.rule(node) {
             Resolved::Rule(rule) => rule,
-            Resolved::Foreign => return (NodeStatus::Unsupported, Vec::new(), Vec::new()),
+            Resolved::Foreign => {
+                return (NodeStatus::Unsupported, Vec::new(), Vec::new(), Vec::new())
+            }
             Resolved::Unknown(why, version) => {
                 let status = NodeStatus::UnknownVersion(why, version);
-                return (status, Vec::new(), Vec::new());
+                return (status, Vec::new(), Vec::new(), Vec::new());
             }
         };
         // Float elements still in an initializer are decoded only if the rule reads them, and
@@ -646,14 +656,20 @@ impl<'m> Engine<'m> {
                         real: out.real.map(Box::new),
                     })
                     .collect();
-                (NodeStatus::Inferred, outputs, inferred.checks)
+                (
+                    NodeStatus::Inferred,
+                    outputs,
+                    inferred.checks,
+                    inferred.constraints,
+                )
             }
             Err(mut error) => {
                 // Attributes are read without the graph that holds the node's name.
                 if let RuleError::Attr(attr) = &mut error {
                     graph.text(node.name).clone_into(&mut attr.node);
                 }
-                (NodeStatus::Failed(Box::new(error)), Vec::new(), Vec::new())
+                let status = NodeStatus::Failed(Box::new(error));
+                (status, Vec::new(), Vec::new(), Vec::new())
             }
         }
     }

@@ -1,11 +1,11 @@
-//! What inference stores: every value's facts, every node's status and broadcast checks, per
-//! graph and for the whole model. The checks, settling and the report read these.
+//! What inference stores: every value's facts, every node's status, broadcast checks and
+//! conditional operator constraints, per graph and for the whole model. The checks, settling and the report read these.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::GraphId;
-use crate::ops::{BroadcastCheck, RuleError};
+use crate::ops::{BroadcastCheck, Constraint, RuleError};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::SharedShape;
@@ -64,6 +64,9 @@ pub struct NodeFacts {
     /// are dropped: the checks have nothing to say about them, and an exported model performs
     /// hundreds of thousands (each with its output shape).
     pub checks: Box<[BroadcastCheck]>,
+    /// Its operator's constraints that hold only under a condition on symbols (W4); one that
+    /// never holds failed the rule ([`NodeStatus::Failed`]).
+    pub constraints: Box<[Constraint]>,
 }
 
 /// Facts for one graph, indexed like [`crate::model::Graph::values`] and
@@ -102,10 +105,20 @@ impl GraphFacts {
             .map_or(&[], |facts| facts.checks.as_ref())
     }
 
+    /// The constraints of node `index`'s operator that hold only under a condition.
+    pub fn constraints(&self, index: usize) -> &[Constraint] {
+        self.nodes
+            .get(&index)
+            .map_or(&[], |facts| facts.constraints.as_ref())
+    }
+
     /// Records what propagation found at node `index` (the last run of a graph run several
     /// times wins).
     pub(super) fn set_node(&mut self, index: usize, facts: NodeFacts) {
-        if matches!(facts.status, NodeStatus::Inferred) && facts.checks.is_empty() {
+        if matches!(facts.status, NodeStatus::Inferred)
+            && facts.checks.is_empty()
+            && facts.constraints.is_empty()
+        {
             // Nearly every node, and the map is mostly empty: no hash then.
             if !self.nodes.is_empty() {
                 self.nodes.remove(&index);

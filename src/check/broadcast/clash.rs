@@ -1,13 +1,13 @@
-//! E1 for a broadcast that fails on every input (or, under `--dim` bindings, on this deployment's
-//! dims), and E4 for an operator constraint checked with the broadcast that fails the same way.
-//! Broadcasting.md and each operator's doc state the rule the verdict came from.
+//! E1 for a broadcast that fails on every input (under `--dim` bindings, on this deployment's
+//! dims, written into the shapes before inference). Broadcasting.md states the rule the verdict
+//! came from.
 
 use super::fix::{stretch_fix, suggest_fix};
 use super::{input_sites, node_site, operands, shapes_of, slot_names};
 use crate::diag::{Facts, Finding, SizeAt};
 use crate::infer::GraphFacts;
 use crate::model::{Graph, Node};
-use crate::ops::{BroadcastCheck, Constraint};
+use crate::ops::BroadcastCheck;
 use crate::shape::{Binding, Rule, Violation};
 
 /// E1 for a broadcast that fails whatever the input values: the clashing axis, each
@@ -60,26 +60,5 @@ pub(super) fn incompatible(
         facts_of,
         Some(node_site(graph, node)),
         input_sites(graph, Some(facts), node, &offending),
-    )
-}
-
-/// E4 for an operator constraint that fails whatever the input values.
-pub(super) fn constraint_finding(
-    graph: &Graph,
-    node: &Node,
-    facts: &GraphFacts,
-    constraint: &Constraint,
-) -> Finding {
-    let facts_of = Facts::ConstraintUnmet {
-        constraint: constraint.requires.clone(),
-        found: constraint.found.clone(),
-        fix: constraint.fix.clone(),
-        condition: None,
-        binding: None,
-    };
-    Finding::new(
-        facts_of,
-        Some(node_site(graph, node)),
-        input_sites(graph, Some(facts), node, &constraint.slots),
     )
 }
