@@ -9,7 +9,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::config::{CodeName, DimValue, Effective, Settings, Source};
+use crate::config::{CodeName, ConfigLookup, DimValue, Effective, Settings};
 use crate::gate::{self, baseline::Baseline, Gated};
 use crate::model::resident_file_kb;
 use crate::report::{self, human, FileReport, Format, Totals};
@@ -329,7 +329,7 @@ fn flag_settings(cli: &Cli) -> Settings {
 /// a configuration excludes. `None` after printing why when a configuration is bad.
 fn configure(cli: &Cli, files: Vec<PathBuf>) -> Option<(Vec<PathBuf>, Vec<Effective>)> {
     let flags = flag_settings(cli);
-    let mut source = match Source::new(cli.config.as_deref(), cli.isolated) {
+    let mut source = match ConfigLookup::new(cli.config.as_deref(), cli.isolated) {
         Ok(source) => source,
         Err(error) => {
             eprintln!("error: {error}");

@@ -9,7 +9,9 @@ use crate::model::{Graph, GraphId, Node};
 use crate::ops::BroadcastCheck;
 use crate::shape::{Dim, Shape, SharedShape, Tri};
 
-type Outcome = (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>);
+/// What running a control-flow node or a function call gives: its status, its outputs' facts and
+/// its broadcast checks.
+type NodeRun = (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>);
 
 /// Fills the unknown parts of `inferred` from `declared` (ONNX IR: a declared shape is a promise
 /// of the model; contradictions are reported by the W2 check, not resolved here).
@@ -110,7 +112,7 @@ pub(crate) fn infer<'m>(
     graph: &'m Graph,
     node: &'m Node,
     inputs: &[Option<ValueFacts>],
-) -> Outcome {
+) -> NodeRun {
     let model = engine.model;
     match (node.domain().as_str(), node.op_type().as_str()) {
         ("", "If") => {
@@ -218,7 +220,7 @@ fn run_to_fixpoint(
 /// `Loop(M, cond, v_initial...)`: body inputs are `(iteration_num, condition, v...)`; outputs
 /// are the final carried values, then scan outputs stacked along a new leading axis whose
 /// length (the trip count) is unknown.
-fn loop_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]) -> Outcome {
+fn loop_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]) -> NodeRun {
     let Some(body_id) = subgraph(node, "body") else {
         return (NodeStatus::Unsupported, Vec::new(), Vec::new());
     };
@@ -265,7 +267,7 @@ fn stacked(facts: &ValueFacts, axis: usize) -> ValueFacts {
 /// `Scan` (opset 9+): N state variables then M scan inputs; each body iteration sees one slice of
 /// every scan input (axis from `scan_input_axes`, default 0); scan outputs stack the body's
 /// per-iteration outputs along `scan_output_axes`, with the sequence length as that dim.
-fn scan_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]) -> Outcome {
+fn scan_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]) -> NodeRun {
     let Some(body_id) = subgraph(node, "body") else {
         return (NodeStatus::Unsupported, Vec::new(), Vec::new());
     };
@@ -346,7 +348,7 @@ pub(crate) fn call(
     engine: &mut Engine<'_>,
     body_id: GraphId,
     inputs: &[Option<ValueFacts>],
-) -> Outcome {
+) -> NodeRun {
     let Some(body) = engine.model.graph(body_id) else {
         return (NodeStatus::Unsupported, Vec::new(), Vec::new());
     };

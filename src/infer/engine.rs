@@ -52,7 +52,7 @@ pub(super) fn run(
         pending: model
             .graphs
             .iter()
-            .map(|_| stored::Pending::default())
+            .map(|_| stored::Undecoded::default())
             .collect(),
         shapes: RefCell::default(),
         values: RefCell::default(),
@@ -100,7 +100,7 @@ pub(crate) struct Engine<'m> {
     rules: RefCell<RuleCache>,
     /// Per graph, the values whose float elements are still in their initializer
     /// ([`stored`]).
-    pending: Vec<stored::Pending>,
+    pending: Vec<stored::Undecoded>,
     /// Every shape stored so far: equal shapes are stored once (issue 19: a transformer of a
     /// million values has a few dozen distinct shapes).
     shapes: RefCell<Shapes>,
@@ -264,7 +264,7 @@ impl<'m> Engine<'m> {
         let mut given = inputs.map(Vec::into_iter);
         let mut initial = Vec::with_capacity(graph.values.len());
         self.downstream.reset(graph.id);
-        let mut pending = stored::Pending::default();
+        let mut pending = stored::Undecoded::default();
         for (id, value) in graph.values.iter().enumerate() {
             let id = ValueId(u32::try_from(id).unwrap_or(u32::MAX));
             let declared_shape = declared::shape_of(value.declared.as_deref());
