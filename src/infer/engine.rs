@@ -76,7 +76,7 @@ pub(super) fn run(
 type RuleCache = HashMap<usize, Resolved, foldhash::fast::RandomState>;
 
 pub(crate) struct Engine<'m> {
-    pub(super) model: &'m Model,
+    model: &'m Model,
     assumptions: Assumptions,
     /// `If` nodes whose branch is given: `(graph, node index, takes the then branch)`.
     forced: Vec<(GraphId, usize, bool)>,
@@ -148,9 +148,27 @@ fn name_elements(facts: &mut GraphFacts, node: &Node, named: Vec<Named>) {
     }
 }
 
+impl<'m> control::Bodies<'m> for Engine<'m> {
+    fn model(&self) -> &'m Model {
+        self.model
+    }
+
+    fn run_graph(&mut self, graph: &'m Graph, inputs: Option<Vec<ValueFacts>>) {
+        Engine::run_graph(self, graph, inputs);
+    }
+
+    fn forced_branch(&self, graph: GraphId, index: usize) -> Option<bool> {
+        Engine::forced_branch(self, graph, index)
+    }
+
+    fn facts_of(&self, graph: GraphId, value: ValueId) -> Option<ValueFacts> {
+        Engine::facts_of(self, graph, value)
+    }
+}
+
 impl<'m> Engine<'m> {
     /// The branch given for `If` node `index` of `graph`, if any.
-    pub(super) fn forced_branch(&self, graph: GraphId, index: usize) -> Option<bool> {
+    fn forced_branch(&self, graph: GraphId, index: usize) -> Option<bool> {
         self.forced
             .iter()
             .find(|&&(in_graph, node, _)| (in_graph, node) == (graph, index))
@@ -223,7 +241,7 @@ impl<'m> Engine<'m> {
     }
 
     /// A value's facts with the float elements left in its initializer decoded, uncharged.
-    pub(super) fn facts_of(&self, graph: GraphId, value: ValueId) -> Option<ValueFacts> {
+    fn facts_of(&self, graph: GraphId, value: ValueId) -> Option<ValueFacts> {
         let mut facts = self.value_facts(graph, value)?.clone();
         if facts.real.is_none() {
             facts.real = self.pending_reals(graph, value).map(Box::new);
@@ -254,7 +272,7 @@ impl<'m> Engine<'m> {
 
     /// Infers a whole graph. `inputs` gives facts for its formal inputs (subgraph bodies and
     /// function bodies); otherwise graph inputs take their declared shapes.
-    pub(crate) fn run_graph(&mut self, graph: &'m Graph, inputs: Option<Vec<ValueFacts>>) {
+    fn run_graph(&mut self, graph: &'m Graph, inputs: Option<Vec<ValueFacts>>) {
         if self.depth > MAX_INFER_DEPTH {
             return;
         }
