@@ -23,7 +23,7 @@ BIN = os.environ.get("ONNX_BCAST_LINT", os.path.join(TARGET, "release", "onnx-bc
 RUNS = int(os.environ.get("RUNS", "3"))
 PY = sys.executable
 ORDER = ["tx_10k", "tx_100k", "tx_1m", "own_10k", "own_100k", "own_1m", "big_inline", "big_external", "big_external_nodata"]
-STAGES = ["read", "scan", "decode", "graph", "infer", "check", "output"]
+STAGES = ["read", "scan", "decode", "graph", "infer", "settle", "check", "output"]
 
 ONNX_SCRIPT = """
 import sys, onnx

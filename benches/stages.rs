@@ -1,7 +1,7 @@
 //! Criterion benchmarks of each pipeline stage on the 10k-node transformer
 //! (`bench/models/tx_10k.onnx`, written by `bench/gen_models.py`): wire scan + decode + graph
 //! building (`load`), prost's decode alone, graph building from a decoded model, shape
-//! propagation, checks and JSON output. Skips with a message when the model is missing.
+//! propagation, settling, checks and JSON output: the stages a lint runs, each once. Skips with a message when the model is missing.
 //!
 //!     cargo bench --features bench --bench stages
 
@@ -13,7 +13,7 @@ use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion};
 use onnx_bcast_lint::proto::ModelProto;
 use onnx_bcast_lint::report::{json, FileReport};
-use onnx_bcast_lint::stages::{check, infer, load_bytes, load_proto, CheckOptions};
+use onnx_bcast_lint::stages::{check, infer, load_bytes, load_proto, settle, CheckOptions};
 use onnx_bcast_lint::{lint_bytes, Limits, Options};
 use prost::Message;
 
@@ -47,7 +47,14 @@ fn stages(c: &mut Criterion) {
     group.bench_function("propagation", |b| {
         b.iter(|| infer(&loaded));
     });
-    let inference = infer(&loaded);
+    group.bench_function("settling", |b| {
+        b.iter_batched(
+            || infer(&loaded),
+            |inference| settle(&loaded, inference),
+            criterion::BatchSize::LargeInput,
+        );
+    });
+    let inference = settle(&loaded, infer(&loaded));
     let options = CheckOptions::default();
     group.bench_function("checks", |b| {
         b.iter(|| check(&loaded, &inference, &options));

@@ -21,7 +21,7 @@ use std::path::Path;
 use prost::Message;
 
 use crate::lint::LintReport;
-use crate::model::{read_varint, Origin, Source};
+use crate::model::{read_varint, Origin, ReadFrom};
 use crate::proto::tensor_shape_proto::{dimension, Dimension};
 use crate::proto::type_proto::{Tensor, Value as TypeValue};
 use crate::proto::{TensorShapeProto, TypeProto, ValueInfoProto};
@@ -193,7 +193,7 @@ pub(crate) fn write_shapes(
     if same {
         return Err(AnnotateError::SameFile { path: shown(out) });
     }
-    let bytes = Source::from_arg(input)
+    let bytes = ReadFrom::from_arg(input)
         .read()
         .map_err(|e| AnnotateError::Io {
             path: shown(input),

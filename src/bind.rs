@@ -105,7 +105,9 @@ fn bound_value(
             match symbolic.substitute(binding) {
                 Dim::Known(value) => Some(dimension::Value::DimValue(value)),
                 // Partly bound (`a*b` with `a` bound): written back only when it reads back
-                // as the same expression; otherwise the checks still apply the binding.
+                // as the same expression. Otherwise (a symbol whose name the expression reader
+                // splits) the declaration keeps its symbols and its conditions stay conditions:
+                // the binding is applied here only, nowhere later.
                 partial @ Dim::Sym(_) => {
                     let text = partial.to_string();
                     (Dim::parse_dim_param(&text) == partial)

@@ -11,7 +11,7 @@ use crate::unknown_dim::UnknownDim;
 /// `max_rank` becomes an unknown rank.
 ///
 /// Inference has fixed budgets besides these, each turning excess into unknowns, never errors:
-/// value elements copied by data propagation ([`crate::infer::MAX_VALUE_WORK`]), re-inference of
+/// value elements copied by data propagation (`infer::budget::MAX_VALUE_WORK`), re-inference of
 /// function and loop bodies (a multiple of the model's size), and the size of symbolic
 /// expressions (terms, nodes and degree, in `shape::expr`).
 ///

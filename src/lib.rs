@@ -67,6 +67,8 @@ mod paths;
 pub mod proto;
 mod provenance;
 pub mod report;
+// Re-inference under forced `If` branches, between inference and the checks' final run.
+mod settle;
 #[allow(unreachable_pub, dead_code)]
 mod shape;
 mod unknown_dim;
@@ -80,8 +82,8 @@ pub use lint::{
 pub use shape::{Binding, Dim, Expr, Rule, Shape, ViolationKind};
 pub use unknown_dim::{unknown_dims, UnknownDim};
 
-/// The pipeline's stages one by one, for the stage benchmark (benches/stages.rs), which times
-/// each alone: only with the `bench` feature (never a default), and hidden, since they take and
+/// The pipeline's stages one by one, as a lint runs them (`infer`, `settle`, `check`), for the
+/// stage benchmark (benches/stages.rs), which times each alone: only with the `bench` feature (never a default), and hidden, since they take and
 /// give the engine's internal types, which change freely.
 #[cfg(feature = "bench")]
 #[doc(hidden)]
@@ -89,4 +91,5 @@ pub mod stages {
     pub use crate::check::{run as check, CheckOptions};
     pub use crate::infer::infer;
     pub use crate::model::{load_bytes, load_proto};
+    pub use crate::settle::settle_default as settle;
 }

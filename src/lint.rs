@@ -14,6 +14,7 @@ use crate::error::{Limits, LoadError};
 use crate::infer::{self, Inference};
 use crate::model::{self, Graph, LoadTimes, Model};
 use crate::proto::ModelProto;
+use crate::settle;
 use crate::shape::{Binding, Shape};
 use crate::unknown_dim::unknown_dims;
 
@@ -284,6 +285,7 @@ pub fn lint_path(path: &Path, options: &Options) -> Result<LintReport, LoadError
 pub struct Timings {
     load: LoadTimes,
     infer: Duration,
+    settle: Duration,
     check: Duration,
 }
 
@@ -308,9 +310,16 @@ impl Timings {
         self.load.graph
     }
 
-    /// Shape propagation.
+    /// Shape propagation, once over the model.
     pub fn infer(&self) -> Duration {
         self.infer
+    }
+
+    /// Settling: for each `If` whose branches give different shapes, inference and checks run
+    /// again with either branch forced, and the model is inferred again with the branch kept
+    /// (zero for a model without such an `If`).
+    pub fn settle(&self) -> Duration {
+        self.settle
     }
 
     /// Every check, findings sorted.
@@ -386,8 +395,9 @@ fn lint_loaded(model: Model, path: &Path, options: &Options) -> Result<LintRepor
     lint_loaded_timed(model, path, options, &mut Timings::default())
 }
 
-/// Binds, infers and checks a loaded model, recording the time of inference and checks; refuses
-/// a bound name the model does not declare unless the caller checks it.
+/// Binds, infers, settles and checks a loaded model, recording the time of each stage; refuses a
+/// bound name the model does not declare unless the caller checks it. The stages run here one
+/// after the other, each once: `bind -> infer -> settle -> check`.
 fn lint_loaded_timed(
     mut model: Model,
     path: &Path,
@@ -409,13 +419,17 @@ fn lint_loaded_timed(
     let bound = check::bound_axes(&model, options.binding());
     bind::bind(&mut model, options.binding());
     let start = Instant::now();
-    let inference = check::infer_settled(
+    let inference = infer::infer_assuming(&model, &options.limits, options.assumptions);
+    timings.infer = start.elapsed();
+    let start = Instant::now();
+    let inference = settle::settle(
         &model,
         &options.limits,
         options.assumptions,
         &options.checks,
+        inference,
     );
-    timings.infer = start.elapsed();
+    timings.settle = start.elapsed();
     let start = Instant::now();
     let mut findings = check::run(&model, &inference, &options.checks);
     check::attribute(&mut findings, &bound);

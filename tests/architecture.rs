@@ -46,7 +46,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("provenance", &["provenance"]),
     // Reads infer's facts, writes Findings.
     ("check", &["check"]),
-    // The library's run, `load -> infer -> check`, and its result, `LintReport`, which the
+    // Settling: re-infers with an `If`'s branch forced where the other certainly fails, deciding
+    // by what the checks find; the orchestrator runs it between inference and the checks.
+    ("settle", &["settle"]),
+    // The library's run, `load -> bind -> infer -> settle -> check`, and its result, `LintReport`, which the
     // formats below print: `lint.rs` imports no format.
     ("lint", &["lint"]),
     // The formats (human, json, sarif, ...) and the helpers they share; a finding's fingerprint.

@@ -1,5 +1,5 @@
 //! An `If` whose other branch leads every run into a certain failure is settled: every run the
-//! model accepts takes the branch that does not fail (`src/check/branches.rs`).
+//! model accepts takes the branch that does not fail (`src/settle.rs`).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::Path;

@@ -200,6 +200,7 @@ fn timings_account_for_no_more_than_the_run() {
         + timings.decode()
         + timings.graph()
         + timings.infer()
+        + timings.settle()
         + timings.check();
     assert!(stages <= wall, "{stages:?} > {wall:?}");
 }

@@ -8,9 +8,9 @@
 //! at run time. Example: `MatMul(a: [2, 3], b: [4, 5])`, K is 3 vs 4. Fix: correct the weight or
 //! the Reshape/Transpose that feeds the node.
 //!
-//! The conditional form (W4) comes from the same rules as checks with a condition, and is
-//! reported with the broadcast conditions in `broadcast.rs` so that one set of symbols is solved
-//! once.
+//! Every E4 is built here. The conditional form (W4) is the same carrier holding under a
+//! condition ([`crate::ops::constraint::Holds::If`]), reported with the broadcast conditions in
+//! `broadcast/conditional.rs` so that one set of symbols is solved once.
 
 use super::site::{input_sites, node_site};
 use crate::diag::{Facts, Finding};

@@ -3,7 +3,6 @@
 
 mod assumed;
 mod bound;
-mod branches;
 mod broadcast;
 mod constraint;
 mod declared;
@@ -19,12 +18,13 @@ use crate::model::Model;
 use crate::shape::Binding;
 
 pub(crate) use bound::{attribute, bound_axes};
-pub(crate) use branches::infer_settled;
 
 /// What the checks need besides the model and its inference.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
-    /// Symbol values of one deployment (`--dim batch=8`): conditions on them become definite.
+    /// Symbol values of one deployment (`--dim batch=8`), already written into the model's
+    /// declarations (`bind.rs`): settling keeps a branch whose own findings this deployment
+    /// meets.
     pub binding: Binding,
     /// Codes not to report (`--allow W1`).
     pub allowed: BTreeSet<Code>,
@@ -35,7 +35,7 @@ pub struct CheckOptions {
 
 /// Runs every check and returns the findings in graph order.
 pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
-    let mut findings = collect(model, inference, options);
+    let mut findings = collect(model, inference);
     findings.retain(|finding| !options.allowed.contains(&finding.code));
     if options.initializers_as_constants {
         assumed::note(model, &mut findings);
@@ -45,10 +45,10 @@ pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<
     findings
 }
 
-/// Every check's findings, unsorted, with none dropped.
-fn collect(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
+/// Every check's findings, unsorted, with none dropped: what settling (`settle.rs`) decides by.
+pub(crate) fn collect(model: &Model, inference: &Inference) -> Vec<Finding> {
     let mut findings = structure::check(model);
-    findings.extend(broadcast::check(model, inference, &options.binding));
+    findings.extend(broadcast::check(model, inference));
     findings.extend(constraint::check(model, inference));
     findings.extend(declared::check(model, inference));
     findings.extend(unsupported::check(model, inference));

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::args::{flag_settings, Cli, FormatArg};
 use super::discover::expand;
-use crate::config::{Effective, Source};
+use crate::config::{ConfigLookup, Effective};
 use crate::gate::{self, baseline::Baseline, Gated};
 use crate::model::resident_file_kb;
 use crate::report::{self, human, FileReport, Format, Totals};
@@ -22,17 +22,18 @@ fn ms(duration: Duration) -> f64 {
 }
 
 /// One line per file: `timings <path> read=<ms> scan=<ms> decode=<ms> graph=<ms> infer=<ms>
-/// check=<ms>`, the format `bench/run.sh` reads.
+/// settle=<ms> check=<ms>`, the format `bench/run.sh` reads.
 fn print_timings(paths: &[PathBuf], timings: &[Timings]) {
     for (path, t) in paths.iter().zip(timings) {
         eprintln!(
-            "timings {} read={:.3} scan={:.3} decode={:.3} graph={:.3} infer={:.3} check={:.3}",
+            "timings {} read={:.3} scan={:.3} decode={:.3} graph={:.3} infer={:.3} settle={:.3} check={:.3}",
             path.display(),
             ms(t.read()),
             ms(t.scan()),
             ms(t.decode()),
             ms(t.graph()),
             ms(t.infer()),
+            ms(t.settle()),
             ms(t.check()),
         );
     }
@@ -144,7 +145,7 @@ where
 /// a configuration excludes. `None` after printing why when a configuration is bad.
 fn configure(cli: &Cli, files: Vec<PathBuf>) -> Option<(Vec<PathBuf>, Vec<Effective>)> {
     let flags = flag_settings(cli);
-    let mut source = match Source::new(cli.config.as_deref(), cli.isolated) {
+    let mut source = match ConfigLookup::new(cli.config.as_deref(), cli.isolated) {
         Ok(source) => source,
         Err(error) => {
             eprintln!("error: {error}");

@@ -180,7 +180,7 @@ pub(crate) use crate::paths::absolute;
 
 /// Where settings come from.
 #[derive(Debug)]
-pub(crate) enum Source {
+pub(crate) enum ConfigLookup {
     /// `--isolated`: no file at all.
     Isolated,
     /// `--config PATH`: one file for every model.
@@ -206,16 +206,16 @@ pub(crate) struct Effective {
     pub(crate) excluded: Option<String>,
 }
 
-impl Source {
+impl ConfigLookup {
     /// The source the flags ask for: `--isolated`, `--config PATH`, or discovery.
-    pub(crate) fn new(forced: Option<&Path>, isolated: bool) -> Result<Source, ConfigError> {
+    pub(crate) fn new(forced: Option<&Path>, isolated: bool) -> Result<ConfigLookup, ConfigError> {
         if isolated {
-            return Ok(Source::Isolated);
+            return Ok(ConfigLookup::Isolated);
         }
         match forced {
-            None => Ok(Source::Discover(HashMap::new())),
+            None => Ok(ConfigLookup::Discover(HashMap::new())),
             Some(path) => match read(path, true)? {
-                Some(file) => Ok(Source::Forced(Arc::new(file))),
+                Some(file) => Ok(ConfigLookup::Forced(Arc::new(file))),
                 None => Err(ConfigError {
                     path: path.to_owned(),
                     place: None,
@@ -239,9 +239,9 @@ impl Source {
             absolute(model)
         };
         let config = match self {
-            Source::Isolated => None,
-            Source::Forced(file) => Some(Arc::clone(file)),
-            Source::Discover(cache) => {
+            ConfigLookup::Isolated => None,
+            ConfigLookup::Forced(file) => Some(Arc::clone(file)),
+            ConfigLookup::Discover(cache) => {
                 let start = if stdin {
                     Some(model.as_path())
                 } else {

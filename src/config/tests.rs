@@ -31,7 +31,7 @@ impl Drop for Tree {
 }
 
 fn discover(tree: &Tree, model: &str) -> Effective {
-    Source::new(None, false)
+    ConfigLookup::new(None, false)
         .unwrap()
         .effective(&tree.0.join(model), &Settings::default())
         .unwrap()
@@ -39,7 +39,7 @@ fn discover(tree: &Tree, model: &str) -> Effective {
 
 fn error(tree: &Tree, text: &str) -> String {
     tree.write(FILE_NAME, text);
-    Source::new(None, false)
+    ConfigLookup::new(None, false)
         .unwrap()
         .effective(&tree.0.join("m.onnx"), &Settings::default())
         .unwrap_err()
@@ -103,7 +103,7 @@ fn per_file_tables_then_flags_override_the_file() {
         allow: Some(vec![CodeName(Code::E2)]),
         ..Settings::default()
     };
-    let over = Source::new(None, false)
+    let over = ConfigLookup::new(None, false)
         .unwrap()
         .effective(&tree.0.join("vision/resnet_fp16.onnx"), &flags)
         .unwrap();
@@ -119,12 +119,12 @@ fn config_forces_one_file_and_isolated_ignores_all() {
     tree.write(FILE_NAME, "dims = { batch = 1 }\n");
     let other = tree.write("elsewhere/custom.toml", "dims = { batch = 9 }\n");
     let model = tree.0.join("a.onnx");
-    let forced = Source::new(Some(&other), false)
+    let forced = ConfigLookup::new(Some(&other), false)
         .unwrap()
         .effective(&model, &Settings::default())
         .unwrap();
     assert_eq!(bound(&forced, "batch"), Some(9));
-    let isolated = Source::new(Some(&other), true)
+    let isolated = ConfigLookup::new(Some(&other), true)
         .unwrap()
         .effective(&model, &Settings::default())
         .unwrap();
@@ -165,7 +165,7 @@ fn initializers_as_constants_is_a_key_per_file_tables_and_flags_replace() {
         initializers_as_constants: Some(true),
         ..Settings::default()
     };
-    let forced = Source::new(None, false)
+    let forced = ConfigLookup::new(None, false)
         .unwrap()
         .effective(&tree.0.join("legacy/m.onnx"), &flags)
         .unwrap();
@@ -250,7 +250,7 @@ fn a_bad_pyproject_table_is_an_error_too() {
         "pyproject.toml",
         "[project]\nname = \"x\"\n\n[tool.onnx-bcast-lint]\nallw = []\n",
     );
-    let message = Source::new(None, false)
+    let message = ConfigLookup::new(None, false)
         .unwrap()
         .effective(&tree.0.join("m.onnx"), &Settings::default())
         .unwrap_err()
@@ -335,7 +335,7 @@ fn a_bare_top_level_ignore_list_is_refused_saying_how_to_name_the_model() {
         "pyproject.toml",
         "[tool.onnx-bcast-lint]\nignore = [\"E1:258acc58c22b43fb\"]\n",
     );
-    let message = Source::new(Some(&tree.0.join("pyproject.toml")), false)
+    let message = ConfigLookup::new(Some(&tree.0.join("pyproject.toml")), false)
         .unwrap_err()
         .to_string();
     assert!(
@@ -350,7 +350,9 @@ fn a_bare_top_level_ignore_list_is_refused_saying_how_to_name_the_model() {
 fn config_naming_a_pyproject_without_the_table_is_an_error() {
     let tree = Tree::new("pyproject-forced");
     let plain = tree.write("pyproject.toml", "[project]\nname = \"x\"\n");
-    let message = Source::new(Some(&plain), false).unwrap_err().to_string();
+    let message = ConfigLookup::new(Some(&plain), false)
+        .unwrap_err()
+        .to_string();
     assert!(
         message.ends_with(
             "pyproject.toml: no [tool.onnx-bcast-lint] table, so this file configures nothing \
@@ -362,7 +364,9 @@ fn config_naming_a_pyproject_without_the_table_is_an_error() {
         "misspelt/pyproject.toml",
         "[tool.ruff]\nline-length = 100\n[tool.onnx_bcast_lint]\ndeny-warnings = true\n",
     );
-    let message = Source::new(Some(&misspelt), false).unwrap_err().to_string();
+    let message = ConfigLookup::new(Some(&misspelt), false)
+        .unwrap_err()
+        .to_string();
     assert!(
         message
             .ends_with("; found [tool.onnx_bcast_lint]: the table is spelt [tool.onnx-bcast-lint]"),

@@ -2,13 +2,29 @@
 //! first iteration and widen loop-carried dims that change, model-local functions are inferred
 //! at each call site. Also the refinement of inferred shapes by declared ones.
 
-use super::{Engine, NodeStatus, ValueFacts};
+use super::{NodeStatus, ValueFacts};
 use crate::model::dtype::elem;
-use crate::model::{Graph, GraphId, Node};
+use crate::model::{Graph, GraphId, Model, Node, ValueId};
 use crate::ops::BroadcastCheck;
 use crate::shape::{Dim, Shape, SharedShape, Tri};
 
-type Outcome = (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>);
+/// What control flow needs of the engine that runs it (`engine.rs`, which implements it): the
+/// model, a run of a body, and the facts and forced branches of the run so far. A trait, so that
+/// the engine calls down into control flow and control flow names no engine.
+pub(super) trait Bodies<'m> {
+    /// The model being inferred.
+    fn model(&self) -> &'m Model;
+    /// Infers `graph`, with `inputs` for its formal inputs (else their declarations).
+    fn run_graph(&mut self, graph: &'m Graph, inputs: Option<Vec<ValueFacts>>);
+    /// The branch given for `If` node `index` of `graph`, if any.
+    fn forced_branch(&self, graph: GraphId, index: usize) -> Option<bool>;
+    /// A value's facts with the float elements left in its initializer decoded, uncharged.
+    fn facts_of(&self, graph: GraphId, value: ValueId) -> Option<ValueFacts>;
+}
+
+/// What running a control-flow node or a function call gives: its status, its outputs' facts and
+/// its broadcast checks.
+type NodeRun = (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>);
 
 /// Fills the unknown parts of `inferred` from `declared` (ONNX IR: a declared shape is a promise
 /// of the model; contradictions are reported by the W2 check, not resolved here).
@@ -73,8 +89,8 @@ fn scalar(elem_type: i32) -> ValueFacts {
     }
 }
 
-fn outputs_of(engine: &Engine<'_>, graph: GraphId) -> Vec<ValueFacts> {
-    let Some(body) = engine.model.graph(graph) else {
+fn outputs_of<'m>(engine: &impl Bodies<'m>, graph: GraphId) -> Vec<ValueFacts> {
+    let Some(body) = engine.model().graph(graph) else {
         return Vec::new();
     };
     body.outputs
@@ -105,12 +121,12 @@ fn subgraph(node: &Node, attribute: &str) -> Option<GraphId> {
 
 /// Infers a node that holds subgraphs, and the subgraphs themselves.
 pub(crate) fn infer<'m>(
-    engine: &mut Engine<'m>,
+    engine: &mut impl Bodies<'m>,
     graph: &'m Graph,
     node: &'m Node,
     inputs: &[Option<ValueFacts>],
-) -> Outcome {
-    let model = engine.model;
+) -> NodeRun {
+    let model = engine.model();
     match (node.domain().as_str(), node.op_type().as_str()) {
         ("", "If") => {
             let (Some(then_id), Some(else_id)) =
@@ -121,7 +137,7 @@ pub(crate) fn infer<'m>(
             // A condition known at inference time (an `Equal` of a rank and a constant, as in
             // function bodies that serve 2-D and 3-D inputs) runs one branch: the other never
             // executes, so its nodes are neither inferred nor checked. So does a branch given
-            // because the other leads every run into a failure (`check::branches`).
+            // because the other leads every run into a failure (`settle.rs`).
             let given = engine.forced_branch(graph.id, node.index);
             if let Some(taken) =
                 given.or_else(|| known_condition(inputs.first().and_then(Option::as_ref)))
@@ -164,14 +180,14 @@ pub(crate) fn infer<'m>(
 /// Runs a loop-like body until its carried shapes stop changing (at most three passes: the
 /// first iteration, then widened dims, then widened ranks), so every shape reported inside the
 /// body holds for every iteration.
-fn run_to_fixpoint(
-    engine: &mut Engine<'_>,
+fn run_to_fixpoint<'m>(
+    engine: &mut impl Bodies<'m>,
     body_id: GraphId,
     prefix: &[ValueFacts],
     mut carried: Vec<ValueFacts>,
     suffix: &[ValueFacts],
 ) -> Vec<ValueFacts> {
-    let Some(body) = engine.model.graph(body_id) else {
+    let Some(body) = engine.model().graph(body_id) else {
         return Vec::new();
     };
     for pass in 0..3 {
@@ -217,7 +233,11 @@ fn run_to_fixpoint(
 /// `Loop(M, cond, v_initial...)`: body inputs are `(iteration_num, condition, v...)`; outputs
 /// are the final carried values, then scan outputs stacked along a new leading axis whose
 /// length (the trip count) is unknown.
-fn loop_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]) -> Outcome {
+fn loop_node<'m>(
+    engine: &mut impl Bodies<'m>,
+    node: &Node,
+    inputs: &[Option<ValueFacts>],
+) -> NodeRun {
     let Some(body_id) = subgraph(node, "body") else {
         return (NodeStatus::Unsupported, Vec::new(), Vec::new());
     };
@@ -264,7 +284,11 @@ fn stacked(facts: &ValueFacts, axis: usize) -> ValueFacts {
 /// `Scan` (opset 9+): N state variables then M scan inputs; each body iteration sees one slice of
 /// every scan input (axis from `scan_input_axes`, default 0); scan outputs stack the body's
 /// per-iteration outputs along `scan_output_axes`, with the sequence length as that dim.
-fn scan_node(engine: &mut Engine<'_>, node: &Node, inputs: &[Option<ValueFacts>]) -> Outcome {
+fn scan_node<'m>(
+    engine: &mut impl Bodies<'m>,
+    node: &Node,
+    inputs: &[Option<ValueFacts>],
+) -> NodeRun {
     let Some(body_id) = subgraph(node, "body") else {
         return (NodeStatus::Unsupported, Vec::new(), Vec::new());
     };
@@ -341,12 +365,12 @@ fn normalise_axis(axis: i64, rank: usize) -> Option<usize> {
 }
 
 /// A call of a model-local function: its body is inferred with the call's input facts.
-pub(crate) fn call(
-    engine: &mut Engine<'_>,
+pub(crate) fn call<'m>(
+    engine: &mut impl Bodies<'m>,
     body_id: GraphId,
     inputs: &[Option<ValueFacts>],
-) -> Outcome {
-    let Some(body) = engine.model.graph(body_id) else {
+) -> NodeRun {
+    let Some(body) = engine.model().graph(body_id) else {
         return (NodeStatus::Unsupported, Vec::new(), Vec::new());
     };
     let given = inputs

@@ -53,8 +53,8 @@ impl Downstream {
     }
 }
 
-/// Whether a node's inference is a failure the checks report: a rule's fault (E4) or a
-/// broadcast that never holds (E1, or E4 for a constraint checked as one).
+/// Whether a node's inference is a failure the checks report: a rule's fault (E4, a constraint
+/// that never holds among them) or a broadcast that never holds (E1).
 pub(super) fn fails(status: &NodeStatus, checks: &[BroadcastCheck]) -> bool {
     matches!(status, NodeStatus::Failed(error) if error.is_fault())
         || checks

@@ -16,12 +16,12 @@ use crate::model::ValueId;
 /// Two bits per value of one graph: whether the value's facts are its initializer's with its
 /// float elements left in the file, and whether a node has read it.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Pending {
+pub(super) struct Undecoded {
     left: Bits,
     read: Bits,
 }
 
-impl Pending {
+impl Undecoded {
     /// Whether `value`'s elements are left in the file.
     pub(super) fn get(&self, value: ValueId) -> bool {
         self.left.get(value)
@@ -79,12 +79,12 @@ impl Bits {
 
 #[cfg(test)]
 mod tests {
-    use super::Pending;
+    use super::Undecoded;
     use crate::model::ValueId;
 
     #[test]
     fn bits_set_and_clear_apart() {
-        let mut pending = Pending::default();
+        let mut pending = Undecoded::default();
         pending.set(ValueId(0));
         pending.set(ValueId(129));
         assert!(pending.get(ValueId(0)) && pending.get(ValueId(129)));
@@ -99,7 +99,7 @@ mod tests {
 
     #[test]
     fn a_second_read_is_told_apart_from_the_first() {
-        let mut pending = Pending::default();
+        let mut pending = Undecoded::default();
         assert!(!pending.read_again(ValueId(3)));
         assert!(pending.read_again(ValueId(3)));
         assert!(!pending.read_again(ValueId(4)));

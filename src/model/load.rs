@@ -21,20 +21,20 @@ use crate::proto::{onnx_lean, ModelProto};
 
 /// Where a model's bytes come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub enum ReadFrom {
     /// A file, memory-mapped.
     Path(PathBuf),
     /// Standard input, read to its end.
     Stdin,
 }
 
-impl Source {
+impl ReadFrom {
     /// `-` means standard input; anything else is a path.
     pub fn from_arg(arg: &Path) -> Self {
         if arg == Path::new("-") {
-            Source::Stdin
+            ReadFrom::Stdin
         } else {
-            Source::Path(arg.to_path_buf())
+            ReadFrom::Path(arg.to_path_buf())
         }
     }
 
@@ -43,15 +43,15 @@ impl Source {
     /// whether it loads or not.
     pub fn display_path(&self) -> PathBuf {
         match self {
-            Source::Path(path) => path.clone(),
-            Source::Stdin => PathBuf::from("-"),
+            ReadFrom::Path(path) => path.clone(),
+            ReadFrom::Stdin => PathBuf::from("-"),
         }
     }
 
     /// Reads the source's bytes without copying a mapped file.
     pub fn read(&self) -> Result<Bytes, LoadError> {
         match self {
-            Source::Stdin => {
+            ReadFrom::Stdin => {
                 let mut buffer = Vec::new();
                 std::io::stdin()
                     .lock()
@@ -62,16 +62,16 @@ impl Source {
                     })?;
                 Ok(Bytes::from(buffer))
             }
-            Source::Path(path) => map_file(path).map(|(bytes, _)| bytes),
+            ReadFrom::Path(path) => map_file(path).map(|(bytes, _)| bytes),
         }
     }
 
-    /// [`Source::read`], plus the map of a file large enough for its pages to be given back
+    /// [`ReadFrom::read`], plus the map of a file large enough for its pages to be given back
     /// once the graphs are built.
     fn read_releasable(&self) -> Result<(Bytes, Option<Arc<Mmap>>), LoadError> {
         match self {
-            Source::Stdin => self.read().map(|bytes| (bytes, None)),
-            Source::Path(path) => map_file(path),
+            ReadFrom::Stdin => self.read().map(|bytes| (bytes, None)),
+            ReadFrom::Path(path) => map_file(path),
         }
     }
 }
@@ -177,7 +177,7 @@ pub fn load_path_timed(
     times: &mut LoadTimes,
 ) -> Result<Model, LoadError> {
     let start = Instant::now();
-    let source = Source::from_arg(path);
+    let source = ReadFrom::from_arg(path);
     let (bytes, map) = source.read_releasable()?;
     times.read = start.elapsed();
     let release = |range: Range<usize>| {

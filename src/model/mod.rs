@@ -42,7 +42,7 @@ pub use initializer::Initializer;
 // The command's `--timings` reads the file's resident size; the library alone does not.
 #[cfg(feature = "cli")]
 pub use load::resident_file_kb;
-pub use load::{load_bytes, load_path, load_path_timed, load_proto, LoadTimes, Source};
+pub use load::{load_bytes, load_path, load_path_timed, load_proto, LoadTimes, ReadFrom};
 pub use opset::Opsets;
 pub(crate) use slots::Slots;
 pub use text::Text;

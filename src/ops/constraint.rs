@@ -1,15 +1,16 @@
 //! Operator shape constraints that are not broadcasting: a contracted dim that must agree, input
 //! channels that must match the weight's, a parameter whose length must be the channel count.
 //! ONNX states each in the operator's doc; `onnx.shape_inference` raises on it and onnxruntime
-//! rejects the model when it creates the session. A constraint that fails for every value of the
-//! symbols is an error (E4, a [`RuleError::Unmet`]); one that holds only under a condition on
-//! symbols is recorded as a check with that condition (W4), combined with the broadcast ones.
+//! rejects the model when it creates the session. One carrier, [`Constraint`], whatever its
+//! verdict ([`Holds`]): one that fails for every value of the symbols fails the rule (E4, a
+//! [`RuleError::Unmet`], the node's outputs unknown); one that holds only under a condition on
+//! symbols travels with the rule's result ([`super::Inferred::constraints`]) and is solved with
+//! the broadcast conditions (W4).
 
 use std::fmt::{self, Display, Formatter};
 
-use super::{BroadcastCheck, RuleError};
-use crate::shape::broadcast::{verdict_of, Outcome, Rule, Verdict};
-use crate::shape::{Condition, Dim, Shape, Tri};
+use super::RuleError;
+use crate::shape::{Condition, Dim, Tri};
 
 /// One operator constraint with the dims found, as the checks report it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +24,17 @@ pub struct Constraint {
     pub slots: Vec<usize>,
     /// A likely fix, when one can be named.
     pub fix: Option<String>,
+    /// When it holds.
+    pub holds: Holds,
+}
+
+/// When an operator constraint holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Holds {
+    /// For no value of the symbols (E4).
+    Never,
+    /// Only when the condition holds (W4); never a condition that always holds.
+    If(Condition),
 }
 
 impl Constraint {
@@ -37,6 +49,7 @@ impl Constraint {
             found: found.into(),
             slots: slots.to_vec(),
             fix: None,
+            holds: Holds::Never,
         }
     }
 
@@ -49,7 +62,18 @@ impl Constraint {
 
     /// The constraint as a rule error (E4).
     pub(crate) fn unmet(self) -> RuleError {
-        RuleError::Unmet(Box::new(self))
+        RuleError::Unmet(Box::new(Self {
+            holds: Holds::Never,
+            ..self
+        }))
+    }
+
+    /// The condition under which it holds, if it holds under one (W4).
+    pub(crate) fn condition(&self) -> Option<&Condition> {
+        match &self.holds {
+            Holds::Never => None,
+            Holds::If(condition) => Some(condition),
+        }
     }
 }
 
@@ -66,7 +90,7 @@ impl Display for Constraint {
 /// The constraints of one node that hold only under a condition on symbols, gathered while the
 /// rule runs and handed to [`super::Inferred::with_conditions`].
 #[derive(Debug, Default)]
-pub(crate) struct Pending(Vec<BroadcastCheck>);
+pub(crate) struct Pending(Vec<Constraint>);
 
 impl Pending {
     /// Requires `a == b`. Provably equal: nothing. Never equal for any value of the symbols: the
@@ -89,36 +113,52 @@ impl Pending {
         self.holds_if(&Condition::eq(a, b), constraint)
     }
 
-    /// Requires `condition`: never satisfiable is an error, else a W4 check unless it is true
-    /// (the verdict broadcasting gives a condition, `broadcast::verdict_of`).
+    /// Requires `condition`: never satisfiable is an error, always true is nothing, else the
+    /// constraint holds under its simplified form (W4).
     pub(crate) fn holds_if(
         &mut self,
         condition: &Condition,
         constraint: impl FnOnce() -> Constraint,
     ) -> Result<(), RuleError> {
-        // Not a broadcast: the rule is unused for constraints.
-        let rule = Rule::Multidirectional;
-        let simple = match verdict_of(rule, None, condition) {
-            Verdict::Valid => return Ok(()),
-            Verdict::Invalid(_) => return Err(constraint().unmet()),
-            Verdict::Conditional(simple) => simple,
-        };
-        let constraint = constraint();
-        self.0.push(BroadcastCheck {
-            rule,
-            slots: constraint.slots.clone(),
-            outcome: Outcome {
-                shape: Shape::Unranked,
-                verdict: Verdict::Conditional(simple),
-            },
-            constraint: Some(Box::new(constraint)),
-        });
-        Ok(())
+        match holds(condition) {
+            None => Ok(()),
+            Some(Holds::Never) => Err(constraint().unmet()),
+            Some(holds) => {
+                self.0.push(Constraint {
+                    holds,
+                    ..constraint()
+                });
+                Ok(())
+            }
+        }
     }
 
-    /// The gathered checks.
-    pub(crate) fn into_checks(self) -> Vec<BroadcastCheck> {
+    /// The gathered constraints, each holding under its condition.
+    pub(crate) fn into_checks(self) -> Vec<Constraint> {
         self.0
+    }
+}
+
+/// When a constraint requiring `condition` holds: `None` when always. A provably unsatisfiable
+/// condition never holds, as does one whose plain form is false (the plain form is exact,
+/// `condition/plain.rs`: it proves what the bounded search cannot, that a condition in one
+/// symbol always or never holds); else it holds under the simplified condition. Broadcasting
+/// decides its conditions alike (`shape::broadcast::verdict_of`).
+fn holds(condition: &Condition) -> Option<Holds> {
+    if condition.is_true() {
+        return None;
+    }
+    if condition.never_holds() {
+        return Some(Holds::Never);
+    }
+    let simple = condition.simplify();
+    let plain = simple.plain();
+    if simple.is_true() || plain.is_true() {
+        None
+    } else if plain.is_false() {
+        Some(Holds::Never)
+    } else {
+        Some(Holds::If(simple))
     }
 }
 
@@ -141,7 +181,7 @@ mod tests {
     fn static_3_vs_4_is_unmet() {
         let mut p = Pending::default();
         let e = p.equal(&Dim::known(3), &Dim::known(4), k).unwrap_err();
-        assert!(matches!(e, RuleError::Unmet(_)));
+        assert!(matches!(&e, RuleError::Unmet(c) if c.holds == Holds::Never));
         assert!(e.is_fault());
     }
 
@@ -149,10 +189,10 @@ mod tests {
     fn symbol_vs_static_is_a_condition() {
         let mut p = Pending::default();
         p.equal(&Dim::sym("k"), &Dim::known(4), k).unwrap();
-        let checks = p.into_checks();
-        assert_eq!(checks.len(), 1);
-        assert_eq!(checks[0].outcome.condition().unwrap().to_string(), "k = 4");
-        assert!(checks[0].constraint.is_some());
+        let constraints = p.into_checks();
+        assert_eq!(constraints.len(), 1);
+        assert_eq!(constraints[0].condition().unwrap().to_string(), "k = 4");
+        assert_eq!(constraints[0].requires, "K must agree");
     }
 
     #[test]

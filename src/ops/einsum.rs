@@ -285,10 +285,9 @@ mod tests {
 
     fn conditions(eq: &str, inputs: &[Option<testing::Fact>]) -> Vec<String> {
         let r = run("Einsum", 12, inputs, vec![string_attr("equation", eq)]).unwrap();
-        r.checks
+        r.constraints
             .iter()
-            .filter(|c| c.constraint.is_some())
-            .filter_map(|c| c.outcome.condition().map(ToString::to_string))
+            .filter_map(|c| c.condition().map(ToString::to_string))
             .collect()
     }
 

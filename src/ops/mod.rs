@@ -362,8 +362,8 @@ pub(crate) fn held_shape(shape: &Shape) -> Option<Vec<usize>> {
     }
 }
 
-/// One broadcast a node performs, or one of its operator's own shape constraints, for the
-/// checks.
+/// One broadcast a node performs, for the checks (an operator's own shape constraints travel
+/// as [`Constraint`]s).
 #[derive(Debug, Clone)]
 pub struct BroadcastCheck {
     /// The rule applied.
@@ -372,9 +372,6 @@ pub struct BroadcastCheck {
     pub slots: Vec<usize>,
     /// What the rule concluded.
     pub outcome: Outcome,
-    /// Set when this is an operator constraint (E4/W4) rather than a broadcast (E1/W1): the
-    /// outcome's condition is then the one under which the constraint holds. Boxed: rare.
-    pub constraint: Option<Box<Constraint>>,
 }
 
 /// One output of a rule.
@@ -444,6 +441,8 @@ pub(crate) struct Inferred {
     pub(crate) outputs: Vec<Output>,
     /// Broadcasts performed, for the checks.
     pub(crate) checks: Vec<BroadcastCheck>,
+    /// Operator constraints that hold only under a condition on symbols (W4).
+    pub(crate) constraints: Vec<Constraint>,
 }
 
 impl Inferred {
@@ -452,6 +451,7 @@ impl Inferred {
         Self {
             outputs: vec![output],
             checks: Vec::new(),
+            constraints: Vec::new(),
         }
     }
 
@@ -460,6 +460,7 @@ impl Inferred {
         Self {
             outputs,
             checks: Vec::new(),
+            constraints: Vec::new(),
         }
     }
 
@@ -469,14 +470,13 @@ impl Inferred {
             rule,
             slots,
             outcome,
-            constraint: None,
         });
         self
     }
 
     /// Records operator constraints that hold only under a condition on symbols (W4).
-    pub(crate) fn with_conditions(mut self, pending: Vec<BroadcastCheck>) -> Self {
-        self.checks.extend(pending);
+    pub(crate) fn with_conditions(mut self, constraints: Vec<Constraint>) -> Self {
+        self.constraints.extend(constraints);
         self
     }
 }

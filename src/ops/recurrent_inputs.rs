@@ -277,10 +277,9 @@ mod tests {
         )
         .unwrap();
         let conditions: Vec<String> = r
-            .checks
+            .constraints
             .iter()
-            .filter(|c| c.constraint.is_some())
-            .filter_map(|c| c.outcome.condition().map(ToString::to_string))
+            .filter_map(|c| c.condition().map(ToString::to_string))
             .collect();
         assert_eq!(conditions, ["k = 3"]);
         let c = unmet(run_in(

@@ -83,10 +83,9 @@ pub(super) mod verdict {
         r.as_ref().map_or_else(
             |_| Vec::new(),
             |r| {
-                r.checks
+                r.constraints
                     .iter()
-                    .filter(|c| c.constraint.is_some())
-                    .filter_map(|c| c.outcome.condition().map(ToString::to_string))
+                    .filter_map(|c| c.condition().map(ToString::to_string))
                     .collect()
             },
         )

@@ -211,9 +211,8 @@ pub(crate) fn unmet(r: Result<Inferred, RuleError>) -> super::Constraint {
 
 /// The conditions of a rule's W4 checks, as printed.
 pub(crate) fn conditions(r: &Inferred) -> Vec<String> {
-    r.checks
+    r.constraints
         .iter()
-        .filter(|c| c.constraint.is_some())
-        .filter_map(|c| c.outcome.condition().map(ToString::to_string))
+        .filter_map(|c| c.condition().map(ToString::to_string))
         .collect()
 }

@@ -536,8 +536,8 @@ mod tests {
         );
         // A symbolic input short of the window is a condition (W4), not an error.
         let conditional = pool("MaxPool", "n").unwrap();
-        assert_eq!(conditional.checks.len(), 1);
-        assert!(conditional.checks[0].constraint.is_some());
+        assert_eq!(conditional.constraints.len(), 1);
+        assert!(conditional.constraints[0].condition().is_some());
         let padded = run(
             "Conv",
             11,

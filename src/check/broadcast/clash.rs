@@ -1,14 +1,14 @@
-//! E1 for a broadcast that fails on every input (or, under `--dim` bindings, on this deployment's
-//! dims), and E4 for an operator constraint checked with the broadcast that fails the same way.
-//! Broadcasting.md and each operator's doc state the rule the verdict came from.
+//! E1 for a broadcast that fails on every input (under `--dim` bindings, on this deployment's
+//! dims, written into the shapes before inference). Broadcasting.md states the rule the verdict
+//! came from.
 
 use super::fix::{stretch_fix, suggest_fix};
 use super::{input_sites, node_site, operands, shapes_of, slot_names};
 use crate::diag::{Facts, Finding, SizeAt};
 use crate::infer::GraphFacts;
 use crate::model::{Graph, Node};
-use crate::ops::{BroadcastCheck, Constraint};
-use crate::shape::{Binding, Condition, Rule, Violation};
+use crate::ops::BroadcastCheck;
+use crate::shape::{Binding, Rule, Violation};
 
 /// E1 for a broadcast that fails whatever the input values: the clashing axis, each
 /// offending input's size there, and a likely fix.
@@ -60,49 +60,5 @@ pub(super) fn incompatible(
         facts_of,
         Some(node_site(graph, node)),
         input_sites(graph, Some(facts), node, &offending),
-    )
-}
-
-/// E1 for a broadcast whose condition the `--dim` binding makes false.
-pub(super) fn definite_under_binding(
-    graph: &Graph,
-    node: &Node,
-    facts: &GraphFacts,
-    check: &BroadcastCheck,
-    condition: &Condition,
-    binding: &Binding,
-) -> Finding {
-    let facts_of = Facts::BroadcastBroken {
-        rule: check.rule,
-        operands: operands(graph, node, facts, check),
-        condition: condition.plain().to_string(),
-        binding: binding.clone(),
-    };
-    Finding::new(
-        facts_of,
-        Some(node_site(graph, node)),
-        input_sites(graph, Some(facts), node, &check.slots),
-    )
-}
-
-/// E4 for an operator constraint that fails: always, or (`under`) for this deployment's dims.
-pub(super) fn constraint_finding(
-    graph: &Graph,
-    node: &Node,
-    facts: &GraphFacts,
-    constraint: &Constraint,
-    under: Option<(&Condition, &Binding)>,
-) -> Finding {
-    let facts_of = Facts::ConstraintUnmet {
-        constraint: constraint.requires.clone(),
-        found: constraint.found.clone(),
-        fix: constraint.fix.clone(),
-        condition: under.map(|(condition, _)| condition.plain().to_string()),
-        binding: under.map(|(_, binding)| binding.clone()),
-    };
-    Finding::new(
-        facts_of,
-        Some(node_site(graph, node)),
-        input_sites(graph, Some(facts), node, &constraint.slots),
     )
 }

@@ -6,11 +6,11 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::origin::Origins;
-use super::{input_sites, node_site, operands, Conditional};
+use super::{input_sites, node_site, operands, Conditional, Conditioned};
 use crate::diag::{Facts, Finding, NodeName};
 use crate::shape::condition::forced_jointly;
 
-/// W1 findings: one per conditional node, except that symbols the conditions force together to a
+/// W1 and W4 findings: one per conditional node, except that symbols the conditions force together to a
 /// single value are reported once, at the nodes that force them.
 pub(super) fn findings(conditionals: &[Conditional<'_>], origins: &Origins) -> Vec<Finding> {
     let mut findings = Vec::new();
@@ -41,7 +41,7 @@ pub(super) fn findings(conditionals: &[Conditional<'_>], origins: &Origins) -> V
             continue;
         }
         // Plain forms are exact, so equal texts are equivalent conditions.
-        let key = (c.check.constraint.is_some(), c.readable.text.as_str());
+        let key = (c.what.is_constraint(), c.readable.text.as_str());
         if let Some(&first) = first_with.get(&key) {
             also_at.entry(first).or_default().push(NodeName::new(
                 c.node.op_type().to_string(),
@@ -75,7 +75,7 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
             .collect(),
         conditions: involved.iter().map(|c| c.readable.text.clone()).collect(),
         // A W1 unless only operator constraints force the symbol.
-        constraints_only: involved.iter().all(|c| c.check.constraint.is_some()),
+        constraints_only: involved.iter().all(|c| c.what.is_constraint()),
     };
     Some(Finding::new(
         facts,
@@ -84,7 +84,7 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
             first.graph,
             Some(first.facts),
             first.node,
-            &first.check.slots,
+            first.what.slots(),
         ),
     ))
 }
@@ -98,8 +98,8 @@ fn conditional_finding(c: &Conditional<'_>, origins: &Origins) -> Finding {
         .plain
         .breaking()
         .or_else(|| c.condition.counterexample());
-    let facts = match &c.check.constraint {
-        Some(constraint) => Facts::ConditionalConstraint {
+    let facts = match c.what {
+        Conditioned::Constraint(constraint) => Facts::ConditionalConstraint {
             constraint: constraint.requires.clone(),
             fix: constraint.fix.clone(),
             condition,
@@ -108,9 +108,9 @@ fn conditional_finding(c: &Conditional<'_>, origins: &Origins) -> Finding {
             data_dependent,
             bindable,
         },
-        None => Facts::ConditionalBroadcast {
-            rule: c.check.rule,
-            operands: operands(c.graph, c.node, c.facts, c.check),
+        Conditioned::Broadcast(check) => Facts::ConditionalBroadcast {
+            rule: check.rule,
+            operands: operands(c.graph, c.node, c.facts, check),
             condition,
             counterexample,
             also_at: Vec::new(),
@@ -121,6 +121,6 @@ fn conditional_finding(c: &Conditional<'_>, origins: &Origins) -> Finding {
     Finding::new(
         facts,
         Some(node_site(c.graph, c.node)),
-        input_sites(c.graph, Some(c.facts), c.node, &c.check.slots),
+        input_sites(c.graph, Some(c.facts), c.node, c.what.slots()),
     )
 }

@@ -1,7 +1,7 @@
 //! E1 and W1: broadcasting verdicts of every node, under the rule each node uses
 //! (multidirectional, unidirectional, bidirectional, opset < 7 `broadcast`/`axis`); and W4, the
 //! operator constraints that hold only under a condition, solved with them (one model, one set
-//! of symbols), with their E4 when a `--dim` binding breaks one.
+//! of symbols).
 //!
 //! E1 — why it matters: the node fails at run time whatever the input values. Example:
 //! `Add(x: [2, 3], y: [4])`, axis 1 is 3 vs 4. Fix: reshape or unsqueeze one input.
@@ -9,13 +9,14 @@
 //! W1 — valid only under a condition on symbolic dims (`seq ∈ {1, 77}`); the message gives the
 //! condition and a binding that breaks it. Conditions of all nodes are combined, since a
 //! `dim_param` names one value across the model: when together they force a symbol to one value,
-//! one warning says so at the nodes that force it. With `--dim` bindings a condition becomes
-//! definite: false is an E1, true is no finding.
+//! one warning says so at the nodes that force it. A `--dim` binding is written into the
+//! declarations before inference (`bind.rs`), so a bound symbol is a size here: a broadcast it
+//! breaks is a clash (E1), one it satisfies is valid.
 //!
-//! Files: this one walks every node's broadcast checks and sorts them into definite failures
-//! (`clash.rs`: E1, and E4 for operator constraints) and conditional ones (`conditional.rs`: W1
-//! and W4, solved together through `shape::condition::forced_jointly`); `fix.rs` names a likely
-//! fix for a clash.
+//! Files: this one walks every node's broadcast checks and conditional constraints and sorts
+//! them into definite failures (`clash.rs`: E1) and conditional ones (`conditional.rs`: W1 and
+//! W4, solved together through `shape::condition::forced_jointly`); `fix.rs` names a likely fix
+//! for a clash. A constraint that never holds is E4, built in `check/constraint.rs` only.
 
 mod clash;
 mod conditional;
@@ -29,21 +30,42 @@ use super::site::{input_sites, node_site};
 use crate::diag::{Finding, Operand};
 use crate::infer::{GraphFacts, Inference};
 use crate::model::{Graph, Model, Node};
-use crate::ops::BroadcastCheck;
+use crate::ops::{BroadcastCheck, Constraint};
 use crate::shape::condition::Plain;
-use crate::shape::{Binding, Condition, Shape, Tri, Verdict};
-use clash::{constraint_finding, definite_under_binding, incompatible};
+use crate::shape::{Condition, Shape, Verdict};
+use clash::incompatible;
 
-/// A node whose broadcast holds only under a condition.
+/// A node whose broadcast, or one of whose operator's constraints, holds only under a condition.
 struct Conditional<'m> {
     graph: &'m Graph,
     node: &'m Node,
     facts: &'m GraphFacts,
-    check: &'m BroadcastCheck,
+    what: Conditioned<'m>,
     condition: Condition,
     /// Its plain form and text, computed once per distinct condition (messages, grouping and
     /// counterexample read them).
     readable: Rc<Readable>,
+}
+
+/// What holds only under a condition: a broadcast (W1) or an operator constraint (W4).
+#[derive(Clone, Copy)]
+enum Conditioned<'m> {
+    Broadcast(&'m BroadcastCheck),
+    Constraint(&'m Constraint),
+}
+
+impl Conditioned<'_> {
+    /// The input slots taking part.
+    fn slots(&self) -> &[usize] {
+        match self {
+            Conditioned::Broadcast(check) => &check.slots,
+            Conditioned::Constraint(constraint) => &constraint.slots,
+        }
+    }
+
+    fn is_constraint(&self) -> bool {
+        matches!(self, Conditioned::Constraint(_))
+    }
 }
 
 /// A condition as people read it. Nodes over the same inputs share one condition: a thousand
@@ -54,69 +76,52 @@ struct Readable {
     text: String,
 }
 
-/// E1 and W1 findings of the whole model.
-pub(super) fn check(model: &Model, inference: &Inference, binding: &Binding) -> Vec<Finding> {
+/// E1, W1 and W4 findings of the whole model.
+pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut conditionals = Vec::new();
     let mut readables: HashMap<Condition, Rc<Readable>> = HashMap::new();
+    let mut conditional = |graph, node, facts, what, condition: &Condition| Conditional {
+        graph,
+        node,
+        facts,
+        what,
+        condition: condition.clone(),
+        readable: Rc::clone(readables.entry(condition.clone()).or_insert_with(|| {
+            let plain = condition.plain();
+            let text = plain.to_string();
+            Rc::new(Readable { plain, text })
+        })),
+    };
     for (g, graph) in model.graphs.iter().enumerate() {
         let Some(facts) = inference.graphs.get(g) else {
             continue;
         };
-        for node in &graph.nodes {
-            // Root cause only: the first failing broadcast of a node is reported.
+        'nodes: for node in &graph.nodes {
+            // Root cause only: the first failing broadcast of a node is reported, and the
+            // constraints a rule records after its broadcasts are not.
             for check in facts.checks(node.index) {
                 match &check.outcome.verdict {
                     Verdict::Valid => {}
                     Verdict::Invalid(violation) => {
-                        findings.push(match &check.constraint {
-                            Some(constraint) => {
-                                constraint_finding(graph, node, facts, constraint, None)
-                            }
-                            None => incompatible(graph, node, facts, check, violation),
-                        });
-                        break;
+                        findings.push(incompatible(graph, node, facts, check, violation));
+                        continue 'nodes;
                     }
-                    Verdict::Conditional(condition) => {
-                        // Without a binding nothing is decided: every conditional is reported.
-                        let decided = if binding.is_empty() {
-                            Tri::Unknown
-                        } else {
-                            condition.eval(binding)
-                        };
-                        match decided {
-                            Tri::Yes => {}
-                            Tri::No => {
-                                findings.push(match &check.constraint {
-                                    Some(constraint) => constraint_finding(
-                                        graph,
-                                        node,
-                                        facts,
-                                        constraint,
-                                        Some((condition, binding)),
-                                    ),
-                                    None => definite_under_binding(
-                                        graph, node, facts, check, condition, binding,
-                                    ),
-                                });
-                                break;
-                            }
-                            Tri::Unknown => conditionals.push(Conditional {
-                                graph,
-                                node,
-                                facts,
-                                check,
-                                condition: condition.clone(),
-                                readable: Rc::clone(
-                                    readables.entry(condition.clone()).or_insert_with(|| {
-                                        let plain = condition.plain();
-                                        let text = plain.to_string();
-                                        Rc::new(Readable { plain, text })
-                                    }),
-                                ),
-                            }),
-                        }
-                    }
+                    // A `--dim` binding is already in the shapes (`bind.rs` writes it into the
+                    // declarations before inference): a condition names no bound symbol.
+                    Verdict::Conditional(condition) => conditionals.push(conditional(
+                        graph,
+                        node,
+                        facts,
+                        Conditioned::Broadcast(check),
+                        condition,
+                    )),
+                }
+            }
+            for constraint in facts.constraints(node.index) {
+                if let Some(condition) = constraint.condition() {
+                    let what = Conditioned::Constraint(constraint);
+                    conditionals.push(conditional(graph, node, facts, what, condition));
                 }
             }
         }

@@ -1,3 +1,8 @@
+//! Settling, the stage between inference and the checks' final run: re-inference with the branch
+//! of an `If` forced where the other branch leads every run into a failure. The orchestrator
+//! (`lint.rs`) runs it after the first inference; it reads what the checks find on each trial
+//! (`check::collect`) and hands one [`Inference`] on, which the checks then only read.
+//!
 //! `If` nodes whose branches give different shapes, where taking one branch leads every run into
 //! a failure: every run the model accepts takes the other branch, so the model is inferred and
 //! checked with that branch taken.
@@ -22,7 +27,7 @@
 
 use std::collections::HashMap;
 
-use super::{collect, CheckOptions};
+use crate::check::{collect, CheckOptions};
 use crate::diag::{Code, Finding, Severity};
 use crate::error::Limits;
 use crate::infer::{self, known_condition, Assumptions, Inference};
@@ -32,15 +37,17 @@ use crate::shape::{Dim, Shape};
 /// How many `If` nodes are tried, each costing two more inference and check runs.
 const MAX_TRIED: usize = 4;
 
-/// Infers `model`, with each main-graph `If` whose other branch certainly fails taking the
-/// branch that does not. The checks run here only to decide; the caller runs them on the result.
-pub(crate) fn infer_settled(
+/// `inference` (the model inferred with no branch forced) settled: each main-graph `If` whose
+/// other branch certainly fails takes the branch that does not, and the model is inferred again
+/// under those forced branches. The checks run here only to decide; the caller runs them on the
+/// result.
+pub(crate) fn settle(
     model: &Model,
     limits: &Limits,
     assumptions: Assumptions,
     options: &CheckOptions,
+    mut inference: Inference,
 ) -> Inference {
-    let mut inference = infer::infer_forcing(model, limits, assumptions, &[]);
     let mut forced: Vec<(GraphId, usize, bool)> = Vec::new();
     let mut tried: Vec<(GraphId, usize)> = Vec::new();
     // Candidates are found again after each settled `If`: settling one can make the condition of
@@ -64,7 +71,7 @@ pub(crate) fn infer_settled(
             let mut trial = forced.clone();
             trial.push((graph, index, taken));
             let facts = infer::infer_forcing(model, limits, assumptions, &trial);
-            let findings = collect(model, &facts, options);
+            let findings = collect(model, &facts);
             let fails = Failures::new(model, &facts, &findings, &trial).graph_fails(home, 0);
             let body =
                 branches(node).map(|(then_id, else_id)| if taken { then_id } else { else_id });
@@ -85,6 +92,19 @@ pub(crate) fn infer_settled(
         inference = chosen.1;
     }
     inference
+}
+
+/// [`settle`] with the default limits, assumptions and check options, as a lint without options
+/// runs it: the stage benchmark's settling stage.
+#[cfg(feature = "bench")]
+pub fn settle_default(model: &Model, inference: Inference) -> Inference {
+    settle(
+        model,
+        &Limits::default(),
+        Assumptions::default(),
+        &CheckOptions::default(),
+        inference,
+    )
 }
 
 /// Whether an error or a warning is reported in the graph at `path` or a graph nested in it.
@@ -245,7 +265,7 @@ impl<'a> Failures<'a> {
     }
 
     /// Whether `graph` certainly fails when it runs: a node on the way to its outputs does.
-    pub(super) fn graph_fails(&self, graph: &Graph, depth: usize) -> bool {
+    fn graph_fails(&self, graph: &Graph, depth: usize) -> bool {
         if depth > self.model.graphs.len() {
             return false;
         }
