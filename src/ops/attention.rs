@@ -6,20 +6,9 @@
 //! not change shapes.
 
 use super::constraint::Constraint;
-#[cfg(test)]
-use super::RuleFn;
 use super::{Ctx, Inferred, Output, RuleError};
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape};
-
-/// The rule for `Attention`, if `op_type` is it (tests; the registry picks the version).
-#[cfg(test)]
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    match op_type {
-        "Attention" => Some(attention_24),
-        _ => None,
-    }
-}
 
 /// One of Q, K, V seen as `(batch, heads, seq, head_size)`; `packed` when the input is 3-D.
 struct View {

@@ -3,24 +3,15 @@
 
 use super::axes::{self, unknown_dims};
 use super::constraint::{Constraint, Pending};
-use super::{spec, Ctx, Inferred, Input, Output, RuleError, RuleFn};
+use super::{spec, Ctx, Inferred, Input, Output, RuleError};
 use crate::model::dtype::elem;
 use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Concat" => concat,
-        "Tile" => tile,
-        _ => return None,
-    })
-}
-
 /// `Concat(inputs..., axis)`: equal ranks; the axis is the sum; other dims agree, so a static or
 /// symbolic dim of any input stands for all.
-fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let inputs: Vec<(usize, Input<'_>)> = (0..ctx.input_count())
         .filter_map(|s| ctx.input(s).map(|i| (s, i)))
         .collect();
@@ -159,7 +150,7 @@ fn agreed(
 
 /// `Tile(input, repeats)` (opset 6+): each dim times its repeat count. Tile-1 takes `tiles` and
 /// `axis` inputs instead: the rank is kept and the dims are left unknown.
-fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let repeats = ctx.required(1)?;
     let Some(dims) = input.shape.dims() else {

@@ -5,21 +5,13 @@
 
 use super::axes::count;
 use super::constraint::Constraint;
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem::{self, FLOAT, STRING};
 use crate::model::tensor::{self, MAX_VALUE_ELEMENTS};
 use crate::proto::TensorProto;
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
-
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Constant" => constant,
-        _ => return None,
-    })
-}
 
 /// A tensor's static shape; negative dims (invalid) are unknown.
 fn tensor_shape(tensor: &TensorProto) -> Shape {
@@ -34,7 +26,7 @@ fn tensor_shape(tensor: &TensorProto) -> Shape {
 
 /// `Constant`: the shape of whichever `value*` attribute is set; integer tensors also carry
 /// their elements.
-fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn constant(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let attrs = ctx.attrs();
     if let Some(tensor) = attrs.tensor("value")? {
         let shape = tensor_shape(tensor);

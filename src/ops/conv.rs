@@ -6,24 +6,11 @@
 use super::constraint::{Constraint, Pending};
 use super::conv_channels::{self, Operands};
 use super::per_channel::{self, Channels};
-use super::pool;
 use super::spatial::{data_dims, dim_at};
 use super::window::{Sizing, Window};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
-
-/// The rule for a convolution or pool, if `op_type` is one.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Conv" | "ConvInteger" | "QLinearConv" => conv,
-        "ConvTranspose" => conv_transpose,
-        "AveragePool" | "MaxPool" | "LpPool" => pool::pool,
-        "GlobalAveragePool" | "GlobalMaxPool" | "GlobalLpPool" => pool::global_pool,
-        "MaxRoiPool" => pool::max_roi_pool,
-        _ => return None,
-    })
-}
 
 /// The kernel's spatial sizes: the `kernel_shape` attribute, else the weight's trailing dims.
 fn kernel_of(ctx: &Ctx<'_>, weight: Option<&[Dim]>) -> Result<Option<Vec<Dim>>, RuleError> {
@@ -35,7 +22,7 @@ fn kernel_of(ctx: &Ctx<'_>, weight: Option<&[Dim]>) -> Result<Option<Vec<Dim>>, 
 
 /// `Conv(X, W, B)`, `ConvInteger(x, w, ..)` and `QLinearConv(x, .., w, .., B)`: output
 /// `(N, M, spatial...)` with M the weight's first dim.
-fn conv(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn conv(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let op = ctx.node().op_type().as_str();
     let (w_slot, bias_slot, out_elem) = match op {
         "ConvInteger" => (1, None, Some(elem::INT32)),
@@ -83,7 +70,7 @@ fn unranked_or(x: Option<&[Dim]>) -> Shape {
 /// `ConvTranspose(X, W, B)`: output channels are `W.shape[1] * group`; spatial sizes come from
 /// `output_shape`, or `in * stride` for `SAME_*`, or the doc's
 /// `stride * (in - 1) + output_padding + ((k - 1) * dilation + 1) - pad_begin - pad_end`.
-fn conv_transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn conv_transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x_in = ctx.required(0)?;
     let x = data_dims(x_in.shape, "ConvTranspose")?;
     let w = ctx.shape(1)?.dims();

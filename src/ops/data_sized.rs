@@ -5,26 +5,14 @@
 
 use super::axes::{self, count};
 use super::constraint::Constraint;
-use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{spec, Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
-
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Compress" => compress,
-        "NonZero" => non_zero,
-        "Unique" => unique,
-        "TopK" => top_k_10,
-        "OneHot" => one_hot,
-        _ => return None,
-    })
-}
 
 /// `Compress(input, condition, axis)`: the kept count depends on the data: a fresh symbol, at
 /// most the condition's length (one true entry per kept slice) and the size of what is
 /// selected from (the axis, or every element when the input is flattened).
-fn compress(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn compress(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let condition = ctx.required(1)?;
     let axis = ctx.attrs().int("axis")?;
@@ -70,7 +58,7 @@ fn compress_bounds(input: &Shape, condition: &Shape, axis: Option<i64>) -> Vec<D
 
 /// `NonZero(x)`: `[rank(x), n]` with `n` the data-dependent count, at most the number of
 /// elements of `x`.
-fn non_zero(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn non_zero(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let rank = input.shape.rank().map_or(Dim::Unknown, count);
     let at_most = input.shape.dims().map(axes::product).into_iter().collect();
@@ -82,7 +70,7 @@ fn non_zero(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `Unique(x, axis)`: outputs sized by the data-dependent number of unique entries (at most the
 /// number of elements, or of slices along `axis`).
-fn unique(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn unique(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let axis = ctx.attrs().int("axis")?;
     let at_most = match (axis, input.shape.dims()) {
@@ -191,7 +179,7 @@ fn top_k(ctx: &Ctx<'_>, k_attribute: bool) -> Result<Inferred, RuleError> {
 }
 
 /// `OneHot(indices, depth, values, axis)`: a new axis of size `depth` inserted at `axis`.
-fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let indices = ctx.required(0)?;
     let depth = ctx
         .required(1)?

@@ -6,78 +6,12 @@
 //! Small integer tensors are folded element by element (SONNX `Z[i] = Y[f(i)]`) so that shape
 //! computations (`Shape -> Gather -> Mul -> Concat`) reach Reshape and Expand as symbolic values.
 
-use super::{float_values, int_cast, Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{float_values, int_cast, Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::{self, elem};
 use crate::shape::broadcast::{self, Rule, Verdict};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape, Tri};
-
-/// The rule for an element-wise op, if `op_type` is one.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "And" | "Or" | "Xor" | "Equal" | "Greater"
-        | "Less" | "GreaterOrEqual" | "LessOrEqual" | "Mod" | "BitShift" | "BitwiseAnd"
-        | "BitwiseOr" | "BitwiseXor" => binary,
-        "Sum" | "Mean" | "Max" | "Min" => variadic,
-        "Where" => select,
-        "Neg"
-        | "Not"
-        | "Abs"
-        | "Relu"
-        | "Sigmoid"
-        | "Tanh"
-        | "Exp"
-        | "Log"
-        | "Sqrt"
-        | "Reciprocal"
-        | "Floor"
-        | "Ceil"
-        | "Round"
-        | "Sign"
-        | "Erf"
-        | "Sin"
-        | "Cos"
-        | "Tan"
-        | "Asin"
-        | "Acos"
-        | "Atan"
-        | "Sinh"
-        | "Cosh"
-        | "Asinh"
-        | "Acosh"
-        | "Atanh"
-        | "Softplus"
-        | "Softsign"
-        | "Elu"
-        | "Selu"
-        | "LeakyRelu"
-        | "ThresholdedRelu"
-        | "HardSigmoid"
-        | "HardSwish"
-        | "Gelu"
-        | "Mish"
-        | "Celu"
-        | "Shrink"
-        | "IsNaN"
-        | "IsInf"
-        | "BitwiseNot"
-        | "Clip"
-        | "Dropout"
-        | "Identity"
-        | "CastLike"
-        | "Cast"
-        | "Softmax"
-        | "LogSoftmax"
-        | "Hardmax"
-        | "LpNormalization"
-        | "MeanVarianceNormalization"
-        | "Trilu"
-        | "CumSum"
-        | "Swish" => unary,
-        _ => return None,
-    })
-}
 
 fn is_comparison(op_type: &str) -> bool {
     matches!(
@@ -117,7 +51,7 @@ fn out_elem(ctx: &Ctx<'_>) -> Option<i32> {
 /// Unary ops (and the shape-preserving ops listed with them): the output has the input's shape.
 /// `Neg`, `Not`, `Abs`, `Identity`, `Cast` and `CastLike` also carry small integer values on
 /// (an integer `Cast` as [`int_cast`] proves it).
-fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn unary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     axis_in_range(ctx, input.shape)?;
     let elem = out_elem(ctx);
@@ -218,7 +152,7 @@ fn axis_in_range(ctx: &Ctx<'_>, shape: &Shape) -> Result<(), RuleError> {
 /// Binary element-wise ops: multidirectional broadcasting from opset 7; before it the legacy
 /// `broadcast`/`axis` attributes (ONNX opset-6 `Add` doc: B a single element or a contiguous run of
 /// A's dims, `broadcast=0` meaning equal shapes).
-fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
     let op = ctx.node().op_type().as_str();
@@ -369,7 +303,7 @@ fn fold_binary(op: &str, x: &ValueTensor, y: &ValueTensor) -> Option<ValueTensor
 }
 
 /// `Sum`, `Mean`, `Max`, `Min`: multidirectional over all inputs from opset 8, equal shapes before.
-fn variadic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn variadic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let shapes = ctx.present_shapes();
     if shapes.is_empty() {
         return Err(RuleError::MissingInput(0));
@@ -425,7 +359,7 @@ fn variadic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// `Where(condition, X, Y)`: multidirectional over its three inputs.
-fn select(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn select(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let c = ctx.required(0)?;
     let x = ctx.required(1)?;
     let y = ctx.required(2)?;

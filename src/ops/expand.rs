@@ -4,21 +4,13 @@
 
 use super::axes::unknown_dims;
 use super::constraint::Constraint;
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape, Tri};
 
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Expand" => expand,
-        _ => return None,
-    })
-}
-
 /// `Expand(input, shape)`: bidirectional broadcasting (numpy rule between the input's shape and
 /// the target); the output may differ from the target (target 1s, lower target rank).
-fn expand(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn expand(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let target = ctx.required(1)?;
     let target_shape = match target.value {

@@ -4,26 +4,14 @@
 
 use super::axes;
 use super::constraint::Constraint;
-use super::{scatter, Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{scatter, Ctx, Inferred, Output, RuleError};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
-
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Gather" => gather,
-        "GatherElements" => gather_elements,
-        "ScatterElements" | "Scatter" => scatter::scatter_elements,
-        "ScatterND" => scatter::scatter_nd,
-        "GatherND" => gather_nd,
-        _ => return None,
-    })
-}
 
 /// `GatherElements(data, indices, axis)`: the output has the indices' shape. "`data` and
 /// `indices` must have the same rank r >= 1"; the indices may be larger than `data` on other
 /// axes (onnxruntime accepts it), so only the rank and the axis are checked.
-fn gather_elements(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn gather_elements(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let indices = ctx.required(1)?;
     if let (Some(d), Some(i)) = (data.shape.rank(), indices.shape.rank()) {
@@ -38,7 +26,7 @@ fn gather_elements(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `Gather(data, indices, axis)`: `data.shape[..axis] + indices.shape + data.shape[axis+1..]`;
 /// with known data and indices values, the gathered elements (negative indices count from the
 /// end).
-fn gather(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn gather(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let indices = ctx.required(1)?;
     let (Some(data_dims), Some(index_dims)) = (data.shape.dims(), indices.shape.dims()) else {
@@ -87,7 +75,7 @@ fn gather_vector<T: Clone>(values: &ValueTensor<T>, index: &ValueTensor) -> Opti
 
 /// `GatherND(data, indices, batch_dims)`: `indices.shape[..-1] + data.shape[batch_dims + k..]`
 /// where `k = indices.shape[-1]`.
-fn gather_nd(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn gather_nd(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let indices = ctx.required(1)?;
     let batch_dims = ctx.int("batch_dims", 0)?;

@@ -4,38 +4,26 @@
 //! (`einsum.rs`).
 
 use super::constraint::{Constraint, Pending};
-use super::{einsum, Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem;
 use crate::shape::broadcast::{self, Outcome, Rule};
 use crate::shape::{Dim, Shape};
 
-/// The rule for a linear-algebra op, if `op_type` is one.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "MatMul" => matmul,
-        "MatMulInteger" => matmul_integer,
-        "QLinearMatMul" => qlinear_matmul,
-        "Gemm" => gemm,
-        "Einsum" => einsum::infer,
-        _ => return None,
-    })
-}
-
 /// `MatMul(A, B)`: the output has the input's element type.
-fn matmul(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn matmul(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
     matmul_of(a.shape, b.shape, [0, 1], a.elem)
 }
 
 /// `MatMulInteger(A, B, a_zero_point, b_zero_point)`: int32 output.
-fn matmul_integer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn matmul_integer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     matmul_of(ctx.shape(0)?, ctx.shape(1)?, [0, 1], Some(elem::INT32))
 }
 
 /// `QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)`: the product of inputs 0
 /// and 3, typed like `y_zero_point`.
-fn qlinear_matmul(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn qlinear_matmul(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let elem = ctx.input(7).and_then(|zp| zp.elem);
     matmul_of(ctx.shape(0)?, ctx.shape(3)?, [0, 3], elem)
 }
@@ -108,7 +96,7 @@ fn split_matrix(dims: &[Dim], vector: bool, column: bool) -> (&[Dim], Dim, Dim) 
 /// `Gemm(A, B, C)`: `Y = alpha * A' * B' + beta * C` of shape `(M, N)`. From opset 7 C is
 /// unidirectionally broadcast to `(M, N)` (Gemm-7 doc); before it C must be `(M, N)` unless
 /// `broadcast=1` (Gemm-6 doc). C is optional from opset 11.
-fn gemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn gemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let lhs = ctx.required(0)?;
     let rhs = ctx.required(1)?;
     let bias = if ctx.opset() < 11 {

@@ -3,23 +3,9 @@
 //! operator docs); transformers keep or extend X's shape; map and sequence values stay unknown.
 
 use super::constraint::Constraint;
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem::{self, FLOAT, STRING};
 use crate::shape::{Dim, Shape};
-
-/// The rule for an `ai.onnx.ml` op, if `op_type` is one.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "LinearClassifier" | "SVMClassifier" | "TreeEnsembleClassifier" => classifier,
-        "LinearRegressor" | "SVMRegressor" | "TreeEnsembleRegressor" | "TreeEnsemble" => regressor,
-        "Normalizer" | "Scaler" | "Imputer" | "Binarizer" | "LabelEncoder" => same_shape,
-        "OneHotEncoder" => one_hot,
-        "ArrayFeatureExtractor" => feature_extractor,
-        "FeatureVectorizer" => feature_vectorizer,
-        "ZipMap" | "CastMap" | "DictVectorizer" => opaque,
-        _ => return None,
-    })
-}
 
 /// The batch size: dim 0 of a 2-D input. A 1-D input is read as one sample by some runtimes
 /// and as a batch by others, so it gives nothing.
@@ -44,7 +30,7 @@ fn count(ctx: &Ctx<'_>, ints: &str, strings: &str) -> Result<Option<i64>, RuleEr
 
 /// Labels `[N]` typed by the label list, and scores `[N, classes]`. With two classes or fewer
 /// runtimes differ (one score column or two), so that width stays unknown.
-fn classifier(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn classifier(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let ints = if ctx.node().op_type() == "TreeEnsembleClassifier" {
         "classlabels_int64s"
@@ -66,7 +52,7 @@ fn classifier(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// `[N, targets]`: `targets` (`LinearRegressor`), `n_targets` (tree ensembles), 1 (SVM).
-fn regressor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn regressor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let targets = match ctx.node().op_type().as_str() {
         "LinearRegressor" => Some(ctx.int("targets", 1)?),
@@ -83,7 +69,7 @@ fn regressor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// Element-wise transformers keep X's shape.
-fn same_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn same_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let elem = match ctx.node().op_type().as_str() {
         "Normalizer" | "Scaler" => Some(FLOAT),
@@ -94,7 +80,7 @@ fn same_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// `OneHotEncoder`: X's shape with one more axis, the number of categories.
-fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     // "One and only one of the 'cats_*' attributes must be defined."
     let attrs = ctx.attrs();
@@ -123,7 +109,7 @@ fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// doc does not say what a 1-D X gives; ONNX's reference implementation
 /// (`onnx/reference/ops/aionnxml/op_array_feature_extractor.py`) and onnxruntime both make it
 /// one row, `[1, indices]` (scikit-learn exports pick class labels that way).
-fn feature_extractor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn feature_extractor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let indices = ctx.shape(1)?;
     let picked = indices.dims().map_or(Dim::Unknown, |d| {
@@ -140,7 +126,7 @@ fn feature_extractor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// `FeatureVectorizer`: `[N, sum(inputdimensions)]`; a 1-D first input counts as `[1, C]`.
-fn feature_vectorizer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn feature_vectorizer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let n = match x.shape.dims() {
         Some([_]) => Dim::known(1),
@@ -157,7 +143,7 @@ fn feature_vectorizer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// Maps and sequences of maps, whose shapes the engine does not track.
-fn opaque(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn opaque(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     ctx.required(0)?;
     Ok(Inferred::single(Output::shape(Shape::Unranked)))
 }

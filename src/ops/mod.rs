@@ -516,39 +516,6 @@ impl RuleError {
 /// A shape rule.
 pub(crate) type RuleFn = fn(&Ctx<'_>) -> Result<Inferred, RuleError>;
 
-/// The first family rule claiming `op_type` in `domain`, whatever the opset: what unit tests of
-/// a rule run when the registry has no row for the version they use.
-#[cfg(test)]
-pub(crate) fn family_lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
-    match domain {
-        "" => elementwise::lookup(op_type)
-            .or_else(|| shape_of::lookup(op_type))
-            .or_else(|| constant::lookup(op_type))
-            .or_else(|| reshape::lookup(op_type))
-            .or_else(|| squeeze::lookup(op_type))
-            .or_else(|| transpose::lookup(op_type))
-            .or_else(|| gather::lookup(op_type))
-            .or_else(|| data_sized::lookup(op_type))
-            .or_else(|| concat::lookup(op_type))
-            .or_else(|| expand::lookup(op_type))
-            .or_else(|| pad::lookup(op_type))
-            .or_else(|| resize::lookup(op_type))
-            .or_else(|| slice::lookup(op_type))
-            .or_else(|| split::lookup(op_type))
-            .or_else(|| linalg::lookup(op_type))
-            .or_else(|| conv::lookup(op_type))
-            .or_else(|| norm::lookup(op_type))
-            .or_else(|| attention::lookup(op_type))
-            .or_else(|| reduce::lookup(op_type))
-            .or_else(|| recurrent::lookup(op_type))
-            .or_else(|| quant::lookup(op_type))
-            .or_else(|| sequence::lookup(op_type)),
-        "ai.onnx.ml" => ml::lookup(op_type),
-        "com.microsoft" => contrib::lookup(op_type),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::testing;

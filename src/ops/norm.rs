@@ -5,25 +5,12 @@
 //! RMSNormalization-23 docs), recorded as checks, and reduce the normalized axes to 1 in their
 //! statistics outputs.
 
-use super::{channel_norm, group_norm};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape};
 
-/// The rule for a normalization op, if `op_type` is one.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "BatchNormalization" => channel_norm::batch_norm,
-        "InstanceNormalization" => channel_norm::instance_norm,
-        "GroupNormalization" => group_norm::infer,
-        "LRN" => same_as_x,
-        "LayerNormalization" | "RMSNormalization" => layer_norm,
-        _ => return None,
-    })
-}
-
 /// Y has X's shape and element type.
-fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     Ok(Inferred::single(
         Output::shape(x.shape.clone()).elem(x.elem),
@@ -33,7 +20,7 @@ fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `LayerNormalization(X, Scale, B)` and `RMSNormalization(X, scale)`: Y is X's shape; Scale
 /// and B must be unidirectionally broadcastable to X; `Mean` and `InvStdDev` are X's shape with
 /// the axes from `axis` on set to 1, typed by `stash_type`.
-fn layer_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn layer_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let scale = ctx.required(1)?;
     let axis = ctx.int("axis", -1)?;

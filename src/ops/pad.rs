@@ -4,20 +4,12 @@
 
 use super::axes::{self, unknown_dims};
 use super::constraint::Constraint;
-use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
-
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Pad" => pad,
-        _ => return None,
-    })
-}
 
 /// `Pad(data, pads)`: `pads` (attribute before opset 11, input from 11) adds `begin + end` to each
 /// padded axis; opset 18 `axes` restricts which axes the pads apply to.
-fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let Some(dims) = data.shape.dims() else {
         return Ok(Inferred::single(

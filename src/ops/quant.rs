@@ -8,22 +8,13 @@
 //! element is per-tensor there whatever its rank (0 or 1).
 
 use super::constraint::{Constraint, Pending};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem::{FLOAT, UINT8};
 use crate::shape::condition::Atom;
 use crate::shape::{Condition, Dim, Shape, Tri};
 
-/// The rule for a quantization op, if `op_type` is one.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "QuantizeLinear" | "DequantizeLinear" => linear,
-        "DynamicQuantizeLinear" => dynamic,
-        _ => return None,
-    })
-}
-
 /// `QuantizeLinear(x, y_scale, y_zero_point)` and `DequantizeLinear(x, x_scale, x_zero_point)`.
-fn linear(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn linear(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let scale = ctx.required(1)?;
     let mut pending = Pending::default();
@@ -121,7 +112,7 @@ fn check_zero_point(
 }
 
 /// `DynamicQuantizeLinear(x)`: y like x (uint8), scalar float scale, scalar uint8 zero point.
-fn dynamic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn dynamic(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     Ok(Inferred::many(vec![
         Output::shape(x.shape.clone()).elem(Some(UINT8)),

@@ -4,19 +4,11 @@
 
 use super::constraint::Pending;
 use super::recurrent_inputs::{check_inputs, geometry, Geometry};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::shape::Shape;
 
-/// The rule for a recurrent op, if `op_type` is one.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    match op_type {
-        "RNN" | "GRU" | "LSTM" => Some(infer),
-        _ => None,
-    }
-}
-
 /// The recurrent rule.
-fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let op = ctx.node().op_type().as_str();
     let geometry = geometry(ctx, op, x.shape)?;

@@ -6,20 +6,10 @@
 //! `ReduceSum`, `ReduceProd`, `ReduceMax` and `ReduceMin` over every axis of a small known tensor
 //! are folded, so a `Reshape` target computed as a product of dims stays symbolic.
 
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
-
-/// The rule for a reduction, if `op_type` is one.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
-        | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => reduce,
-        "ArgMax" | "ArgMin" => arg_reduce,
-        _ => return None,
-    })
-}
 
 /// Which axes a reduction covers.
 enum Axes {
@@ -79,7 +69,7 @@ fn axes_of(ctx: &Ctx<'_>, rank: Option<usize>) -> Result<Axes, RuleError> {
 }
 
 /// The `Reduce*` rule.
-fn reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let keep = ctx.int("keepdims", 1)? != 0;
     let Some(dims) = x.shape.dims() else {
@@ -145,7 +135,7 @@ fn fold_all(op: &str, value: &ValueTensor, shape: &Shape) -> Option<ValueTensor>
 }
 
 /// `ArgMax`/`ArgMin`: `axis` (default 0) removed or kept as 1; int64 output.
-fn arg_reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn arg_reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let keep = ctx.int("keepdims", 1)? != 0;
     let shape = match x.shape.dims() {

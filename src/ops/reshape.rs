@@ -5,17 +5,8 @@
 use super::axes::{product, unknown_dims};
 use super::constraint::{Constraint, Pending};
 use super::reshape_target::{minus_one, target_dims};
-use super::{spec, Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
-
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Reshape" => reshape,
-        "Flatten" => flatten,
-        _ => return None,
-    })
-}
 
 /// Keeps the input's elements under a new shape (when the input carries integer or float ones).
 pub(super) fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
@@ -45,7 +36,7 @@ pub(super) fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
 /// same index unless `allowzero=1`; one `-1` is the total size divided by the product of the
 /// other dims, computed only when that division is exact. "The input tensor's shape and the
 /// output tensor's shape are required to have the same number of elements" (Reshape doc).
-fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let target: Vec<Dim> = if ctx.opset() < 5 {
         match ctx.attrs().ints("shape")? {
@@ -119,7 +110,7 @@ fn same_count_outside_shared(a: &[Dim], b: &[Dim]) -> bool {
 
 /// `Flatten(x, axis)`: `[prod(dims[..axis]), prod(dims[axis..])]`. The axis is in `[0, r]`
 /// before opset 11 and `[-r, r]` from 11 (r inclusive: `axis = r` gives `[N, 1]`).
-fn flatten(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn flatten(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let Some(dims) = input.shape.dims() else {
         return Ok(Inferred::single(reshaped(ctx, unknown_dims(2))));

@@ -7,17 +7,8 @@
 //! `tf_crop_and_resize`, whose output also depends on the `roi` values.
 
 use super::axes::{self, unknown_dims};
-use super::{resize_lengths, spec, Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{resize_lengths, spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
-
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Resize" => resize,
-        "Upsample" => upsample,
-        _ => return None,
-    })
-}
 
 /// `floor(dim * scale)` when it is the same for every size of the dim and in both float widths
 /// runtimes use (`float` scale times `int64` size): integral scales multiply symbols exactly.
@@ -71,7 +62,7 @@ fn known_scales(ctx: &Ctx<'_>, slot: usize) -> Option<Vec<f32>> {
 }
 
 /// `Upsample(X, scales)`: `scales` is an attribute in opsets 7-8 and an input from 9.
-fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let output = |shape: Shape| Ok(Inferred::single(Output::shape(shape).elem(input.elem)));
     let Some(dims) = input.shape.dims() else {
@@ -103,7 +94,7 @@ fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `Resize(X, roi, scales, sizes)`: `sizes` from opset 11 (used when present and non-empty),
 /// `axes` and `keep_aspect_ratio_policy` from 18.
-fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let output = |shape: Shape| Ok(Inferred::single(Output::shape(shape).elem(input.elem)));
     let Some(dims) = input.shape.dims() else {

@@ -2,22 +2,12 @@
 //! out of one, whose shape depends on which element) stays unknown; `SequenceLength` is a
 //! scalar int64 (ONNX SequenceLength-11).
 
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem;
 use crate::shape::Shape;
 
-/// The rule for a sequence op, if `op_type` is one.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "SequenceLength" => length,
-        "SequenceConstruct" | "SequenceAt" | "SequenceInsert" | "SequenceErase"
-        | "SplitToSequence" | "ConcatFromSequence" | "SequenceEmpty" => opaque,
-        _ => return None,
-    })
-}
-
 /// `SequenceLength(S)`: a scalar int64.
-fn length(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn length(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     ctx.required(0)?;
     Ok(Inferred::single(
         Output::shape(Shape::scalar()).elem(Some(elem::INT64)),
@@ -25,7 +15,7 @@ fn length(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// Sequence-valued outputs, and tensors whose shape depends on the element chosen: unknown.
-fn opaque(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn opaque(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if ctx.node().op_type() != "SequenceEmpty" {
         ctx.required(0)?;
     }

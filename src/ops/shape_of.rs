@@ -4,26 +4,15 @@
 
 use super::axes::product;
 use super::constraint::Constraint;
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem;
 use crate::model::tensor::{self, MAX_VALUE_ELEMENTS};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Shape" => shape,
-        "Size" => size,
-        "ConstantOfShape" => constant_of_shape,
-        "Range" => range,
-        _ => return None,
-    })
-}
-
 /// `Shape(x)`: a 1-D int64 tensor of x's dims (opset 15: the `[start, end)` slice of them, with
 /// negative and out-of-range bounds clamped as the spec says).
-fn shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let Some(dims) = input.shape.dims() else {
         return Ok(Inferred::single(
@@ -51,7 +40,7 @@ fn shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// `Size(x)`: a scalar, the product of x's dims.
-fn size(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn size(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let total = input.shape.dims().map_or(Dim::Unknown, product);
     let value = ValueTensor::new(Vec::new(), vec![total]);
@@ -63,7 +52,7 @@ fn size(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `ConstantOfShape(shape)`: the output's dims are the input's elements; the fill value's type
 /// comes from the `value` attribute (float 0 by default). Small integer fills carry values.
-fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let target = ctx.required(0)?;
     let fill = ctx.attrs().tensor("value")?;
     let elem_type = fill.and_then(|t| t.data_type).or(Some(1));
@@ -125,7 +114,7 @@ fn constant_of_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `Range(start, limit, delta)`: length `max(ceil((limit - start) / delta), 0)`. Static inputs
 /// give the length (and small integer ranges their elements); `Range(0, n, 1)` and
 /// `Range(k, n, 1)` with `n - k` provably non-negative give a symbolic length.
-fn range(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn range(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let elem_type = ctx.required(0)?.elem;
     let scalar = |slot: usize| -> Result<Option<Dim>, RuleError> {
         Ok(ctx

@@ -5,19 +5,8 @@
 
 use super::axes;
 use super::constraint::{Constraint, Pending};
-#[cfg(test)]
-use super::RuleFn;
 use super::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
-
-/// The newest rule for `op_type`, if this family has it (tests; the registry picks the version).
-#[cfg(test)]
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Split" => split_18,
-        _ => return None,
-    })
-}
 
 /// The `split` sizes a node gives.
 enum Sizes {

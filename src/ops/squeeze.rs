@@ -4,20 +4,8 @@
 use super::axes::{self, unknown_dims};
 use super::constraint::{Constraint, Pending};
 use super::reshape::reshaped;
-#[cfg(test)]
-use super::RuleFn;
 use super::{spec, Ctx, Inferred, RuleError};
 use crate::shape::{Dim, Shape, Tri};
-
-/// The newest rule for `op_type`, if this family has it (tests; the registry picks the version).
-#[cfg(test)]
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Squeeze" => squeeze_13,
-        "Unsqueeze" => unsqueeze_13,
-        _ => return None,
-    })
-}
 
 /// Where a version reads `axes`: Squeeze/Unsqueeze-1 and -11 from the attribute, -13 on from the
 /// optional (Squeeze) or required (Unsqueeze) input 1.

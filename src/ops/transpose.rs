@@ -4,21 +4,11 @@
 
 use super::axes::unknown_dims;
 use super::constraint::Constraint;
-use super::{spec, value_ops, Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{spec, value_ops, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Transpose" => transpose,
-        "DepthToSpace" => depth_to_space,
-        "SpaceToDepth" => space_to_depth,
-        _ => return None,
-    })
-}
-
 /// `Transpose(x, perm)`: dims permuted; the default perm reverses them.
-fn transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let elem = input.elem;
     let Some(dims) = input.shape.dims() else {
@@ -74,12 +64,12 @@ fn checked_perm(perm: &[i64], rank: usize) -> Result<Vec<usize>, RuleError> {
 }
 
 /// `DepthToSpace`: `[N, C, H, W] -> [N, C/(b*b), H*b, W*b]`.
-fn depth_to_space(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn depth_to_space(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     space_depth(ctx, true)
 }
 
 /// `SpaceToDepth`: `[N, C, H, W] -> [N, C*b*b, H/b, W/b]`.
-fn space_to_depth(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn space_to_depth(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     space_depth(ctx, false)
 }
 

@@ -9,19 +9,11 @@ mod lengths;
 use super::axes::{self, unknown_dims};
 use super::constraint::Constraint;
 use super::{spec, value_ops};
-use super::{Ctx, Inferred, Output, RuleError, RuleFn};
+use super::{Ctx, Inferred, Output, RuleError};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 use bounds::{slice_length, static_slice};
 use lengths::same_lengths;
-
-/// The rule for `op_type`, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Slice" => slice,
-        _ => return None,
-    })
-}
 
 /// Integers of an attribute (before opset 10) or of an input's value (from opset 10).
 fn bounds(ctx: &Ctx<'_>, name: &str, slot: usize) -> Result<Option<Vec<Dim>>, RuleError> {
@@ -38,7 +30,7 @@ fn bounds(ctx: &Ctx<'_>, name: &str, slot: usize) -> Result<Option<Vec<Dim>>, Ru
 }
 
 /// `Slice(data, starts, ends, axes, steps)`.
-fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let unknown = |shape: Shape| Ok(Inferred::single(Output::shape(shape).elem(data.elem)));
     let Some(dims) = data.shape.dims() else {
