@@ -20,11 +20,20 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::{
-    attention, channel_norm, concat, constant, contrib, conv, data_sized, einsum, elementwise,
-    expand, gather, group_norm, linalg, ml, nms, norm, pad, pool, quant, recurrent, reduce,
-    reshape, resize, scatter, sequence, shape_of, slice, split, squeeze, transpose, RuleFn,
+use super::generator::constant;
+use super::math::{einsum, elementwise, expand, linalg};
+use super::nn::{attention, channel_norm, conv, group_norm, norm, pool};
+use super::object_detection::nms;
+use super::quantization::quant;
+use super::reduction::reduce;
+use super::rnn::recurrent;
+use super::sequence::sequence;
+use super::tensor::{
+    concat, data_sized, gather, pad, reshape, resize, scatter, shape_of, slice, split, squeeze,
+    transpose,
 };
+use super::traditionalml::ml;
+use super::{contrib, RuleFn};
 
 /// Schema versions of one operator that share a rule, and that rule.
 struct Row {

@@ -4,7 +4,7 @@
 //! operands). ContribOperators.md.
 
 use super::super::constraint::{Constraint, Pending};
-use super::super::linalg::matmul_of;
+use super::super::math::linalg::matmul_of;
 use super::super::{spec, Ctx, Inferred, Output, RuleError};
 use super::activation::{require_equal, require_rank};
 use crate::shape::broadcast::{self, Rule};

@@ -5,7 +5,7 @@
 //! block-quantized table). ContribOperators.md.
 
 use super::super::axes;
-use super::super::pool;
+use super::super::nn::pool;
 use super::super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem::UINT8;
 use crate::shape::broadcast::{self, Rule};
