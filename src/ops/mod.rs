@@ -19,9 +19,8 @@ use crate::shape::{Dim, Shape};
 mod axes;
 pub(crate) mod constraint;
 mod contrib;
-mod float_values;
+mod elementwise;
 mod generator;
-mod int_cast;
 mod math;
 mod nn;
 mod object_detection;
@@ -35,7 +34,7 @@ mod tensor;
 #[cfg(test)]
 pub(crate) mod testing;
 mod traditionalml;
-mod value_ops;
+mod values;
 mod window;
 
 /// What a rule sees of one present input.

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::generator::constant;
-use super::math::{einsum, elementwise, expand, linalg};
+use super::math::{einsum, expand, linalg};
 use super::nn::{attention, channel_norm, conv, group_norm, norm, pool};
 use super::object_detection::nms;
 use super::quantization::quant;
@@ -33,7 +33,8 @@ use super::tensor::{
     transpose,
 };
 use super::traditionalml::ml;
-use super::{contrib, RuleFn};
+use super::values::{Binary, Unary};
+use super::{contrib, elementwise, math, nn, tensor, RuleFn};
 
 /// Schema versions of one operator that share a rule, and that rule.
 struct Row {
@@ -57,21 +58,41 @@ const CONTRIB: &str = "com.microsoft";
 
 /// Every schema version the engine has a rule for.
 const ROWS: &[Row] = &[
-    rule("", "PRelu", &[1, 6], elementwise::prelu_1),
-    rule("", "PRelu", &[7, 9, 16], elementwise::prelu_7),
+    rule("", "PRelu", &[1, 6], math::elementwise::prelu_1),
+    rule("", "PRelu", &[7, 9, 16], math::elementwise::prelu_7),
     rule("", "Attention", &[23], attention::attention_23),
     rule("", "Attention", &[24, 25], attention::attention_24),
-    rule("", "Abs", &[1, 6, 13], elementwise::unary),
-    rule("", "Acos", &[7, 22], elementwise::unary),
-    rule("", "Acosh", &[9, 22], elementwise::unary),
-    rule("", "Add", &[1, 6, 7, 13, 14], elementwise::binary),
-    rule("", "And", &[1, 7], elementwise::binary),
+    rule("", "Abs", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Abs)
+    }),
+    rule("", "Acos", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Acosh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Add", &[1, 6], |c| {
+        elementwise::binary_1(c, Binary::Add)
+    }),
+    rule("", "Add", &[7, 13, 14], |c| {
+        elementwise::binary(c, Binary::Add)
+    }),
+    rule("", "And", &[1], |c| elementwise::binary_1(c, Binary::And)),
+    rule("", "And", &[7], |c| elementwise::binary(c, Binary::And)),
     rule("", "ArgMax", &[1, 11, 12, 13], reduce::arg_reduce),
     rule("", "ArgMin", &[1, 11, 12, 13], reduce::arg_reduce),
-    rule("", "Asin", &[7, 22], elementwise::unary),
-    rule("", "Asinh", &[9, 22], elementwise::unary),
-    rule("", "Atan", &[7, 22], elementwise::unary),
-    rule("", "Atanh", &[9, 22], elementwise::unary),
+    rule("", "Asin", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Asinh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Atan", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Atanh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule("", "AveragePool", &[1, 7, 10, 11, 19, 22], pool::pool),
     rule(
         "",
@@ -79,26 +100,36 @@ const ROWS: &[Row] = &[
         &[1, 6, 7, 9, 14, 15],
         channel_norm::batch_norm,
     ),
-    rule("", "BitShift", &[11, 28], elementwise::binary),
-    rule("", "BitwiseAnd", &[18], elementwise::binary),
-    rule("", "BitwiseNot", &[18], elementwise::unary),
-    rule("", "BitwiseOr", &[18], elementwise::binary),
-    rule("", "BitwiseXor", &[18], elementwise::binary),
-    rule(
-        "",
-        "Cast",
-        &[1, 6, 9, 13, 19, 21, 23, 24, 25, 28],
-        elementwise::unary,
-    ),
-    rule(
-        "",
-        "CastLike",
-        &[15, 19, 21, 23, 24, 25],
-        elementwise::unary,
-    ),
-    rule("", "Ceil", &[1, 6, 13], elementwise::unary),
-    rule("", "Celu", &[12, 28], elementwise::unary),
-    rule("", "Clip", &[1, 6, 11, 12, 13], elementwise::unary),
+    rule("", "BitShift", &[11, 28], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
+    rule("", "BitwiseAnd", &[18], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
+    rule("", "BitwiseNot", &[18], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "BitwiseOr", &[18], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
+    rule("", "BitwiseXor", &[18], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
+    rule("", "Cast", &[1, 6, 9, 13, 19, 21, 23, 24, 25, 28], |c| {
+        elementwise::unary(c, Unary::Cast)
+    }),
+    rule("", "CastLike", &[15, 19, 21, 23, 24, 25], |c| {
+        elementwise::unary(c, Unary::CastLike)
+    }),
+    rule("", "Ceil", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Ceil)
+    }),
+    rule("", "Celu", &[12, 28], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Clip", &[1, 6, 11, 12, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule("", "Compress", &[9, 11, 28], data_sized::compress),
     rule("", "Concat", &[1, 4, 11, 13], concat::concat),
     rule("", "ConcatFromSequence", &[11], sequence::opaque),
@@ -117,9 +148,15 @@ const ROWS: &[Row] = &[
     rule("", "Conv", &[1, 11, 22], conv::conv),
     rule("", "ConvInteger", &[10], conv::conv),
     rule("", "ConvTranspose", &[1, 11, 22], conv::conv_transpose),
-    rule("", "Cos", &[7, 22], elementwise::unary),
-    rule("", "Cosh", &[9, 22], elementwise::unary),
-    rule("", "CumSum", &[11, 14], elementwise::unary),
+    rule("", "Cos", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Cosh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "CumSum", &[11, 14], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule(
         "",
         "DepthToSpace",
@@ -132,19 +169,36 @@ const ROWS: &[Row] = &[
         &[10, 13, 19, 21, 23, 24, 25, 28],
         quant::linear,
     ),
-    rule("", "Div", &[1, 6, 7, 13, 14], elementwise::binary),
+    rule("", "Div", &[1, 6], |c| {
+        elementwise::binary_1(c, Binary::Div)
+    }),
+    rule("", "Div", &[7, 13, 14], |c| {
+        elementwise::binary(c, Binary::Div)
+    }),
+    rule("", "Dropout", &[1, 6, 7], nn::elementwise::dropout_1),
     rule(
         "",
         "Dropout",
-        &[1, 6, 7, 10, 12, 13, 22],
-        elementwise::unary,
+        &[10, 12, 13, 22],
+        nn::elementwise::dropout_10,
     ),
     rule("", "DynamicQuantizeLinear", &[11], quant::dynamic),
     rule("", "Einsum", &[12, 28], einsum::infer),
-    rule("", "Elu", &[1, 6, 22], elementwise::unary),
-    rule("", "Equal", &[1, 7, 11, 13, 19], elementwise::binary),
-    rule("", "Erf", &[9, 13], elementwise::unary),
-    rule("", "Exp", &[1, 6, 13], elementwise::unary),
+    rule("", "Elu", &[1, 6, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Equal", &[1], |c| {
+        elementwise::binary_1(c, Binary::Equal)
+    }),
+    rule("", "Equal", &[7, 11, 13, 19], |c| {
+        elementwise::binary(c, Binary::Equal)
+    }),
+    rule("", "Erf", &[9, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Exp", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule("", "Expand", &[8, 13], expand::expand),
     rule(
         "",
@@ -152,36 +206,51 @@ const ROWS: &[Row] = &[
         &[1, 9, 11, 13, 21, 23, 24, 25],
         reshape::flatten,
     ),
-    rule("", "Floor", &[1, 6, 13], elementwise::unary),
+    rule("", "Floor", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Floor)
+    }),
     rule("", "GRU", &[1, 3, 7, 14, 22], recurrent::infer),
     rule("", "Gather", &[1, 11, 13], gather::gather),
     rule("", "GatherElements", &[11, 13], gather::gather_elements),
     rule("", "GatherND", &[11, 12, 13], gather::gather_nd),
-    rule("", "Gelu", &[20], elementwise::unary),
+    rule("", "Gelu", &[20], |c| elementwise::unary(c, Unary::Opaque)),
     rule("", "Gemm", &[1, 6, 7, 9, 11, 13], linalg::gemm),
     rule("", "GlobalAveragePool", &[1, 22], pool::global_pool),
     rule("", "GlobalLpPool", &[1, 2, 22], pool::global_pool),
     rule("", "GlobalMaxPool", &[1, 22], pool::global_pool),
-    rule("", "Greater", &[1, 7, 9, 13], elementwise::binary),
-    rule("", "GreaterOrEqual", &[12, 16], elementwise::binary),
+    rule("", "Greater", &[1], |c| {
+        elementwise::binary_1(c, Binary::Greater)
+    }),
+    rule("", "Greater", &[7, 9, 13], |c| {
+        elementwise::binary(c, Binary::Greater)
+    }),
+    rule("", "GreaterOrEqual", &[12, 16], |c| {
+        elementwise::binary(c, Binary::GreaterOrEqual)
+    }),
     rule("", "GroupNormalization", &[18, 21], group_norm::infer),
-    rule("", "HardSigmoid", &[1, 6, 22], elementwise::unary),
-    rule("", "HardSwish", &[14, 22], elementwise::unary),
-    rule("", "Hardmax", &[1, 11, 13], elementwise::unary),
-    rule(
-        "",
-        "Identity",
-        &[1, 13, 14, 16, 19, 21, 23, 24, 25],
-        elementwise::unary,
-    ),
+    rule("", "HardSigmoid", &[1, 6, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "HardSwish", &[14, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Hardmax", &[1, 11], math::elementwise::softmax_1),
+    rule("", "Hardmax", &[13], math::elementwise::softmax_13),
+    rule("", "Identity", &[1, 13, 14, 16, 19, 21, 23, 24, 25], |c| {
+        elementwise::unary(c, Unary::Identity)
+    }),
     rule(
         "",
         "InstanceNormalization",
         &[1, 6, 22],
         channel_norm::instance_norm,
     ),
-    rule("", "IsInf", &[10, 20], elementwise::unary),
-    rule("", "IsNaN", &[9, 13, 20], elementwise::unary),
+    rule("", "IsInf", &[10, 20], |c| {
+        elementwise::unary(c, Unary::Predicate)
+    }),
+    rule("", "IsNaN", &[9, 13, 20], |c| {
+        elementwise::unary(c, Unary::Predicate)
+    }),
     rule("", "LRN", &[1, 13], norm::same_as_x),
     rule("", "LSTM", &[1, 7, 14, 22], recurrent::infer),
     rule("", "LayerNormalization", &[1, 17], norm::layer_norm),
@@ -191,37 +260,81 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::norm::simplified,
     ),
-    rule("", "LeakyRelu", &[1, 6, 16], elementwise::unary),
-    rule("", "Less", &[1, 7, 9, 13], elementwise::binary),
-    rule("", "LessOrEqual", &[12, 16], elementwise::binary),
-    rule("", "Log", &[1, 6, 13], elementwise::unary),
-    rule("", "LogSoftmax", &[1, 11, 13], elementwise::unary),
-    rule("", "LpNormalization", &[1, 22], elementwise::unary),
+    rule("", "LeakyRelu", &[1, 6, 16], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Less", &[1], |c| elementwise::binary_1(c, Binary::Less)),
+    rule("", "Less", &[7, 9, 13], |c| {
+        elementwise::binary(c, Binary::Less)
+    }),
+    rule("", "LessOrEqual", &[12, 16], |c| {
+        elementwise::binary(c, Binary::LessOrEqual)
+    }),
+    rule("", "Log", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "LogSoftmax", &[1, 11], math::elementwise::softmax_1),
+    rule("", "LogSoftmax", &[13], math::elementwise::softmax_13),
+    rule(
+        "",
+        "LpNormalization",
+        &[1, 22],
+        nn::elementwise::lp_normalization,
+    ),
     rule("", "LpPool", &[1, 2, 11, 18, 22], pool::pool),
     rule("", "MatMul", &[1, 9, 13], linalg::matmul),
     rule("", "MatMulInteger", &[10], linalg::matmul_integer),
-    rule("", "Max", &[1, 6, 8, 12, 13], elementwise::variadic),
+    rule("", "Max", &[1, 6], |c| {
+        math::elementwise::variadic_1(c, Binary::Max)
+    }),
+    rule("", "Max", &[8, 12, 13], |c| {
+        math::elementwise::variadic_8(c, Binary::Max)
+    }),
     rule("", "MaxPool", &[1, 8, 10, 11, 12, 22], pool::pool),
     rule("", "MaxRoiPool", &[1, 22], pool::max_roi_pool),
-    rule("", "Mean", &[1, 6, 8, 13], elementwise::variadic),
-    rule(
-        "",
-        "MeanVarianceNormalization",
-        &[9, 13],
-        elementwise::unary,
-    ),
-    rule("", "Min", &[1, 6, 8, 12, 13], elementwise::variadic),
-    rule("", "Mish", &[18, 22], elementwise::unary),
-    rule("", "Mod", &[10, 13, 28], elementwise::binary),
-    rule("", "Mul", &[1, 6, 7, 13, 14], elementwise::binary),
-    rule("", "Neg", &[1, 6, 13], elementwise::unary),
+    rule("", "Mean", &[1, 6], |c| {
+        math::elementwise::variadic_1(c, Binary::Opaque)
+    }),
+    rule("", "Mean", &[8, 13], |c| {
+        math::elementwise::variadic_8(c, Binary::Opaque)
+    }),
+    rule("", "MeanVarianceNormalization", &[9, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Min", &[1, 6], |c| {
+        math::elementwise::variadic_1(c, Binary::Min)
+    }),
+    rule("", "Min", &[8, 12, 13], |c| {
+        math::elementwise::variadic_8(c, Binary::Min)
+    }),
+    rule("", "Mish", &[18, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Mod", &[10, 13, 28], |c| {
+        elementwise::binary(c, Binary::Mod)
+    }),
+    rule("", "Mul", &[1, 6], |c| {
+        elementwise::binary_1(c, Binary::Mul)
+    }),
+    rule("", "Mul", &[7, 13, 14], |c| {
+        elementwise::binary(c, Binary::Mul)
+    }),
+    rule("", "Neg", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Neg)
+    }),
     rule("", "NonMaxSuppression", &[10, 11], nms::infer),
     rule("", "NonZero", &[9, 13], data_sized::non_zero),
-    rule("", "Not", &[1], elementwise::unary),
+    rule("", "Not", &[1], |c| elementwise::unary(c, Unary::Not)),
     rule("", "OneHot", &[9, 11, 28], data_sized::one_hot),
-    rule("", "Or", &[1, 7], elementwise::binary),
+    rule("", "Or", &[1], |c| elementwise::binary_1(c, Binary::Or)),
+    rule("", "Or", &[7], |c| elementwise::binary(c, Binary::Or)),
     rule("", "Pad", &[1, 2, 11, 13, 18, 19, 21, 23, 24, 25], pad::pad),
-    rule("", "Pow", &[1, 7, 12, 13, 15], elementwise::binary),
+    rule("", "Pow", &[1], |c| {
+        elementwise::binary_1(c, Binary::Opaque)
+    }),
+    rule("", "Pow", &[7, 12, 13, 15], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
     rule("", "QLinearConv", &[10], conv::conv),
     rule("", "QLinearMatMul", &[10, 21], linalg::qlinear_matmul),
     rule(
@@ -233,7 +346,9 @@ const ROWS: &[Row] = &[
     rule("", "RMSNormalization", &[23], norm::layer_norm),
     rule("", "RNN", &[1, 7, 14, 22], recurrent::infer),
     rule("", "Range", &[11, 27], shape_of::range),
-    rule("", "Reciprocal", &[1, 6, 13], elementwise::unary),
+    rule("", "Reciprocal", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule("", "ReduceL1", &[1, 11, 13, 18], reduce::reduce),
     rule("", "ReduceL2", &[1, 11, 13, 18], reduce::reduce),
     rule("", "ReduceLogSum", &[1, 11, 13, 18, 28], reduce::reduce),
@@ -244,7 +359,9 @@ const ROWS: &[Row] = &[
     rule("", "ReduceProd", &[1, 11, 13, 18], reduce::reduce),
     rule("", "ReduceSum", &[1, 11, 13], reduce::reduce),
     rule("", "ReduceSumSquare", &[1, 11, 13, 18], reduce::reduce),
-    rule("", "Relu", &[1, 6, 13, 14], elementwise::unary),
+    rule("", "Relu", &[1, 6, 13, 14], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule(
         "",
         "Reshape",
@@ -252,7 +369,9 @@ const ROWS: &[Row] = &[
         reshape::reshape,
     ),
     rule("", "Resize", &[10, 11, 13, 18, 19], resize::resize),
-    rule("", "Round", &[11, 22], elementwise::unary),
+    rule("", "Round", &[11, 22], |c| {
+        elementwise::unary(c, Unary::Round)
+    }),
     rule("", "Scatter", &[9, 11], scatter::scatter_elements),
     rule(
         "",
@@ -261,7 +380,9 @@ const ROWS: &[Row] = &[
         scatter::scatter_elements,
     ),
     rule("", "ScatterND", &[11, 13, 16, 18], scatter::scatter_nd),
-    rule("", "Selu", &[1, 6, 22], elementwise::unary),
+    rule("", "Selu", &[1, 6, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule("", "SequenceAt", &[11], sequence::opaque),
     rule("", "SequenceConstruct", &[11], sequence::opaque),
     rule("", "SequenceEmpty", &[11], sequence::opaque),
@@ -274,31 +395,62 @@ const ROWS: &[Row] = &[
         &[1, 13, 15, 19, 21, 23, 24, 25],
         shape_of::shape,
     ),
-    rule("", "Shrink", &[9], elementwise::unary),
-    rule("", "Sigmoid", &[1, 6, 13], elementwise::unary),
-    rule("", "Sign", &[9, 13], elementwise::unary),
-    rule("", "Sin", &[7, 22], elementwise::unary),
-    rule("", "Sinh", &[9, 22], elementwise::unary),
+    rule("", "Shrink", &[9], |c| elementwise::unary(c, Unary::Opaque)),
+    rule("", "Sigmoid", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Sign", &[9, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Sin", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Sinh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule("", "Size", &[1, 13, 19, 21, 23, 24, 25], shape_of::size),
     rule("", "Slice", &[1, 10, 11, 13], slice::slice),
-    rule("", "Softmax", &[1, 11, 13], elementwise::unary),
-    rule("", "Softplus", &[1, 22], elementwise::unary),
-    rule("", "Softsign", &[1, 22], elementwise::unary),
+    rule("", "Softmax", &[1, 11], math::elementwise::softmax_1),
+    rule("", "Softmax", &[13], math::elementwise::softmax_13),
+    rule("", "Softplus", &[1, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Softsign", &[1, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule("", "SpaceToDepth", &[1, 13, 28], transpose::space_to_depth),
     rule("", "Split", &[1], split::split_1),
     rule("", "Split", &[2, 11], split::split_2),
     rule("", "Split", &[13], split::split_13),
     rule("", "Split", &[18], split::split_18),
     rule("", "SplitToSequence", &[11, 24], sequence::opaque),
-    rule("", "Sqrt", &[1, 6, 13], elementwise::unary),
+    rule("", "Sqrt", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Sqrt)
+    }),
     rule("", "Squeeze", &[1, 11], squeeze::squeeze_1),
     rule("", "Squeeze", &[13, 21, 23, 24, 25], squeeze::squeeze_13),
-    rule("", "Sub", &[1, 6, 7, 13, 14], elementwise::binary),
-    rule("", "Sum", &[1, 6, 8, 13], elementwise::variadic),
-    rule("", "Swish", &[24], elementwise::unary),
-    rule("", "Tan", &[7, 22], elementwise::unary),
-    rule("", "Tanh", &[1, 6, 13], elementwise::unary),
-    rule("", "ThresholdedRelu", &[10, 22], elementwise::unary),
+    rule("", "Sub", &[1, 6], |c| {
+        elementwise::binary_1(c, Binary::Sub)
+    }),
+    rule("", "Sub", &[7, 13, 14], |c| {
+        elementwise::binary(c, Binary::Sub)
+    }),
+    rule("", "Sum", &[1, 6], |c| {
+        math::elementwise::variadic_1(c, Binary::Add)
+    }),
+    rule("", "Sum", &[8, 13], |c| {
+        math::elementwise::variadic_8(c, Binary::Add)
+    }),
+    rule("", "Swish", &[24], |c| elementwise::unary(c, Unary::Opaque)),
+    rule("", "Tan", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Tanh", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "ThresholdedRelu", &[10, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
     rule("", "Tile", &[1, 6, 13], concat::tile),
     rule("", "TopK", &[1], data_sized::top_k_1),
     rule("", "TopK", &[10, 11, 24], data_sized::top_k_10),
@@ -308,7 +460,7 @@ const ROWS: &[Row] = &[
         &[1, 13, 21, 23, 24, 25],
         transpose::transpose,
     ),
-    rule("", "Trilu", &[14], elementwise::unary),
+    rule("", "Trilu", &[14], |c| elementwise::unary(c, Unary::Opaque)),
     rule("", "Unique", &[11, 28], data_sized::unique),
     rule("", "Unsqueeze", &[1, 11], squeeze::unsqueeze_1),
     rule(
@@ -318,8 +470,9 @@ const ROWS: &[Row] = &[
         squeeze::unsqueeze_13,
     ),
     rule("", "Upsample", &[1, 7, 9, 10], resize::upsample),
-    rule("", "Where", &[9, 16], elementwise::select),
-    rule("", "Xor", &[1, 7], elementwise::binary),
+    rule("", "Where", &[9, 16], tensor::select::where_9),
+    rule("", "Xor", &[1], |c| elementwise::binary_1(c, Binary::Xor)),
+    rule("", "Xor", &[7], |c| elementwise::binary(c, Binary::Xor)),
     rule(
         "ai.onnx.ml",
         "ArrayFeatureExtractor",

@@ -5,6 +5,7 @@ pub(crate) mod attention;
 pub(crate) mod channel_norm;
 pub(crate) mod conv;
 pub(crate) mod conv_channels;
+pub(crate) mod elementwise;
 pub(crate) mod group_norm;
 pub(crate) mod norm;
 pub(crate) mod per_channel;

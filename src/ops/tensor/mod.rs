@@ -11,6 +11,7 @@ pub(crate) mod reshape_target;
 pub(crate) mod resize;
 pub(crate) mod resize_lengths;
 pub(crate) mod scatter;
+pub(crate) mod select;
 pub(crate) mod shape_of;
 pub(crate) mod slice;
 pub(crate) mod split;

@@ -4,7 +4,8 @@
 
 use crate::ops::axes::unknown_dims;
 use crate::ops::constraint::Constraint;
-use crate::ops::{spec, value_ops, Ctx, Inferred, Output, RuleError};
+use crate::ops::values::rearrange;
+use crate::ops::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
 /// `Transpose(x, perm)`: dims permuted; the default perm reverses them.
@@ -21,7 +22,7 @@ pub(crate) fn transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Some(perm) => checked_perm(perm, dims.len())?,
         None => (0..dims.len()).rev().collect(),
     };
-    if let Some(value) = input.value.and_then(|v| value_ops::permute(v, &perm)) {
+    if let Some(value) = input.value.and_then(|v| rearrange::permute(v, &perm)) {
         return Ok(Inferred::single(Output::value(value, elem)));
     }
     let out = perm

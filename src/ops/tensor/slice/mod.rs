@@ -8,7 +8,8 @@ mod lengths;
 
 use crate::ops::axes::{self, unknown_dims};
 use crate::ops::constraint::Constraint;
-use crate::ops::{spec, value_ops};
+use crate::ops::spec;
+use crate::ops::values::rearrange;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
@@ -129,7 +130,7 @@ fn slice_value(
             .collect::<Option<Vec<usize>>>()?;
         *picks.get_mut(axis)? = pick;
     }
-    value_ops::select(v, &picks)
+    rearrange::select(v, &picks)
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use crate::model::dtype::elem::{self, INT16, INT8, UINT16, UINT32, UINT64, UINT8
 use crate::shape::Dim;
 
 /// Whether `to` is an integer type whose casts this module converts.
-pub(super) fn is_integer(to: i32) -> bool {
+pub(crate) fn is_integer(to: i32) -> bool {
     matches!(
         to,
         UINT8 | INT8 | UINT16 | INT16 | elem::INT32 | elem::INT64 | UINT32 | UINT64
@@ -36,7 +36,7 @@ pub(super) fn is_integer(to: i32) -> bool {
 }
 
 /// `value` cast to the integer type `to`; `Dim::Unknown` when the result is not proven.
-pub(super) fn cast(value: &Dim, to: i32) -> Dim {
+pub(crate) fn cast(value: &Dim, to: i32) -> Dim {
     match value {
         Dim::Known(v) => wrap(*v, to).map_or(Dim::Unknown, Dim::known),
         Dim::Sym(_) => match to {

@@ -66,7 +66,7 @@ fn collect_at(
 
 /// The elements at the cartesian product of per-axis index lists (`picks[axis]` lists the input
 /// indices kept along that axis, in output order).
-pub(super) fn select(v: &ValueTensor, picks: &[Vec<usize>]) -> Option<ValueTensor> {
+pub(crate) fn select(v: &ValueTensor, picks: &[Vec<usize>]) -> Option<ValueTensor> {
     if picks.len() != v.shape.len() {
         return None;
     }
@@ -82,7 +82,7 @@ pub(super) fn select(v: &ValueTensor, picks: &[Vec<usize>]) -> Option<ValueTenso
 }
 
 /// The elements transposed by `perm` (output axis `k` is input axis `perm[k]`).
-pub(super) fn permute(v: &ValueTensor, perm: &[usize]) -> Option<ValueTensor> {
+pub(crate) fn permute(v: &ValueTensor, perm: &[usize]) -> Option<ValueTensor> {
     if perm.len() != v.shape.len() {
         return None;
     }

@@ -4,6 +4,7 @@
 //! Semantics per op are the ONNX operator docs (`Cast`: float to integer truncates toward zero;
 //! `Round`: halves to even); which results are known is in `crate::shape::real`.
 
+use super::{Binary, Unary};
 use crate::model::dtype::elem;
 use crate::shape::real::{Real, Width};
 use crate::shape::values::ValueTensor;
@@ -33,51 +34,51 @@ fn informative(t: ValueTensor<Real>) -> Option<ValueTensor<Real>> {
 }
 
 /// A float tensor `Cast` to the integer type `to`, element by element.
-pub(super) fn to_ints(real: &ValueTensor<Real>, to: i32) -> Option<ValueTensor> {
+pub(crate) fn to_ints(real: &ValueTensor<Real>, to: i32) -> Option<ValueTensor> {
     let (min, max) = int_range(to)?;
     let t = real.map(|r| r.to_int(min, max));
     t.data.iter().any(|d| *d != Dim::Unknown).then_some(t)
 }
 
 /// A unary op on a float tensor of `width`; `to` is the `Cast`/`CastLike` target width.
-pub(super) fn unary(
-    op: &str,
+pub(crate) fn unary(
+    op: Unary,
     real: &ValueTensor<Real>,
     width: Width,
     to: Option<Width>,
 ) -> Option<ValueTensor<Real>> {
     let t = match op {
-        "Identity" | "Dropout" => real.clone(),
-        "Cast" | "CastLike" => {
+        Unary::Identity => real.clone(),
+        Unary::Cast | Unary::CastLike => {
             let to = to?;
             real.map(|r| r.cast(width, to))
         }
-        "Floor" => real.map(|r| r.floor(width)),
-        "Ceil" => real.map(|r| r.ceil(width)),
-        "Round" => real.map(|r| r.round(width)),
-        "Neg" => real.map(|r| r.neg(width)),
-        "Abs" => real.map(Real::abs),
-        "Sqrt" => real.map(|r| r.sqrt(width)),
+        Unary::Floor => real.map(|r| r.floor(width)),
+        Unary::Ceil => real.map(|r| r.ceil(width)),
+        Unary::Round => real.map(|r| r.round(width)),
+        Unary::Neg => real.map(|r| r.neg(width)),
+        Unary::Abs => real.map(Real::abs),
+        Unary::Sqrt => real.map(|r| r.sqrt(width)),
         _ => return None,
     };
     informative(t)
 }
 
 /// A binary (or two-input variadic) op on float tensors of `width`, broadcasting as numpy.
-pub(super) fn binary(
-    op: &str,
+pub(crate) fn binary(
+    op: Binary,
     a: &ValueTensor<Real>,
     b: &ValueTensor<Real>,
     width: Width,
 ) -> Option<ValueTensor<Real>> {
     let t = match op {
-        "Add" | "Sum" => ValueTensor::zip_with(a, b, |x, y| x.add(y, width)),
+        Binary::Add => ValueTensor::zip_with(a, b, |x, y| x.add(y, width)),
         // Negation is exact, so `a + (-b)` rounds as `a - b` does.
-        "Sub" => ValueTensor::zip_with(a, b, |x, y| x.add(&y.neg(width), width)),
-        "Mul" => ValueTensor::zip_with(a, b, |x, y| x.mul(y, width)),
-        "Div" => ValueTensor::zip_with(a, b, |x, y| x.div(y, width)),
-        "Max" => ValueTensor::zip_with(a, b, |x, y| x.extreme(y, width, false)),
-        "Min" => ValueTensor::zip_with(a, b, |x, y| x.extreme(y, width, true)),
+        Binary::Sub => ValueTensor::zip_with(a, b, |x, y| x.add(&y.neg(width), width)),
+        Binary::Mul => ValueTensor::zip_with(a, b, |x, y| x.mul(y, width)),
+        Binary::Div => ValueTensor::zip_with(a, b, |x, y| x.div(y, width)),
+        Binary::Max => ValueTensor::zip_with(a, b, |x, y| x.extreme(y, width, false)),
+        Binary::Min => ValueTensor::zip_with(a, b, |x, y| x.extreme(y, width, true)),
         _ => None,
     }?;
     informative(t)
@@ -85,7 +86,7 @@ pub(super) fn binary(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing;
+    use crate::ops::testing;
     use crate::shape::real::Real;
     use crate::shape::values::ValueTensor;
     use crate::shape::Dim;
@@ -98,7 +99,7 @@ mod tests {
         testing::ints(ValueTensor::new(vec![], vec![d]).unwrap())
     }
 
-    fn real_out(out: &super::super::Inferred) -> Real {
+    fn real_out(out: &crate::ops::Inferred) -> Real {
         out.outputs[0].real.as_ref().unwrap().data[0].clone()
     }
 
