@@ -20,12 +20,12 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::generator::constant;
-use super::math::{einsum, expand, linalg};
-use super::nn::{attention, channel_norm, conv, group_norm, norm, pool};
+use super::generator::{constant, shape_to_data};
+use super::math::{einsum, expand, linalg, top_k};
+use super::nn::{attention, channel_norm, conv, flatten, group_norm, norm, pool};
 use super::object_detection::nms;
 use super::quantization::quant;
-use super::reduction::reduce;
+use super::reduction::reduce::{self, Reducer};
 use super::rnn::recurrent;
 use super::sequence::sequence;
 use super::tensor::{
@@ -97,8 +97,15 @@ const ROWS: &[Row] = &[
     rule(
         "",
         "BatchNormalization",
-        &[1, 6, 7, 9, 14, 15],
-        channel_norm::batch_norm,
+        &[1, 6, 7],
+        channel_norm::batch_norm_1,
+    ),
+    rule("", "BatchNormalization", &[9], channel_norm::batch_norm_9),
+    rule(
+        "",
+        "BatchNormalization",
+        &[14, 15],
+        channel_norm::batch_norm_14,
     ),
     rule("", "BitShift", &[11, 28], |c| {
         elementwise::binary(c, Binary::Opaque)
@@ -131,7 +138,8 @@ const ROWS: &[Row] = &[
         elementwise::unary(c, Unary::Opaque)
     }),
     rule("", "Compress", &[9, 11, 28], data_sized::compress),
-    rule("", "Concat", &[1, 4, 11, 13], concat::concat),
+    rule("", "Concat", &[1], concat::concat_1),
+    rule("", "Concat", &[4, 11, 13], concat::concat_4),
     rule("", "ConcatFromSequence", &[11], sequence::opaque),
     rule(
         "",
@@ -143,7 +151,7 @@ const ROWS: &[Row] = &[
         "",
         "ConstantOfShape",
         &[9, 20, 21, 23, 24, 25],
-        shape_of::constant_of_shape,
+        shape_to_data::constant_of_shape,
     ),
     rule("", "Conv", &[1, 11, 22], conv::conv),
     rule("", "ConvInteger", &[10], conv::conv),
@@ -163,11 +171,13 @@ const ROWS: &[Row] = &[
         &[1, 11, 13, 28],
         transpose::depth_to_space,
     ),
+    rule("", "DequantizeLinear", &[10], quant::dequantize_10),
+    rule("", "DequantizeLinear", &[13], quant::dequantize_13),
     rule(
         "",
         "DequantizeLinear",
-        &[10, 13, 19, 21, 23, 24, 25, 28],
-        quant::linear,
+        &[19, 21, 23, 24, 25, 28],
+        quant::dequantize_19,
     ),
     rule("", "Div", &[1, 6], |c| {
         elementwise::binary_1(c, Binary::Div)
@@ -200,11 +210,12 @@ const ROWS: &[Row] = &[
         elementwise::unary(c, Unary::Opaque)
     }),
     rule("", "Expand", &[8, 13], expand::expand),
+    rule("", "Flatten", &[1, 9], flatten::flatten_1),
     rule(
         "",
         "Flatten",
-        &[1, 9, 11, 13, 21, 23, 24, 25],
-        reshape::flatten,
+        &[11, 13, 21, 23, 24, 25],
+        flatten::flatten_11,
     ),
     rule("", "Floor", &[1, 6, 13], |c| {
         elementwise::unary(c, Unary::Floor)
@@ -214,7 +225,9 @@ const ROWS: &[Row] = &[
     rule("", "GatherElements", &[11, 13], gather::gather_elements),
     rule("", "GatherND", &[11, 12, 13], gather::gather_nd),
     rule("", "Gelu", &[20], |c| elementwise::unary(c, Unary::Opaque)),
-    rule("", "Gemm", &[1, 6, 7, 9, 11, 13], linalg::gemm),
+    rule("", "Gemm", &[1, 6], linalg::gemm_1),
+    rule("", "Gemm", &[7, 9], linalg::gemm_7),
+    rule("", "Gemm", &[11, 13], linalg::gemm_11),
     rule("", "GlobalAveragePool", &[1, 22], pool::global_pool),
     rule("", "GlobalLpPool", &[1, 2, 22], pool::global_pool),
     rule("", "GlobalMaxPool", &[1, 22], pool::global_pool),
@@ -227,7 +240,8 @@ const ROWS: &[Row] = &[
     rule("", "GreaterOrEqual", &[12, 16], |c| {
         elementwise::binary(c, Binary::GreaterOrEqual)
     }),
-    rule("", "GroupNormalization", &[18, 21], group_norm::infer),
+    rule("", "GroupNormalization", &[18], group_norm::group_norm_18),
+    rule("", "GroupNormalization", &[21], group_norm::group_norm_21),
     rule("", "HardSigmoid", &[1, 6, 22], |c| {
         elementwise::unary(c, Unary::Opaque)
     }),
@@ -337,36 +351,89 @@ const ROWS: &[Row] = &[
     }),
     rule("", "QLinearConv", &[10], conv::conv),
     rule("", "QLinearMatMul", &[10, 21], linalg::qlinear_matmul),
+    rule("", "QuantizeLinear", &[10], quant::quantize_10),
     rule(
         "",
         "QuantizeLinear",
-        &[10, 13, 19, 21, 23, 24, 25, 28],
-        quant::linear,
+        &[13, 19, 21, 23, 24, 25, 28],
+        quant::quantize_13,
     ),
     rule("", "RMSNormalization", &[23], norm::layer_norm),
     rule("", "RNN", &[1, 7, 14, 22], recurrent::infer),
-    rule("", "Range", &[11, 27], shape_of::range),
+    rule("", "Range", &[11, 27], shape_to_data::range),
     rule("", "Reciprocal", &[1, 6, 13], |c| {
         elementwise::unary(c, Unary::Opaque)
     }),
-    rule("", "ReduceL1", &[1, 11, 13, 18], reduce::reduce),
-    rule("", "ReduceL2", &[1, 11, 13, 18], reduce::reduce),
-    rule("", "ReduceLogSum", &[1, 11, 13, 18, 28], reduce::reduce),
-    rule("", "ReduceLogSumExp", &[1, 11, 13, 18, 28], reduce::reduce),
-    rule("", "ReduceMax", &[1, 11, 12, 13, 18, 20], reduce::reduce),
-    rule("", "ReduceMean", &[1, 11, 13, 18], reduce::reduce),
-    rule("", "ReduceMin", &[1, 11, 12, 13, 18, 20], reduce::reduce),
-    rule("", "ReduceProd", &[1, 11, 13, 18], reduce::reduce),
-    rule("", "ReduceSum", &[1, 11, 13], reduce::reduce),
-    rule("", "ReduceSumSquare", &[1, 11, 13, 18], reduce::reduce),
+    rule("", "ReduceL1", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceL1", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceL2", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceL2", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceLogSum", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceLogSum", &[18, 28], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceLogSumExp", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceLogSumExp", &[18, 28], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceMax", &[1, 11, 12, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Max)
+    }),
+    rule("", "ReduceMax", &[18, 20], |c| {
+        reduce::reduce_axes_input(c, Reducer::Max)
+    }),
+    rule("", "ReduceMean", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceMean", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceMin", &[1, 11, 12, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Min)
+    }),
+    rule("", "ReduceMin", &[18, 20], |c| {
+        reduce::reduce_axes_input(c, Reducer::Min)
+    }),
+    rule("", "ReduceProd", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Prod)
+    }),
+    rule("", "ReduceProd", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Prod)
+    }),
+    rule("", "ReduceSum", &[1, 11], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Sum)
+    }),
+    rule("", "ReduceSum", &[13], |c| {
+        reduce::reduce_axes_input(c, Reducer::Sum)
+    }),
+    rule("", "ReduceSumSquare", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceSumSquare", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
     rule("", "Relu", &[1, 6, 13, 14], |c| {
         elementwise::unary(c, Unary::Opaque)
     }),
+    rule("", "Reshape", &[1], reshape::reshape_1),
+    rule("", "Reshape", &[5, 13], reshape::reshape_5),
     rule(
         "",
         "Reshape",
-        &[1, 5, 13, 14, 19, 21, 23, 24, 25],
-        reshape::reshape,
+        &[14, 19, 21, 23, 24, 25],
+        reshape::reshape_14,
     ),
     rule("", "Resize", &[10, 11, 13, 18, 19], resize::resize),
     rule("", "Round", &[11, 22], |c| {
@@ -389,12 +456,8 @@ const ROWS: &[Row] = &[
     rule("", "SequenceErase", &[11], sequence::opaque),
     rule("", "SequenceInsert", &[11], sequence::opaque),
     rule("", "SequenceLength", &[11], sequence::length),
-    rule(
-        "",
-        "Shape",
-        &[1, 13, 15, 19, 21, 23, 24, 25],
-        shape_of::shape,
-    ),
+    rule("", "Shape", &[1, 13], shape_of::shape_1),
+    rule("", "Shape", &[15, 19, 21, 23, 24, 25], shape_of::shape_15),
     rule("", "Shrink", &[9], |c| elementwise::unary(c, Unary::Opaque)),
     rule("", "Sigmoid", &[1, 6, 13], |c| {
         elementwise::unary(c, Unary::Opaque)
@@ -451,9 +514,10 @@ const ROWS: &[Row] = &[
     rule("", "ThresholdedRelu", &[10, 22], |c| {
         elementwise::unary(c, Unary::Opaque)
     }),
-    rule("", "Tile", &[1, 6, 13], concat::tile),
-    rule("", "TopK", &[1], data_sized::top_k_1),
-    rule("", "TopK", &[10, 11, 24], data_sized::top_k_10),
+    rule("", "Tile", &[1], concat::tile_1),
+    rule("", "Tile", &[6, 13], concat::tile_6),
+    rule("", "TopK", &[1], top_k::top_k_1),
+    rule("", "TopK", &[10, 11, 24], top_k::top_k_10),
     rule(
         "",
         "Transpose",

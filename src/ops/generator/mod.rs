@@ -2,3 +2,4 @@
 //! here). A rule sits in the folder of the `onnx/defs/<section>` that defines its operator.
 
 pub(crate) mod constant;
+pub(crate) mod shape_to_data;

@@ -96,10 +96,10 @@ fn split_matrix(dims: &[Dim], vector: bool, column: bool) -> (&[Dim], Dim, Dim) 
 /// `Gemm(A, B, C)`: `Y = alpha * A' * B' + beta * C` of shape `(M, N)`. From opset 7 C is
 /// unidirectionally broadcast to `(M, N)` (Gemm-7 doc); before it C must be `(M, N)` unless
 /// `broadcast=1` (Gemm-6 doc). C is optional from opset 11.
-pub(crate) fn gemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn gemm(ctx: &Ctx<'_>, version: u16) -> Result<Inferred, RuleError> {
     let lhs = ctx.required(0)?;
     let rhs = ctx.required(1)?;
-    let bias = if ctx.opset() < 11 {
+    let bias = if version < 11 {
         Some(ctx.required(2)?)
     } else {
         ctx.input(2)
@@ -140,7 +140,7 @@ pub(crate) fn gemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let Some(bias) = bias else {
         return Ok(Inferred::single(output).with_conditions(pending.into_checks()));
     };
-    let (rule, outcome): (Rule, Outcome) = if ctx.opset() < 7 && ctx.int("broadcast", 0)? == 0 {
+    let (rule, outcome): (Rule, Outcome) = if version < 7 && ctx.int("broadcast", 0)? == 0 {
         (
             Rule::Legacy,
             broadcast::legacy(&mn, bias.shape, false, None),
@@ -155,6 +155,21 @@ pub(crate) fn gemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(output)
         .with_check(rule, vec![0, 2], outcome)
         .with_conditions(pending.into_checks()))
+}
+
+/// `Gemm` before opset 7: C is required, and must be `(M, N)` unless `broadcast=1`.
+pub(crate) fn gemm_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    gemm(ctx, 1)
+}
+
+/// `Gemm` 7 and 9: C is required and broadcasts unidirectionally.
+pub(crate) fn gemm_7(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    gemm(ctx, 7)
+}
+
+/// `Gemm` from opset 11: C is optional.
+pub(crate) fn gemm_11(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    gemm(ctx, 11)
 }
 
 /// The (rows, cols) of a 2-D Gemm operand after the optional transpose.

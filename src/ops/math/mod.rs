@@ -6,3 +6,4 @@ pub(crate) mod einsum;
 pub(crate) mod elementwise;
 pub(crate) mod expand;
 pub(crate) mod linalg;
+pub(crate) mod top_k;

@@ -15,10 +15,10 @@ use crate::shape::Dim;
 /// The four parameters are 1-D of size C, C being X's dim 1, except with `spatial=0` (before
 /// opset 9), where they are `(C x D1 x ... x Dn)`. X's rank is not constrained: onnxruntime
 /// runs a rank-1 X as one channel.
-pub(crate) fn batch_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn batch_norm(ctx: &Ctx<'_>, version: u16) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let mut pending = Pending::default();
-    let spatial = ctx.opset() >= 9 || ctx.int("spatial", 1)? != 0;
+    let spatial = version >= 9 || ctx.int("spatial", 1)? != 0;
     // A rank-1 X has one channel: onnxruntime then wants scale of size 1 ("Invalid input
     // scale: 0th dimension != 1").
     let channels = match x.shape.dims() {
@@ -43,13 +43,28 @@ pub(crate) fn batch_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         let var = ctx.required(4)?;
         outputs.push(Output::shape(mean.shape.clone()).elem(mean.elem));
         outputs.push(Output::shape(var.shape.clone()).elem(var.elem));
-        if ctx.opset() >= 9 && ctx.opset() < 14 {
+        if (9..14).contains(&version) {
             outputs.push(Output::shape(mean.shape.clone()).elem(mean.elem));
             outputs.push(Output::shape(var.shape.clone()).elem(var.elem));
         }
     }
     outputs.truncate(wanted.max(1));
     Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))
+}
+
+/// `BatchNormalization` 1, 6 and 7: the `spatial` attribute; two optional outputs after Y.
+pub(crate) fn batch_norm_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    batch_norm(ctx, 1)
+}
+
+/// `BatchNormalization` 9: always spatial; four optional outputs after Y.
+pub(crate) fn batch_norm_9(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    batch_norm(ctx, 9)
+}
+
+/// `BatchNormalization` from opset 14: always spatial; two optional outputs after Y.
+pub(crate) fn batch_norm_14(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    batch_norm(ctx, 14)
 }
 
 /// `InstanceNormalization(input, scale, B)`: Y is X's shape; X is `(N x C x D1 x ... x Dn)`

@@ -12,7 +12,7 @@ use crate::shape::{Condition, Dim};
 /// body's Reshape otherwise). scale and bias have one value per group at opset 18 and one per
 /// channel from opset 21 (the doc's change); a single value also runs, broadcast by the
 /// function body's Mul, so only other lengths are faults.
-pub(crate) fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn infer(ctx: &Ctx<'_>, per_channel: bool) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let groups = ctx.attrs().int("num_groups")?.ok_or_else(|| {
         Constraint::new(
@@ -50,7 +50,7 @@ pub(crate) fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             .unmet());
         }
     }
-    let (len, name) = if ctx.opset() >= 21 {
+    let (len, name) = if per_channel {
         (c, "C")
     } else {
         (Dim::known(groups), "num_groups")
@@ -63,6 +63,16 @@ pub(crate) fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Inferred::single(Output::shape(x.shape.clone()).elem(x.elem))
             .with_conditions(pending.into_checks()),
     )
+}
+
+/// `GroupNormalization-18`: scale and bias have one value per group.
+pub(crate) fn group_norm_18(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    infer(ctx, false)
+}
+
+/// `GroupNormalization` from opset 21: scale and bias have one value per channel.
+pub(crate) fn group_norm_21(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    infer(ctx, true)
 }
 
 /// A 1-D `GroupNormalization` parameter has `len` values, or 1.

@@ -6,6 +6,7 @@ pub(crate) mod channel_norm;
 pub(crate) mod conv;
 pub(crate) mod conv_channels;
 pub(crate) mod elementwise;
+pub(crate) mod flatten;
 pub(crate) mod group_norm;
 pub(crate) mod norm;
 pub(crate) mod per_channel;

@@ -14,30 +14,55 @@ use crate::shape::condition::Atom;
 use crate::shape::{Condition, Dim, Shape, Tri};
 
 /// `QuantizeLinear(x, y_scale, y_zero_point)` and `DequantizeLinear(x, x_scale, x_zero_point)`.
-pub(crate) fn linear(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn linear(ctx: &Ctx<'_>, version: u16, quantize: bool) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let scale = ctx.required(1)?;
     let mut pending = Pending::default();
     // Opset 10 has no axis: its scale is a scalar in the doc.
-    if ctx.opset() >= 13 && ctx.int("block_size", 0)? == 0 {
+    if version >= 13 && ctx.int("block_size", 0)? == 0 {
         check_per_axis(x.shape, scale.shape, ctx.int("axis", 1)?, &mut pending)?;
     }
     if let Some(zero_point) = ctx.input(2) {
         check_zero_point(scale.shape, zero_point.shape, &mut pending)?;
     }
-    let elem = if ctx.node().op_type() == "QuantizeLinear" {
+    let elem = if quantize {
         let declared = ctx.attrs().int("output_dtype")?.filter(|&t| t != 0);
         declared
             .and_then(|t| i32::try_from(t).ok())
             .or_else(|| ctx.input(2).and_then(|zp| zp.elem))
             .or(Some(UINT8))
-    } else if ctx.opset() >= 19 {
+    } else if version >= 19 {
         scale.elem
     } else {
         Some(FLOAT)
     };
     Ok(Inferred::single(Output::shape(x.shape.clone()).elem(elem))
         .with_conditions(pending.into_checks()))
+}
+
+/// `QuantizeLinear-10`: a per-tensor scale.
+pub(crate) fn quantize_10(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    linear(ctx, 10, true)
+}
+
+/// `QuantizeLinear` from opset 13: a per-axis scale (or blocked, unchecked).
+pub(crate) fn quantize_13(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    linear(ctx, 13, true)
+}
+
+/// `DequantizeLinear-10`: a per-tensor scale; the output is float.
+pub(crate) fn dequantize_10(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    linear(ctx, 10, false)
+}
+
+/// `DequantizeLinear` 13: a per-axis scale; the output is float.
+pub(crate) fn dequantize_13(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    linear(ctx, 13, false)
+}
+
+/// `DequantizeLinear` from opset 19: the output has the scale's type.
+pub(crate) fn dequantize_19(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    linear(ctx, 19, false)
 }
 
 /// A 1-D scale is per-tensor with one element, else per-axis with `x.shape[axis]` elements; a

@@ -11,6 +11,21 @@ use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
+/// How a reduction folds known values, captured in its registry row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reducer {
+    /// `ReduceSum`.
+    Sum,
+    /// `ReduceProd`.
+    Prod,
+    /// `ReduceMax`.
+    Max,
+    /// `ReduceMin`.
+    Min,
+    /// The others: not folded.
+    Other,
+}
+
 /// Which axes a reduction covers.
 enum Axes {
     /// Every axis.
@@ -27,13 +42,9 @@ fn normalize(axis: i64, rank: usize) -> Result<usize, RuleError> {
     crate::ops::axes::require(axis, rank, "axis")
 }
 
-/// The raw axes: from the attribute or input 1, by opset; `None` when input 1's values are
-/// unknown.
-fn raw_axes(ctx: &Ctx<'_>) -> Result<Option<Vec<i64>>, RuleError> {
-    let from_input = match ctx.node().op_type().as_str() {
-        "ReduceSum" => ctx.opset() >= 13,
-        _ => ctx.opset() >= 18,
-    };
+/// The raw axes: from the attribute, or from input 1 (`from_input`: `ReduceSum` from opset 13,
+/// the others from 18); `None` when input 1's values are unknown.
+fn raw_axes(ctx: &Ctx<'_>, from_input: bool) -> Result<Option<Vec<i64>>, RuleError> {
     if !from_input {
         return Ok(Some(ctx.attrs().ints("axes")?.unwrap_or_default().to_vec()));
     }
@@ -48,9 +59,9 @@ fn raw_axes(ctx: &Ctx<'_>) -> Result<Option<Vec<i64>>, RuleError> {
         .and_then(|v| v.data.iter().map(Dim::as_known).collect()))
 }
 
-fn axes_of(ctx: &Ctx<'_>, rank: Option<usize>) -> Result<Axes, RuleError> {
+fn axes_of(ctx: &Ctx<'_>, rank: Option<usize>, from_input: bool) -> Result<Axes, RuleError> {
     let noop = ctx.int("noop_with_empty_axes", 0)? != 0;
-    match raw_axes(ctx)? {
+    match raw_axes(ctx, from_input)? {
         None => Ok(Axes::Unknown),
         Some(raw) if raw.is_empty() => Ok(if noop { Axes::None } else { Axes::All }),
         Some(raw) => match rank {
@@ -68,8 +79,20 @@ fn axes_of(ctx: &Ctx<'_>, rank: Option<usize>) -> Result<Axes, RuleError> {
     }
 }
 
-/// The `Reduce*` rule.
-pub(crate) fn reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+/// The `Reduce*` rule of the versions whose axes are the `axes` attribute.
+pub(crate) fn reduce_axes_attribute(
+    ctx: &Ctx<'_>,
+    reducer: Reducer,
+) -> Result<Inferred, RuleError> {
+    reduce(ctx, reducer, false)
+}
+
+/// The `Reduce*` rule of the versions whose axes are input 1.
+pub(crate) fn reduce_axes_input(ctx: &Ctx<'_>, reducer: Reducer) -> Result<Inferred, RuleError> {
+    reduce(ctx, reducer, true)
+}
+
+fn reduce(ctx: &Ctx<'_>, reducer: Reducer, from_input: bool) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let keep = ctx.int("keepdims", 1)? != 0;
     let Some(dims) = x.shape.dims() else {
@@ -77,7 +100,7 @@ pub(crate) fn reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             Output::shape(Shape::Unranked).elem(x.elem),
         ));
     };
-    let axes = axes_of(ctx, Some(dims.len()))?;
+    let axes = axes_of(ctx, Some(dims.len()), from_input)?;
     let shape = match &axes {
         Axes::None => x.shape.clone(),
         Axes::All => reduced(dims, &(0..dims.len()).collect::<Vec<_>>(), keep),
@@ -94,7 +117,7 @@ pub(crate) fn reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let folded = x
         .value
         .filter(|_| every_axis)
-        .and_then(|v| fold_all(ctx.node().op_type().as_str(), v, &shape));
+        .and_then(|v| fold_all(reducer, v, &shape));
     Ok(Inferred::single(match folded {
         Some(value) => Output::value(value, x.elem),
         None => Output::shape(shape).elem(x.elem),
@@ -115,17 +138,17 @@ fn reduced(dims: &[Dim], axes: &[usize], keep: bool) -> Shape {
 }
 
 /// Folds every element of `value` into one, shaped like `shape` (all ones, or a scalar).
-fn fold_all(op: &str, value: &ValueTensor, shape: &Shape) -> Option<ValueTensor> {
-    let combine: fn(&Dim, &Dim) -> Dim = match op {
-        "ReduceSum" => Dim::add,
-        "ReduceProd" => Dim::mul,
-        "ReduceMax" => Dim::max,
-        "ReduceMin" => Dim::min,
-        _ => return None,
+fn fold_all(reducer: Reducer, value: &ValueTensor, shape: &Shape) -> Option<ValueTensor> {
+    let combine: fn(&Dim, &Dim) -> Dim = match reducer {
+        Reducer::Sum => Dim::add,
+        Reducer::Prod => Dim::mul,
+        Reducer::Max => Dim::max,
+        Reducer::Min => Dim::min,
+        Reducer::Other => return None,
     };
-    let (first, rest) = match op {
-        "ReduceSum" => (Dim::known(0), value.data.as_slice()),
-        "ReduceProd" => (Dim::known(1), value.data.as_slice()),
+    let (first, rest) = match reducer {
+        Reducer::Sum => (Dim::known(0), value.data.as_slice()),
+        Reducer::Prod => (Dim::known(1), value.data.as_slice()),
         // Max and Min of nothing are not defined.
         _ => value.data.split_first().map(|(f, r)| (f.clone(), r))?,
     };

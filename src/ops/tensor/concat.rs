@@ -11,7 +11,7 @@ use crate::shape::{Dim, Shape};
 
 /// `Concat(inputs..., axis)`: equal ranks; the axis is the sum; other dims agree, so a static or
 /// symbolic dim of any input stands for all.
-pub(crate) fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn concat(ctx: &Ctx<'_>, axis_default: Option<i64>) -> Result<Inferred, RuleError> {
     let inputs: Vec<(usize, Input<'_>)> = (0..ctx.input_count())
         .filter_map(|s| ctx.input(s).map(|i| (s, i)))
         .collect();
@@ -19,8 +19,7 @@ pub(crate) fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     // Concat-1 documents "Default value is 1"; Concat-4 makes the attribute required.
     let axis = match ctx.attrs().int("axis")? {
         Some(axis) => axis,
-        None if ctx.opset() < 4 => 1,
-        None => return Err(spec::missing_attr("Concat-4+", "axis")),
+        None => axis_default.ok_or_else(|| spec::missing_attr("Concat-4+", "axis"))?,
     };
     let ranked: Option<Vec<(usize, &[Dim])>> = inputs
         .iter()
@@ -81,6 +80,16 @@ pub(crate) fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (None, None) => Output::shape(Shape::Ranked(dims)).elem(elem),
     };
     Ok(Inferred::single(out).with_conditions(pending.into_checks()))
+}
+
+/// `Concat-1`: `axis` defaults to 1.
+pub(crate) fn concat_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    concat(ctx, Some(1))
+}
+
+/// `Concat` from opset 4: `axis` is required.
+pub(crate) fn concat_4(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    concat(ctx, None)
 }
 
 /// The elements of a 1-D integer `Concat` whose parts are known in part: a part without a value
@@ -150,7 +159,7 @@ fn agreed(
 
 /// `Tile(input, repeats)` (opset 6+): each dim times its repeat count. Tile-1 takes `tiles` and
 /// `axis` inputs instead: the rank is kept and the dims are left unknown.
-pub(crate) fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn tile(ctx: &Ctx<'_>, repeats_input: bool) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let repeats = ctx.required(1)?;
     let Some(dims) = input.shape.dims() else {
@@ -158,7 +167,7 @@ pub(crate) fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             Output::shape(Shape::Unranked).elem(input.elem),
         ));
     };
-    if ctx.opset() < 6 {
+    if !repeats_input {
         return Ok(Inferred::single(
             Output::shape(unknown_dims(dims.len())).elem(input.elem),
         ));
@@ -187,6 +196,16 @@ pub(crate) fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     }
     let shape = Shape::Ranked(dims.iter().zip(&r.data).map(|(d, k)| d.mul(k)).collect());
     Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
+}
+
+/// `Tile-1`: `tiles` and `axis` inputs; the rank is kept, the dims unknown.
+pub(crate) fn tile_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    tile(ctx, false)
+}
+
+/// `Tile` from opset 6: a `repeats` input.
+pub(crate) fn tile_6(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    tile(ctx, true)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
-//! `Reshape` (with `0` and a symbolic `-1`) and `Flatten`: a new shape over the same elements.
-//! Small values pass through. `Squeeze`/`Unsqueeze` are in `squeeze.rs`; `Transpose`,
-//! `DepthToSpace` and `SpaceToDepth` in `transpose.rs`.
+//! `Reshape` (with `0` and a symbolic `-1`): a new shape over the same elements. Small values
+//! pass through. `Flatten` is in `nn/flatten.rs`; `Squeeze`/`Unsqueeze` in `squeeze.rs`;
+//! `Transpose`, `DepthToSpace` and `SpaceToDepth` in `transpose.rs`.
 
 use crate::ops::axes::{product, unknown_dims};
 use crate::ops::constraint::{Constraint, Pending};
@@ -36,9 +36,9 @@ pub(crate) fn reshaped(ctx: &Ctx<'_>, shape: Shape) -> Output {
 /// same index unless `allowzero=1`; one `-1` is the total size divided by the product of the
 /// other dims, computed only when that division is exact. "The input tensor's shape and the
 /// output tensor's shape are required to have the same number of elements" (Reshape doc).
-pub(crate) fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn reshape(ctx: &Ctx<'_>, version: u16) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
-    let target: Vec<Dim> = if ctx.opset() < 5 {
+    let target: Vec<Dim> = if version < 5 {
         match ctx.attrs().ints("shape")? {
             Some(list) => list.iter().copied().map(Dim::known).collect(),
             // Optional in the Reshape-1 schema, but onnxruntime's Reshape_1 kernel refuses to
@@ -60,7 +60,7 @@ pub(crate) fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         };
         value.data.clone()
     };
-    let allow_zero = ctx.opset() >= 14 && ctx.int("allowzero", 0)? != 0;
+    let allow_zero = version >= 14 && ctx.int("allowzero", 0)? != 0;
     let input_dims = data.shape.dims();
     let (dims, inferred_at) = target_dims(&target, input_dims, allow_zero)?;
     let Some(input_dims) = input_dims else {
@@ -90,6 +90,21 @@ pub(crate) fn reshape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(reshaped(ctx, Shape::Ranked(dims))).with_conditions(pending.into_checks()))
 }
 
+/// `Reshape-1`: the target is the `shape` attribute.
+pub(crate) fn reshape_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    reshape(ctx, 1)
+}
+
+/// `Reshape` 5 and 13: the target is input 1; a 0 copies the input's dim.
+pub(crate) fn reshape_5(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    reshape(ctx, 5)
+}
+
+/// `Reshape` from opset 14: `allowzero` may make a 0 a real 0.
+pub(crate) fn reshape_14(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    reshape(ctx, 14)
+}
+
 /// Whether `a` and `b` provably hold as many elements because, once the dims they share (as
 /// multisets, compared structurally) are struck out, the products of the rest are provably
 /// equal. `false` means "not shown", never "different".
@@ -106,40 +121,6 @@ fn same_count_outside_shared(a: &[Dim], b: &[Dim]) -> bool {
     }
     let rest: Vec<Dim> = rest.into_iter().cloned().collect();
     product(&left).eq_dim(&product(&rest)) == crate::shape::Tri::Yes
-}
-
-/// `Flatten(x, axis)`: `[prod(dims[..axis]), prod(dims[axis..])]`. The axis is in `[0, r]`
-/// before opset 11 and `[-r, r]` from 11 (r inclusive: `axis = r` gives `[N, 1]`).
-pub(crate) fn flatten(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let input = ctx.required(0)?;
-    let Some(dims) = input.shape.dims() else {
-        return Ok(Inferred::single(reshaped(ctx, unknown_dims(2))));
-    };
-    let given = ctx.int("axis", 1)?;
-    let rank = i64::try_from(dims.len()).unwrap_or(i64::MAX);
-    let low = if ctx.opset() >= 11 { -rank } else { 0 };
-    let axis = if given < 0 {
-        given.saturating_add(rank)
-    } else {
-        given
-    };
-    let axis = usize::try_from(axis)
-        .ok()
-        .filter(|a| *a <= dims.len() && given >= low)
-        .ok_or_else(|| {
-            Constraint::new(
-                format!("Flatten's axis must be in [{low}, r] for an input of rank r"),
-                format!("axis is {given}, rank is {rank}"),
-                &[0],
-            )
-            .fix(format!("use an axis in [{low}, {rank}]"))
-            .unmet()
-        })?;
-    let (outer, inner) = dims.split_at(axis);
-    Ok(Inferred::single(reshaped(
-        ctx,
-        Shape::Ranked(vec![product(outer), product(inner)]),
-    )))
 }
 
 #[cfg(test)]
