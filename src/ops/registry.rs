@@ -27,7 +27,8 @@ use super::object_detection::nms;
 use super::quantization::quant;
 use super::reduction::reduce::{self, Reducer};
 use super::rnn::recurrent;
-use super::sequence::sequence;
+use super::rnn::recurrent_inputs::Cell;
+use super::sequence;
 use super::tensor::{
     concat, data_sized, gather, pad, reshape, resize, scatter, shape_of, slice, split, squeeze,
     transpose,
@@ -220,7 +221,12 @@ const ROWS: &[Row] = &[
     rule("", "Floor", &[1, 6, 13], |c| {
         elementwise::unary(c, Unary::Floor)
     }),
-    rule("", "GRU", &[1, 3, 7, 14, 22], recurrent::infer),
+    rule("", "GRU", &[1, 3, 7], |c| {
+        recurrent::recurrent_1(c, Cell::Gru)
+    }),
+    rule("", "GRU", &[14, 22], |c| {
+        recurrent::recurrent_14(c, Cell::Gru)
+    }),
     rule("", "Gather", &[1, 11, 13], gather::gather),
     rule("", "GatherElements", &[11, 13], gather::gather_elements),
     rule("", "GatherND", &[11, 12, 13], gather::gather_nd),
@@ -266,7 +272,12 @@ const ROWS: &[Row] = &[
         elementwise::unary(c, Unary::Predicate)
     }),
     rule("", "LRN", &[1, 13], norm::same_as_x),
-    rule("", "LSTM", &[1, 7, 14, 22], recurrent::infer),
+    rule("", "LSTM", &[1, 7], |c| {
+        recurrent::recurrent_1(c, Cell::Lstm)
+    }),
+    rule("", "LSTM", &[14, 22], |c| {
+        recurrent::recurrent_14(c, Cell::Lstm)
+    }),
     rule("", "LayerNormalization", &[1, 17], norm::layer_norm),
     rule(
         "",
@@ -342,7 +353,10 @@ const ROWS: &[Row] = &[
     rule("", "OneHot", &[9, 11, 28], data_sized::one_hot),
     rule("", "Or", &[1], |c| elementwise::binary_1(c, Binary::Or)),
     rule("", "Or", &[7], |c| elementwise::binary(c, Binary::Or)),
-    rule("", "Pad", &[1, 2, 11, 13, 18, 19, 21, 23, 24, 25], pad::pad),
+    rule("", "Pad", &[1], pad::pad_1),
+    rule("", "Pad", &[2], pad::pad_2),
+    rule("", "Pad", &[11, 13], pad::pad_11),
+    rule("", "Pad", &[18, 19, 21, 23, 24, 25], pad::pad_18),
     rule("", "Pow", &[1], |c| {
         elementwise::binary_1(c, Binary::Opaque)
     }),
@@ -359,7 +373,10 @@ const ROWS: &[Row] = &[
         quant::quantize_13,
     ),
     rule("", "RMSNormalization", &[23], norm::layer_norm),
-    rule("", "RNN", &[1, 7, 14, 22], recurrent::infer),
+    rule("", "RNN", &[1, 7], |c| recurrent::recurrent_1(c, Cell::Rnn)),
+    rule("", "RNN", &[14, 22], |c| {
+        recurrent::recurrent_14(c, Cell::Rnn)
+    }),
     rule("", "Range", &[11, 27], shape_to_data::range),
     rule("", "Reciprocal", &[1, 6, 13], |c| {
         elementwise::unary(c, Unary::Opaque)
@@ -452,7 +469,7 @@ const ROWS: &[Row] = &[
     }),
     rule("", "SequenceAt", &[11], sequence::opaque),
     rule("", "SequenceConstruct", &[11], sequence::opaque),
-    rule("", "SequenceEmpty", &[11], sequence::opaque),
+    rule("", "SequenceEmpty", &[11], sequence::sequence_empty),
     rule("", "SequenceErase", &[11], sequence::opaque),
     rule("", "SequenceInsert", &[11], sequence::opaque),
     rule("", "SequenceLength", &[11], sequence::length),
@@ -472,7 +489,8 @@ const ROWS: &[Row] = &[
         elementwise::unary(c, Unary::Opaque)
     }),
     rule("", "Size", &[1, 13, 19, 21, 23, 24, 25], shape_of::size),
-    rule("", "Slice", &[1, 10, 11, 13], slice::slice),
+    rule("", "Slice", &[1], slice::slice_1),
+    rule("", "Slice", &[10, 11, 13], slice::slice_10),
     rule("", "Softmax", &[1, 11], math::elementwise::softmax_1),
     rule("", "Softmax", &[13], math::elementwise::softmax_13),
     rule("", "Softplus", &[1, 22], |c| {

@@ -3,17 +3,25 @@
 //! `Y_h` and (LSTM) `Y_c`.
 
 use crate::ops::constraint::Pending;
-use crate::ops::rnn::recurrent_inputs::{check_inputs, geometry, Geometry};
+use crate::ops::rnn::recurrent_inputs::{check_inputs, geometry, Cell, Geometry};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::Shape;
 
-/// The recurrent rule.
-pub(crate) fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+/// The recurrent rule before opset 14: X and the states are sequence-first.
+pub(crate) fn recurrent_1(ctx: &Ctx<'_>, cell: Cell) -> Result<Inferred, RuleError> {
+    infer(ctx, cell, false)
+}
+
+/// The recurrent rule from opset 14: `layout=1` makes X and the states batch-first.
+pub(crate) fn recurrent_14(ctx: &Ctx<'_>, cell: Cell) -> Result<Inferred, RuleError> {
+    infer(ctx, cell, true)
+}
+
+fn infer(ctx: &Ctx<'_>, cell: Cell, layout_attribute: bool) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let op = ctx.node().op_type().as_str();
-    let geometry = geometry(ctx, op, x.shape)?;
+    let geometry = geometry(ctx, cell, layout_attribute, x.shape)?;
     let mut pending = Pending::default();
-    check_inputs(ctx, op, &geometry, &mut pending)?;
+    check_inputs(ctx, cell, &geometry, &mut pending)?;
     let Geometry {
         directions: dirs,
         seq,
@@ -37,7 +45,7 @@ pub(crate) fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Output::shape(Shape::Ranked(y)).elem(x.elem),
         Output::shape(Shape::Ranked(state.clone())).elem(x.elem),
     ];
-    if op == "LSTM" {
+    if cell == Cell::Lstm {
         outputs.push(Output::shape(Shape::Ranked(state)).elem(x.elem));
     }
     Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))

@@ -10,12 +10,34 @@ use crate::ops::Ctx;
 use crate::ops::RuleError;
 use crate::shape::{Dim, Shape};
 
-/// Gates stacked in W: one per gate of the cell.
-pub(crate) fn gates(op: &str) -> i64 {
-    match op {
-        "LSTM" => 4,
-        "GRU" => 3,
-        _ => 1,
+/// The cell of a recurrent op, captured in its registry row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cell {
+    /// `RNN`.
+    Rnn,
+    /// `GRU`.
+    Gru,
+    /// `LSTM`: a cell state output `Y_c`, and `initial_c` and P inputs.
+    Lstm,
+}
+
+impl Cell {
+    /// The op's name, for constraint texts.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Cell::Rnn => "RNN",
+            Cell::Gru => "GRU",
+            Cell::Lstm => "LSTM",
+        }
+    }
+
+    /// Gates stacked in W: one per gate of the cell.
+    pub(crate) fn gates(self) -> i64 {
+        match self {
+            Cell::Lstm => 4,
+            Cell::Gru => 3,
+            Cell::Rnn => 1,
+        }
     }
 }
 
@@ -35,8 +57,15 @@ pub(crate) struct Geometry {
     pub(super) layout: i64,
 }
 
-/// Reads `direction`, `layout`, X's dims and the hidden size.
-pub(crate) fn geometry(ctx: &Ctx<'_>, op: &str, x: &Shape) -> Result<Geometry, RuleError> {
+/// Reads `direction`, `layout` (`layout_attribute`: from opset 14), X's dims and the hidden
+/// size.
+pub(crate) fn geometry(
+    ctx: &Ctx<'_>,
+    cell: Cell,
+    layout_attribute: bool,
+    x: &Shape,
+) -> Result<Geometry, RuleError> {
+    let op = cell.name();
     let directions = match ctx.attrs().string("direction")?.unwrap_or("forward") {
         "forward" | "reverse" => 1,
         "bidirectional" => 2,
@@ -50,7 +79,7 @@ pub(crate) fn geometry(ctx: &Ctx<'_>, op: &str, x: &Shape) -> Result<Geometry, R
             .unmet())
         }
     };
-    let layout = if ctx.opset() >= 14 {
+    let layout = if layout_attribute {
         ctx.int("layout", 0)?
     } else {
         0
@@ -71,7 +100,7 @@ pub(crate) fn geometry(ctx: &Ctx<'_>, op: &str, x: &Shape) -> Result<Geometry, R
             .unmet());
         }
     };
-    let gates = gates(op);
+    let gates = cell.gates();
     let from_weights = ctx.shape(1)?.dims().and_then(|d| d.get(1));
     if let Some(rows) = from_weights.and_then(Dim::as_known) {
         if rows.checked_rem(gates).is_some_and(|rest| rest != 0) {
@@ -108,11 +137,11 @@ pub(crate) fn geometry(ctx: &Ctx<'_>, op: &str, x: &Shape) -> Result<Geometry, R
 /// shapes.
 pub(crate) fn check_inputs(
     ctx: &Ctx<'_>,
-    op: &str,
+    cell: Cell,
     g: &Geometry,
     pending: &mut Pending,
 ) -> Result<(), RuleError> {
-    let gates = gates(op);
+    let gates = cell.gates();
     let dirs = &g.directions;
     let rows = g.declared.mul(&Dim::known(gates));
     let (state, state_doc) = if g.layout == 0 {
@@ -151,7 +180,7 @@ pub(crate) fn check_inputs(
         (4, "sequence_lens", "[batch_size]", vec![g.batch.clone()]),
         (5, "initial_h", state_doc, state.clone()),
     ];
-    if op == "LSTM" {
+    if cell == Cell::Lstm {
         let peepholes = vec![dirs.clone(), g.declared.mul(&Dim::known(3))];
         specs.push((6, "initial_c", state_doc, state));
         specs.push((7, "P", "[num_directions, 3*hidden_size]", peepholes));

@@ -9,7 +9,7 @@ use crate::shape::{Dim, Shape};
 
 /// `Pad(data, pads)`: `pads` (attribute before opset 11, input from 11) adds `begin + end` to each
 /// padded axis; opset 18 `axes` restricts which axes the pads apply to.
-pub(crate) fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn pad(ctx: &Ctx<'_>, version: i64) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let Some(dims) = data.shape.dims() else {
         return Ok(Inferred::single(
@@ -17,13 +17,10 @@ pub(crate) fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         ));
     };
     // Pad-1 calls the attribute `paddings`; Pad-2 renames it `pads`; Pad-11 makes it an input.
-    let (pads, count): (Option<Vec<Dim>>, Option<usize>) = if ctx.opset() < 11 {
-        let name = if ctx.opset() < 2 { "paddings" } else { "pads" };
+    let (pads, count): (Option<Vec<Dim>>, Option<usize>) = if version < 11 {
+        let name = if version < 2 { "paddings" } else { "pads" };
         let Some(list) = ctx.attrs().ints(name)? else {
-            return Err(spec::missing_attr(
-                &format!("Pad-{}", ctx.opset().min(2)),
-                name,
-            ));
+            return Err(spec::missing_attr(&format!("Pad-{}", version.min(2)), name));
         };
         (
             Some(list.iter().copied().map(Dim::known).collect()),
@@ -37,11 +34,11 @@ pub(crate) fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         )
     };
     let axes: Vec<usize> = match axes::input_ints(ctx.input(3)) {
-        Some(list) if ctx.opset() >= 18 => list
+        Some(list) if version >= 18 => list
             .iter()
             .map(|&a| axes::require(a, dims.len(), "Pad axis"))
             .collect::<Result<_, _>>()?,
-        _ if ctx.opset() >= 18 && ctx.input(3).is_some() => {
+        _ if version >= 18 && ctx.input(3).is_some() => {
             return Ok(Inferred::single(
                 Output::shape(unknown_dims(dims.len())).elem(data.elem),
             ))
@@ -50,7 +47,7 @@ pub(crate) fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     };
     let expected = axes.len().saturating_mul(2);
     if let Some(n) = count.filter(|&n| n != expected) {
-        let per = if ctx.opset() >= 18 && ctx.input(3).is_some() {
+        let per = if version >= 18 && ctx.input(3).is_some() {
             "axis listed in `axes`"
         } else {
             "input dimension"
@@ -92,6 +89,26 @@ pub(crate) fn pad(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(
         Output::shape(Shape::Ranked(out)).elem(data.elem),
     ))
+}
+
+/// `Pad-1`: the `paddings` attribute.
+pub(crate) fn pad_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    pad(ctx, 1)
+}
+
+/// `Pad-2`: the `pads` attribute.
+pub(crate) fn pad_2(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    pad(ctx, 2)
+}
+
+/// `Pad` 11 and 13: the `pads` input.
+pub(crate) fn pad_11(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    pad(ctx, 11)
+}
+
+/// `Pad` from opset 18: the `pads` input, restricted to the `axes` input.
+pub(crate) fn pad_18(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    pad(ctx, 18)
 }
 
 #[cfg(test)]

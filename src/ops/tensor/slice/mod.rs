@@ -16,9 +16,14 @@ use crate::shape::{Dim, Shape};
 use bounds::{slice_length, static_slice};
 use lengths::same_lengths;
 
-/// Integers of an attribute (before opset 10) or of an input's value (from opset 10).
-fn bounds(ctx: &Ctx<'_>, name: &str, slot: usize) -> Result<Option<Vec<Dim>>, RuleError> {
-    if ctx.opset() < 10 {
+/// Integers of an attribute (before opset 10) or of an input's value (`inputs`: from opset 10).
+fn bounds(
+    ctx: &Ctx<'_>,
+    inputs: bool,
+    name: &str,
+    slot: usize,
+) -> Result<Option<Vec<Dim>>, RuleError> {
+    if !inputs {
         return Ok(ctx
             .attrs()
             .ints(name)?
@@ -31,30 +36,33 @@ fn bounds(ctx: &Ctx<'_>, name: &str, slot: usize) -> Result<Option<Vec<Dim>>, Ru
 }
 
 /// `Slice(data, starts, ends, axes, steps)`.
-pub(crate) fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+fn slice(ctx: &Ctx<'_>, inputs: bool) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let unknown = |shape: Shape| Ok(Inferred::single(Output::shape(shape).elem(data.elem)));
     let Some(dims) = data.shape.dims() else {
         return unknown(Shape::Unranked);
     };
-    if ctx.opset() >= 10 {
+    if inputs {
         ctx.required(1)?;
         ctx.required(2)?;
     }
-    let (starts, ends) = (bounds(ctx, "starts", 1)?, bounds(ctx, "ends", 2)?);
-    if ctx.opset() < 10 && (starts.is_none() || ends.is_none()) {
+    let (starts, ends) = (
+        bounds(ctx, inputs, "starts", 1)?,
+        bounds(ctx, inputs, "ends", 2)?,
+    );
+    if !inputs && (starts.is_none() || ends.is_none()) {
         return Err(spec::missing_attr("Slice-1", "starts` and `ends"));
     }
-    let given_axes: Option<Vec<i64>> = if ctx.opset() < 10 {
-        ctx.attrs().ints("axes")?.map(<[i64]>::to_vec)
-    } else {
+    let given_axes: Option<Vec<i64>> = if inputs {
         match ctx.input(3) {
             None => None,
             Some(input) => input.value.and_then(axes::known_ints),
         }
+    } else {
+        ctx.attrs().ints("axes")?.map(<[i64]>::to_vec)
     };
     let len = |list: Option<usize>, slot: usize| {
-        list.or_else(|| spec::list_len(ctx.input(slot).filter(|_| ctx.opset() >= 10)))
+        list.or_else(|| spec::list_len(ctx.input(slot).filter(|_| inputs)))
     };
     let count = len(starts.as_ref().map(Vec::len), 1);
     same_lengths(&[
@@ -63,7 +71,7 @@ pub(crate) fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         ("axes", len(given_axes.as_ref().map(Vec::len), 3)),
         ("steps", len(None, 4)),
     ])?;
-    if ctx.opset() >= 10 && ctx.input(3).is_some() && given_axes.is_none() {
+    if inputs && ctx.input(3).is_some() && given_axes.is_none() {
         return unknown(unknown_dims(dims.len()));
     }
     let slice_axes: Vec<usize> = match (given_axes, count) {
@@ -77,7 +85,7 @@ pub(crate) fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if let Some(axis) = spec::repeated(&slice_axes) {
         return Err(spec::repeated_axis("Slice", "axes", axis, 3));
     }
-    let steps = match ctx.input(4).filter(|_| ctx.opset() >= 10) {
+    let steps = match ctx.input(4).filter(|_| inputs) {
         None => Some(vec![1; slice_axes.len()]),
         Some(input) => input.value.and_then(axes::known_ints),
     };
@@ -111,6 +119,16 @@ pub(crate) fn slice(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Some(value) => Output::value(value, data.elem),
         None => Output::shape(Shape::Ranked(out)).elem(data.elem),
     }))
+}
+
+/// `Slice-1`: `starts`, `ends` and `axes` are attributes.
+pub(crate) fn slice_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    slice(ctx, false)
+}
+
+/// `Slice` from opset 10: `starts`, `ends`, `axes` and `steps` are inputs.
+pub(crate) fn slice_10(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    slice(ctx, true)
 }
 
 /// The elements of a sliced value, when every bound is static.
