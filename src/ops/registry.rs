@@ -12,10 +12,15 @@
 //! (`SimplifiedLayerNormalization`, `LayerNormalization` before opset 17). A `com.microsoft` op
 //! without a row is not listed as unknown: it resolves like a custom op.
 //!
-//! Every row names its rule function: the registry is the only dispatch, and no rule looks up
-//! the op type again. Where the shape semantics changed between versions a row names its own
-//! rule (`PRelu` 1/6 vs 7+, `Attention` 23 vs 24, `Split` 1/2/13/18, `Squeeze`/`Unsqueeze` 1 vs
-//! 13, `TopK` 1 vs 10).
+//! Every row names its rule function, the variant captured there (a `Unary`/`Binary` operation,
+//! a `Reducer`, a recurrent `Cell`) by a non-capturing closure: the registry is the only
+//! dispatch. Where the shape semantics changed between versions a row names its own rule
+//! (`PRelu` 1/6 vs 7+, `Add` and the other binary ops 1/6 vs 7+, `Split` 1/2/13/18, `Reshape`
+//! 1/5/14, `Pad` 1/2/11/18, `Slice` 1/10, `Reduce*` with the axes attribute vs input...). The
+//! rules sit in `ops/<section>/` as `onnx/defs/<section>/` defines their operators, plus
+//! `contrib/`; a few bodies still branch on the op type (pools, `Conv`*, `LayerNormalization` /
+//! `RMSNormalization`, `ai.onnx.ml`, contrib) or the opset (`Resize`/`Upsample`,
+//! `AveragePool`-19's padding check).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
