@@ -75,7 +75,7 @@ fn imports_point_down_and_close_no_circle() {
     assert!(
         edges
             .iter()
-            .any(|e| e.from_file == "ops/conv.rs" && e.to_file == "shape/mod.rs"),
+            .any(|e| e.from_file == "ops/nn/conv.rs" && e.to_file == "shape/mod.rs"),
         "the reader missed conv.rs's `use crate::shape::{{Dim, Shape}}`"
     );
     let mut failures = String::new();

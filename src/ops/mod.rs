@@ -16,51 +16,25 @@ use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
-mod attention;
 mod axes;
-mod channel_norm;
-mod concat;
-mod constant;
 pub(crate) mod constraint;
 mod contrib;
-mod conv;
-mod conv_channels;
-mod data_sized;
-mod einsum;
 mod elementwise;
-mod expand;
-mod float_values;
-mod gather;
-mod group_norm;
-mod int_cast;
-mod linalg;
-mod ml;
-mod nms;
-mod norm;
-mod pad;
-mod per_channel;
-mod pool;
-mod quant;
-mod recurrent;
-mod recurrent_inputs;
-mod reduce;
+mod generator;
+mod math;
+mod nn;
+mod object_detection;
+mod quantization;
+mod reduction;
 pub(crate) mod registry;
-mod reshape;
-mod reshape_target;
-mod resize;
-mod resize_lengths;
-mod scatter;
+mod rnn;
 mod sequence;
-mod shape_of;
-mod slice;
-mod spatial;
 mod spec;
-mod split;
-mod squeeze;
+mod tensor;
 #[cfg(test)]
 pub(crate) mod testing;
-mod transpose;
-mod value_ops;
+mod traditionalml;
+mod values;
 mod window;
 
 /// What a rule sees of one present input.
@@ -515,39 +489,6 @@ impl RuleError {
 
 /// A shape rule.
 pub(crate) type RuleFn = fn(&Ctx<'_>) -> Result<Inferred, RuleError>;
-
-/// The first family rule claiming `op_type` in `domain`, whatever the opset: what unit tests of
-/// a rule run when the registry has no row for the version they use.
-#[cfg(test)]
-pub(crate) fn family_lookup(domain: &str, op_type: &str) -> Option<RuleFn> {
-    match domain {
-        "" => elementwise::lookup(op_type)
-            .or_else(|| shape_of::lookup(op_type))
-            .or_else(|| constant::lookup(op_type))
-            .or_else(|| reshape::lookup(op_type))
-            .or_else(|| squeeze::lookup(op_type))
-            .or_else(|| transpose::lookup(op_type))
-            .or_else(|| gather::lookup(op_type))
-            .or_else(|| data_sized::lookup(op_type))
-            .or_else(|| concat::lookup(op_type))
-            .or_else(|| expand::lookup(op_type))
-            .or_else(|| pad::lookup(op_type))
-            .or_else(|| resize::lookup(op_type))
-            .or_else(|| slice::lookup(op_type))
-            .or_else(|| split::lookup(op_type))
-            .or_else(|| linalg::lookup(op_type))
-            .or_else(|| conv::lookup(op_type))
-            .or_else(|| norm::lookup(op_type))
-            .or_else(|| attention::lookup(op_type))
-            .or_else(|| reduce::lookup(op_type))
-            .or_else(|| recurrent::lookup(op_type))
-            .or_else(|| quant::lookup(op_type))
-            .or_else(|| sequence::lookup(op_type)),
-        "ai.onnx.ml" => ml::lookup(op_type),
-        "com.microsoft" => contrib::lookup(op_type),
-        _ => None,
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -12,49 +12,42 @@
 //! (`SimplifiedLayerNormalization`, `LayerNormalization` before opset 17). A `com.microsoft` op
 //! without a row is not listed as unknown: it resolves like a custom op.
 //!
-//! Where the shape semantics changed between versions a row names its own rule (`PRelu` 1/6 vs
-//! 7+, `Attention` 23 vs 24, `Split` 1/2/13/18, `Squeeze`/`Unsqueeze` 1 vs 13, `TopK` 1 vs 10);
-//! other rows take the rule of their family module, some of which still read the opset for the
-//! differences they handle (`Slice`, `Pad`, `Resize`, `Reduce*` attributes becoming inputs).
+//! Every row names its rule function, the variant captured there (a `Unary`/`Binary` operation,
+//! a `Reducer`, a recurrent `Cell`) by a non-capturing closure: the registry is the only
+//! dispatch. Where the shape semantics changed between versions a row names its own rule
+//! (`PRelu` 1/6 vs 7+, `Add` and the other binary ops 1/6 vs 7+, `Split` 1/2/13/18, `Reshape`
+//! 1/5/14, `Pad` 1/2/11/18, `Slice` 1/10, `Reduce*` with the axes attribute vs input...). The
+//! rules sit in `ops/<section>/` as `onnx/defs/<section>/` defines their operators, plus
+//! `contrib/`; a few bodies still branch on the op type (pools, `Conv`*, `LayerNormalization` /
+//! `RMSNormalization`, `ai.onnx.ml`, contrib) or the opset (`Resize`/`Upsample`,
+//! `AveragePool`-19's padding check).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::{
-    attention, concat, constant, contrib, conv, data_sized, elementwise, expand, gather, linalg,
-    ml, nms, norm, pad, quant, recurrent, reduce, reshape, resize, sequence, shape_of, slice,
-    split, squeeze, transpose, RuleFn,
+use super::generator::{constant, shape_to_data};
+use super::math::{einsum, expand, linalg, top_k};
+use super::nn::{attention, channel_norm, conv, flatten, group_norm, norm, pool};
+use super::object_detection::nms;
+use super::quantization::quant;
+use super::reduction::reduce::{self, Reducer};
+use super::rnn::recurrent;
+use super::rnn::recurrent_inputs::Cell;
+use super::sequence;
+use super::tensor::{
+    concat, data_sized, gather, pad, reshape, resize, scatter, shape_of, slice, split, squeeze,
+    transpose,
 };
+use super::traditionalml::ml;
+use super::values::{Binary, Unary};
+use super::{contrib, elementwise, math, nn, tensor, RuleFn};
 
-/// How a row finds its rule.
-#[derive(Clone, Copy)]
-enum Source {
-    /// A family module's lookup by op type.
-    Family(fn(&str) -> Option<RuleFn>),
-    /// One rule for exactly these versions.
-    Rule(RuleFn),
-}
-
-/// Schema versions of one operator that share a rule.
+/// Schema versions of one operator that share a rule, and that rule.
 struct Row {
     domain: &'static str,
     op: &'static str,
     versions: &'static [u16],
-    source: Source,
-}
-
-const fn family(
-    domain: &'static str,
-    op: &'static str,
-    versions: &'static [u16],
-    lookup: fn(&str) -> Option<RuleFn>,
-) -> Row {
-    Row {
-        domain,
-        op,
-        versions,
-        source: Source::Family(lookup),
-    }
+    rule: RuleFn,
 }
 
 const fn rule(domain: &'static str, op: &'static str, versions: &'static [u16], f: RuleFn) -> Row {
@@ -62,7 +55,7 @@ const fn rule(domain: &'static str, op: &'static str, versions: &'static [u16], 
         domain,
         op,
         versions,
-        source: Source::Rule(f),
+        rule: f,
     }
 }
 
@@ -71,244 +64,491 @@ const CONTRIB: &str = "com.microsoft";
 
 /// Every schema version the engine has a rule for.
 const ROWS: &[Row] = &[
-    rule("", "PRelu", &[1, 6], elementwise::prelu_1),
-    rule("", "PRelu", &[7, 9, 16], elementwise::prelu_7),
+    rule("", "PRelu", &[1, 6], math::elementwise::prelu_1),
+    rule("", "PRelu", &[7, 9, 16], math::elementwise::prelu_7),
     rule("", "Attention", &[23], attention::attention_23),
     rule("", "Attention", &[24, 25], attention::attention_24),
-    family("", "Abs", &[1, 6, 13], elementwise::lookup),
-    family("", "Acos", &[7, 22], elementwise::lookup),
-    family("", "Acosh", &[9, 22], elementwise::lookup),
-    family("", "Add", &[1, 6, 7, 13, 14], elementwise::lookup),
-    family("", "And", &[1, 7], elementwise::lookup),
-    family("", "ArgMax", &[1, 11, 12, 13], reduce::lookup),
-    family("", "ArgMin", &[1, 11, 12, 13], reduce::lookup),
-    family("", "Asin", &[7, 22], elementwise::lookup),
-    family("", "Asinh", &[9, 22], elementwise::lookup),
-    family("", "Atan", &[7, 22], elementwise::lookup),
-    family("", "Atanh", &[9, 22], elementwise::lookup),
-    family("", "AveragePool", &[1, 7, 10, 11, 19, 22], conv::lookup),
-    family(
+    rule("", "Abs", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Abs)
+    }),
+    rule("", "Acos", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Acosh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Add", &[1, 6], |c| {
+        elementwise::binary_1(c, Binary::Add)
+    }),
+    rule("", "Add", &[7, 13, 14], |c| {
+        elementwise::binary(c, Binary::Add)
+    }),
+    rule("", "And", &[1], |c| elementwise::binary_1(c, Binary::And)),
+    rule("", "And", &[7], |c| elementwise::binary(c, Binary::And)),
+    rule("", "ArgMax", &[1, 11, 12, 13], reduce::arg_reduce),
+    rule("", "ArgMin", &[1, 11, 12, 13], reduce::arg_reduce),
+    rule("", "Asin", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Asinh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Atan", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Atanh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "AveragePool", &[1, 7, 10, 11, 19, 22], pool::pool),
+    rule(
         "",
         "BatchNormalization",
-        &[1, 6, 7, 9, 14, 15],
-        norm::lookup,
+        &[1, 6, 7],
+        channel_norm::batch_norm_1,
     ),
-    family("", "BitShift", &[11, 28], elementwise::lookup),
-    family("", "BitwiseAnd", &[18], elementwise::lookup),
-    family("", "BitwiseNot", &[18], elementwise::lookup),
-    family("", "BitwiseOr", &[18], elementwise::lookup),
-    family("", "BitwiseXor", &[18], elementwise::lookup),
-    family(
+    rule("", "BatchNormalization", &[9], channel_norm::batch_norm_9),
+    rule(
         "",
-        "Cast",
-        &[1, 6, 9, 13, 19, 21, 23, 24, 25, 28],
-        elementwise::lookup,
+        "BatchNormalization",
+        &[14, 15],
+        channel_norm::batch_norm_14,
     ),
-    family(
-        "",
-        "CastLike",
-        &[15, 19, 21, 23, 24, 25],
-        elementwise::lookup,
-    ),
-    family("", "Ceil", &[1, 6, 13], elementwise::lookup),
-    family("", "Celu", &[12, 28], elementwise::lookup),
-    family("", "Clip", &[1, 6, 11, 12, 13], elementwise::lookup),
-    family("", "Compress", &[9, 11, 28], data_sized::lookup),
-    family("", "Concat", &[1, 4, 11, 13], concat::lookup),
-    family("", "ConcatFromSequence", &[11], sequence::lookup),
-    family(
+    rule("", "BitShift", &[11, 28], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
+    rule("", "BitwiseAnd", &[18], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
+    rule("", "BitwiseNot", &[18], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "BitwiseOr", &[18], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
+    rule("", "BitwiseXor", &[18], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
+    rule("", "Cast", &[1, 6, 9, 13, 19, 21, 23, 24, 25, 28], |c| {
+        elementwise::unary(c, Unary::Cast)
+    }),
+    rule("", "CastLike", &[15, 19, 21, 23, 24, 25], |c| {
+        elementwise::unary(c, Unary::CastLike)
+    }),
+    rule("", "Ceil", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Ceil)
+    }),
+    rule("", "Celu", &[12, 28], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Clip", &[1, 6, 11, 12, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Compress", &[9, 11, 28], data_sized::compress),
+    rule("", "Concat", &[1], concat::concat_1),
+    rule("", "Concat", &[4, 11, 13], concat::concat_4),
+    rule("", "ConcatFromSequence", &[11], sequence::opaque),
+    rule(
         "",
         "Constant",
         &[1, 9, 11, 12, 13, 19, 21, 23, 24, 25],
-        constant::lookup,
+        constant::constant,
     ),
-    family(
+    rule(
         "",
         "ConstantOfShape",
         &[9, 20, 21, 23, 24, 25],
-        shape_of::lookup,
+        shape_to_data::constant_of_shape,
     ),
-    family("", "Conv", &[1, 11, 22], conv::lookup),
-    family("", "ConvInteger", &[10], conv::lookup),
-    family("", "ConvTranspose", &[1, 11, 22], conv::lookup),
-    family("", "Cos", &[7, 22], elementwise::lookup),
-    family("", "Cosh", &[9, 22], elementwise::lookup),
-    family("", "CumSum", &[11, 14], elementwise::lookup),
-    family("", "DepthToSpace", &[1, 11, 13, 28], transpose::lookup),
-    family(
+    rule("", "Conv", &[1, 11, 22], conv::conv),
+    rule("", "ConvInteger", &[10], conv::conv),
+    rule("", "ConvTranspose", &[1, 11, 22], conv::conv_transpose),
+    rule("", "Cos", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Cosh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "CumSum", &[11, 14], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule(
+        "",
+        "DepthToSpace",
+        &[1, 11, 13, 28],
+        transpose::depth_to_space,
+    ),
+    rule("", "DequantizeLinear", &[10], quant::dequantize_10),
+    rule("", "DequantizeLinear", &[13], quant::dequantize_13),
+    rule(
         "",
         "DequantizeLinear",
-        &[10, 13, 19, 21, 23, 24, 25, 28],
-        quant::lookup,
+        &[19, 21, 23, 24, 25, 28],
+        quant::dequantize_19,
     ),
-    family("", "Div", &[1, 6, 7, 13, 14], elementwise::lookup),
-    family(
+    rule("", "Div", &[1, 6], |c| {
+        elementwise::binary_1(c, Binary::Div)
+    }),
+    rule("", "Div", &[7, 13, 14], |c| {
+        elementwise::binary(c, Binary::Div)
+    }),
+    rule("", "Dropout", &[1, 6, 7], nn::elementwise::dropout_1),
+    rule(
         "",
         "Dropout",
-        &[1, 6, 7, 10, 12, 13, 22],
-        elementwise::lookup,
+        &[10, 12, 13, 22],
+        nn::elementwise::dropout_10,
     ),
-    family("", "DynamicQuantizeLinear", &[11], quant::lookup),
-    family("", "Einsum", &[12, 28], linalg::lookup),
-    family("", "Elu", &[1, 6, 22], elementwise::lookup),
-    family("", "Equal", &[1, 7, 11, 13, 19], elementwise::lookup),
-    family("", "Erf", &[9, 13], elementwise::lookup),
-    family("", "Exp", &[1, 6, 13], elementwise::lookup),
-    family("", "Expand", &[8, 13], expand::lookup),
-    family(
+    rule("", "DynamicQuantizeLinear", &[11], quant::dynamic),
+    rule("", "Einsum", &[12, 28], einsum::infer),
+    rule("", "Elu", &[1, 6, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Equal", &[1], |c| {
+        elementwise::binary_1(c, Binary::Equal)
+    }),
+    rule("", "Equal", &[7, 11, 13, 19], |c| {
+        elementwise::binary(c, Binary::Equal)
+    }),
+    rule("", "Erf", &[9, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Exp", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Expand", &[8, 13], expand::expand),
+    rule("", "Flatten", &[1, 9], flatten::flatten_1),
+    rule(
         "",
         "Flatten",
-        &[1, 9, 11, 13, 21, 23, 24, 25],
-        reshape::lookup,
+        &[11, 13, 21, 23, 24, 25],
+        flatten::flatten_11,
     ),
-    family("", "Floor", &[1, 6, 13], elementwise::lookup),
-    family("", "GRU", &[1, 3, 7, 14, 22], recurrent::lookup),
-    family("", "Gather", &[1, 11, 13], gather::lookup),
-    family("", "GatherElements", &[11, 13], gather::lookup),
-    family("", "GatherND", &[11, 12, 13], gather::lookup),
-    family("", "Gelu", &[20], elementwise::lookup),
-    family("", "Gemm", &[1, 6, 7, 9, 11, 13], linalg::lookup),
-    family("", "GlobalAveragePool", &[1, 22], conv::lookup),
-    family("", "GlobalLpPool", &[1, 2, 22], conv::lookup),
-    family("", "GlobalMaxPool", &[1, 22], conv::lookup),
-    family("", "Greater", &[1, 7, 9, 13], elementwise::lookup),
-    family("", "GreaterOrEqual", &[12, 16], elementwise::lookup),
-    family("", "GroupNormalization", &[18, 21], norm::lookup),
-    family("", "HardSigmoid", &[1, 6, 22], elementwise::lookup),
-    family("", "HardSwish", &[14, 22], elementwise::lookup),
-    family("", "Hardmax", &[1, 11, 13], elementwise::lookup),
-    family(
+    rule("", "Floor", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Floor)
+    }),
+    rule("", "GRU", &[1, 3, 7], |c| {
+        recurrent::recurrent_1(c, Cell::Gru)
+    }),
+    rule("", "GRU", &[14, 22], |c| {
+        recurrent::recurrent_14(c, Cell::Gru)
+    }),
+    rule("", "Gather", &[1, 11, 13], gather::gather),
+    rule("", "GatherElements", &[11, 13], gather::gather_elements),
+    rule("", "GatherND", &[11, 12, 13], gather::gather_nd),
+    rule("", "Gelu", &[20], |c| elementwise::unary(c, Unary::Opaque)),
+    rule("", "Gemm", &[1, 6], linalg::gemm_1),
+    rule("", "Gemm", &[7, 9], linalg::gemm_7),
+    rule("", "Gemm", &[11, 13], linalg::gemm_11),
+    rule("", "GlobalAveragePool", &[1, 22], pool::global_pool),
+    rule("", "GlobalLpPool", &[1, 2, 22], pool::global_pool),
+    rule("", "GlobalMaxPool", &[1, 22], pool::global_pool),
+    rule("", "Greater", &[1], |c| {
+        elementwise::binary_1(c, Binary::Greater)
+    }),
+    rule("", "Greater", &[7, 9, 13], |c| {
+        elementwise::binary(c, Binary::Greater)
+    }),
+    rule("", "GreaterOrEqual", &[12, 16], |c| {
+        elementwise::binary(c, Binary::GreaterOrEqual)
+    }),
+    rule("", "GroupNormalization", &[18], group_norm::group_norm_18),
+    rule("", "GroupNormalization", &[21], group_norm::group_norm_21),
+    rule("", "HardSigmoid", &[1, 6, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "HardSwish", &[14, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Hardmax", &[1, 11], math::elementwise::softmax_1),
+    rule("", "Hardmax", &[13], math::elementwise::softmax_13),
+    rule("", "Identity", &[1, 13, 14, 16, 19, 21, 23, 24, 25], |c| {
+        elementwise::unary(c, Unary::Identity)
+    }),
+    rule(
         "",
-        "Identity",
-        &[1, 13, 14, 16, 19, 21, 23, 24, 25],
-        elementwise::lookup,
+        "InstanceNormalization",
+        &[1, 6, 22],
+        channel_norm::instance_norm,
     ),
-    family("", "InstanceNormalization", &[1, 6, 22], norm::lookup),
-    family("", "IsInf", &[10, 20], elementwise::lookup),
-    family("", "IsNaN", &[9, 13, 20], elementwise::lookup),
-    family("", "LRN", &[1, 13], norm::lookup),
-    family("", "LSTM", &[1, 7, 14, 22], recurrent::lookup),
-    family("", "LayerNormalization", &[1, 17], norm::lookup),
-    family(
+    rule("", "IsInf", &[10, 20], |c| {
+        elementwise::unary(c, Unary::Predicate)
+    }),
+    rule("", "IsNaN", &[9, 13, 20], |c| {
+        elementwise::unary(c, Unary::Predicate)
+    }),
+    rule("", "LRN", &[1, 13], norm::same_as_x),
+    rule("", "LSTM", &[1, 7], |c| {
+        recurrent::recurrent_1(c, Cell::Lstm)
+    }),
+    rule("", "LSTM", &[14, 22], |c| {
+        recurrent::recurrent_14(c, Cell::Lstm)
+    }),
+    rule("", "LayerNormalization", &[1, 17], norm::layer_norm),
+    rule(
         "",
         "SimplifiedLayerNormalization",
         &[1],
-        contrib::lookup_default,
+        contrib::norm::simplified,
     ),
-    family("", "LeakyRelu", &[1, 6, 16], elementwise::lookup),
-    family("", "Less", &[1, 7, 9, 13], elementwise::lookup),
-    family("", "LessOrEqual", &[12, 16], elementwise::lookup),
-    family("", "Log", &[1, 6, 13], elementwise::lookup),
-    family("", "LogSoftmax", &[1, 11, 13], elementwise::lookup),
-    family("", "LpNormalization", &[1, 22], elementwise::lookup),
-    family("", "LpPool", &[1, 2, 11, 18, 22], conv::lookup),
-    family("", "MatMul", &[1, 9, 13], linalg::lookup),
-    family("", "MatMulInteger", &[10], linalg::lookup),
-    family("", "Max", &[1, 6, 8, 12, 13], elementwise::lookup),
-    family("", "MaxPool", &[1, 8, 10, 11, 12, 22], conv::lookup),
-    family("", "MaxRoiPool", &[1, 22], conv::lookup),
-    family("", "Mean", &[1, 6, 8, 13], elementwise::lookup),
-    family(
+    rule("", "LeakyRelu", &[1, 6, 16], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Less", &[1], |c| elementwise::binary_1(c, Binary::Less)),
+    rule("", "Less", &[7, 9, 13], |c| {
+        elementwise::binary(c, Binary::Less)
+    }),
+    rule("", "LessOrEqual", &[12, 16], |c| {
+        elementwise::binary(c, Binary::LessOrEqual)
+    }),
+    rule("", "Log", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "LogSoftmax", &[1, 11], math::elementwise::softmax_1),
+    rule("", "LogSoftmax", &[13], math::elementwise::softmax_13),
+    rule(
         "",
-        "MeanVarianceNormalization",
-        &[9, 13],
-        elementwise::lookup,
+        "LpNormalization",
+        &[1, 22],
+        nn::elementwise::lp_normalization,
     ),
-    family("", "Min", &[1, 6, 8, 12, 13], elementwise::lookup),
-    family("", "Mish", &[18, 22], elementwise::lookup),
-    family("", "Mod", &[10, 13, 28], elementwise::lookup),
-    family("", "Mul", &[1, 6, 7, 13, 14], elementwise::lookup),
-    family("", "Neg", &[1, 6, 13], elementwise::lookup),
+    rule("", "LpPool", &[1, 2, 11, 18, 22], pool::pool),
+    rule("", "MatMul", &[1, 9, 13], linalg::matmul),
+    rule("", "MatMulInteger", &[10], linalg::matmul_integer),
+    rule("", "Max", &[1, 6], |c| {
+        math::elementwise::variadic_1(c, Binary::Max)
+    }),
+    rule("", "Max", &[8, 12, 13], |c| {
+        math::elementwise::variadic_8(c, Binary::Max)
+    }),
+    rule("", "MaxPool", &[1, 8, 10, 11, 12, 22], pool::pool),
+    rule("", "MaxRoiPool", &[1, 22], pool::max_roi_pool),
+    rule("", "Mean", &[1, 6], |c| {
+        math::elementwise::variadic_1(c, Binary::Opaque)
+    }),
+    rule("", "Mean", &[8, 13], |c| {
+        math::elementwise::variadic_8(c, Binary::Opaque)
+    }),
+    rule("", "MeanVarianceNormalization", &[9, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Min", &[1, 6], |c| {
+        math::elementwise::variadic_1(c, Binary::Min)
+    }),
+    rule("", "Min", &[8, 12, 13], |c| {
+        math::elementwise::variadic_8(c, Binary::Min)
+    }),
+    rule("", "Mish", &[18, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Mod", &[10, 13, 28], |c| {
+        elementwise::binary(c, Binary::Mod)
+    }),
+    rule("", "Mul", &[1, 6], |c| {
+        elementwise::binary_1(c, Binary::Mul)
+    }),
+    rule("", "Mul", &[7, 13, 14], |c| {
+        elementwise::binary(c, Binary::Mul)
+    }),
+    rule("", "Neg", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Neg)
+    }),
     rule("", "NonMaxSuppression", &[10, 11], nms::infer),
-    family("", "NonZero", &[9, 13], data_sized::lookup),
-    family("", "Not", &[1], elementwise::lookup),
-    family("", "OneHot", &[9, 11, 28], data_sized::lookup),
-    family("", "Or", &[1, 7], elementwise::lookup),
-    family(
-        "",
-        "Pad",
-        &[1, 2, 11, 13, 18, 19, 21, 23, 24, 25],
-        pad::lookup,
-    ),
-    family("", "Pow", &[1, 7, 12, 13, 15], elementwise::lookup),
-    family("", "QLinearConv", &[10], conv::lookup),
-    family("", "QLinearMatMul", &[10, 21], linalg::lookup),
-    family(
+    rule("", "NonZero", &[9, 13], data_sized::non_zero),
+    rule("", "Not", &[1], |c| elementwise::unary(c, Unary::Not)),
+    rule("", "OneHot", &[9, 11, 28], data_sized::one_hot),
+    rule("", "Or", &[1], |c| elementwise::binary_1(c, Binary::Or)),
+    rule("", "Or", &[7], |c| elementwise::binary(c, Binary::Or)),
+    rule("", "Pad", &[1], pad::pad_1),
+    rule("", "Pad", &[2], pad::pad_2),
+    rule("", "Pad", &[11, 13], pad::pad_11),
+    rule("", "Pad", &[18, 19, 21, 23, 24, 25], pad::pad_18),
+    rule("", "Pow", &[1], |c| {
+        elementwise::binary_1(c, Binary::Opaque)
+    }),
+    rule("", "Pow", &[7, 12, 13, 15], |c| {
+        elementwise::binary(c, Binary::Opaque)
+    }),
+    rule("", "QLinearConv", &[10], conv::conv),
+    rule("", "QLinearMatMul", &[10, 21], linalg::qlinear_matmul),
+    rule("", "QuantizeLinear", &[10], quant::quantize_10),
+    rule(
         "",
         "QuantizeLinear",
-        &[10, 13, 19, 21, 23, 24, 25, 28],
-        quant::lookup,
+        &[13, 19, 21, 23, 24, 25, 28],
+        quant::quantize_13,
     ),
-    family("", "RMSNormalization", &[23], norm::lookup),
-    family("", "RNN", &[1, 7, 14, 22], recurrent::lookup),
-    family("", "Range", &[11, 27], shape_of::lookup),
-    family("", "Reciprocal", &[1, 6, 13], elementwise::lookup),
-    family("", "ReduceL1", &[1, 11, 13, 18], reduce::lookup),
-    family("", "ReduceL2", &[1, 11, 13, 18], reduce::lookup),
-    family("", "ReduceLogSum", &[1, 11, 13, 18, 28], reduce::lookup),
-    family("", "ReduceLogSumExp", &[1, 11, 13, 18, 28], reduce::lookup),
-    family("", "ReduceMax", &[1, 11, 12, 13, 18, 20], reduce::lookup),
-    family("", "ReduceMean", &[1, 11, 13, 18], reduce::lookup),
-    family("", "ReduceMin", &[1, 11, 12, 13, 18, 20], reduce::lookup),
-    family("", "ReduceProd", &[1, 11, 13, 18], reduce::lookup),
-    family("", "ReduceSum", &[1, 11, 13], reduce::lookup),
-    family("", "ReduceSumSquare", &[1, 11, 13, 18], reduce::lookup),
-    family("", "Relu", &[1, 6, 13, 14], elementwise::lookup),
-    family(
+    rule("", "RMSNormalization", &[23], norm::layer_norm),
+    rule("", "RNN", &[1, 7], |c| recurrent::recurrent_1(c, Cell::Rnn)),
+    rule("", "RNN", &[14, 22], |c| {
+        recurrent::recurrent_14(c, Cell::Rnn)
+    }),
+    rule("", "Range", &[11, 27], shape_to_data::range),
+    rule("", "Reciprocal", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "ReduceL1", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceL1", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceL2", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceL2", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceLogSum", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceLogSum", &[18, 28], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceLogSumExp", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceLogSumExp", &[18, 28], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceMax", &[1, 11, 12, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Max)
+    }),
+    rule("", "ReduceMax", &[18, 20], |c| {
+        reduce::reduce_axes_input(c, Reducer::Max)
+    }),
+    rule("", "ReduceMean", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceMean", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "ReduceMin", &[1, 11, 12, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Min)
+    }),
+    rule("", "ReduceMin", &[18, 20], |c| {
+        reduce::reduce_axes_input(c, Reducer::Min)
+    }),
+    rule("", "ReduceProd", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Prod)
+    }),
+    rule("", "ReduceProd", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Prod)
+    }),
+    rule("", "ReduceSum", &[1, 11], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Sum)
+    }),
+    rule("", "ReduceSum", &[13], |c| {
+        reduce::reduce_axes_input(c, Reducer::Sum)
+    }),
+    rule("", "ReduceSumSquare", &[1, 11, 13], |c| {
+        reduce::reduce_axes_attribute(c, Reducer::Other)
+    }),
+    rule("", "ReduceSumSquare", &[18], |c| {
+        reduce::reduce_axes_input(c, Reducer::Other)
+    }),
+    rule("", "Relu", &[1, 6, 13, 14], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Reshape", &[1], reshape::reshape_1),
+    rule("", "Reshape", &[5, 13], reshape::reshape_5),
+    rule(
         "",
         "Reshape",
-        &[1, 5, 13, 14, 19, 21, 23, 24, 25],
-        reshape::lookup,
+        &[14, 19, 21, 23, 24, 25],
+        reshape::reshape_14,
     ),
-    family("", "Resize", &[10, 11, 13, 18, 19], resize::lookup),
-    family("", "Round", &[11, 22], elementwise::lookup),
-    family("", "Scatter", &[9, 11], gather::lookup),
-    family("", "ScatterElements", &[11, 13, 16, 18], gather::lookup),
-    family("", "ScatterND", &[11, 13, 16, 18], gather::lookup),
-    family("", "Selu", &[1, 6, 22], elementwise::lookup),
-    family("", "SequenceAt", &[11], sequence::lookup),
-    family("", "SequenceConstruct", &[11], sequence::lookup),
-    family("", "SequenceEmpty", &[11], sequence::lookup),
-    family("", "SequenceErase", &[11], sequence::lookup),
-    family("", "SequenceInsert", &[11], sequence::lookup),
-    family("", "SequenceLength", &[11], sequence::lookup),
-    family(
+    rule("", "Resize", &[10, 11, 13, 18, 19], resize::resize),
+    rule("", "Round", &[11, 22], |c| {
+        elementwise::unary(c, Unary::Round)
+    }),
+    rule("", "Scatter", &[9, 11], scatter::scatter_elements),
+    rule(
         "",
-        "Shape",
-        &[1, 13, 15, 19, 21, 23, 24, 25],
-        shape_of::lookup,
+        "ScatterElements",
+        &[11, 13, 16, 18],
+        scatter::scatter_elements,
     ),
-    family("", "Shrink", &[9], elementwise::lookup),
-    family("", "Sigmoid", &[1, 6, 13], elementwise::lookup),
-    family("", "Sign", &[9, 13], elementwise::lookup),
-    family("", "Sin", &[7, 22], elementwise::lookup),
-    family("", "Sinh", &[9, 22], elementwise::lookup),
-    family("", "Size", &[1, 13, 19, 21, 23, 24, 25], shape_of::lookup),
-    family("", "Slice", &[1, 10, 11, 13], slice::lookup),
-    family("", "Softmax", &[1, 11, 13], elementwise::lookup),
-    family("", "Softplus", &[1, 22], elementwise::lookup),
-    family("", "Softsign", &[1, 22], elementwise::lookup),
-    family("", "SpaceToDepth", &[1, 13, 28], transpose::lookup),
+    rule("", "ScatterND", &[11, 13, 16, 18], scatter::scatter_nd),
+    rule("", "Selu", &[1, 6, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "SequenceAt", &[11], sequence::opaque),
+    rule("", "SequenceConstruct", &[11], sequence::opaque),
+    rule("", "SequenceEmpty", &[11], sequence::sequence_empty),
+    rule("", "SequenceErase", &[11], sequence::opaque),
+    rule("", "SequenceInsert", &[11], sequence::opaque),
+    rule("", "SequenceLength", &[11], sequence::length),
+    rule("", "Shape", &[1, 13], shape_of::shape_1),
+    rule("", "Shape", &[15, 19, 21, 23, 24, 25], shape_of::shape_15),
+    rule("", "Shrink", &[9], |c| elementwise::unary(c, Unary::Opaque)),
+    rule("", "Sigmoid", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Sign", &[9, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Sin", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Sinh", &[9, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Size", &[1, 13, 19, 21, 23, 24, 25], shape_of::size),
+    rule("", "Slice", &[1], slice::slice_1),
+    rule("", "Slice", &[10, 11, 13], slice::slice_10),
+    rule("", "Softmax", &[1, 11], math::elementwise::softmax_1),
+    rule("", "Softmax", &[13], math::elementwise::softmax_13),
+    rule("", "Softplus", &[1, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Softsign", &[1, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "SpaceToDepth", &[1, 13, 28], transpose::space_to_depth),
     rule("", "Split", &[1], split::split_1),
     rule("", "Split", &[2, 11], split::split_2),
     rule("", "Split", &[13], split::split_13),
     rule("", "Split", &[18], split::split_18),
-    family("", "SplitToSequence", &[11, 24], sequence::lookup),
-    family("", "Sqrt", &[1, 6, 13], elementwise::lookup),
+    rule("", "SplitToSequence", &[11, 24], sequence::opaque),
+    rule("", "Sqrt", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Sqrt)
+    }),
     rule("", "Squeeze", &[1, 11], squeeze::squeeze_1),
     rule("", "Squeeze", &[13, 21, 23, 24, 25], squeeze::squeeze_13),
-    family("", "Sub", &[1, 6, 7, 13, 14], elementwise::lookup),
-    family("", "Sum", &[1, 6, 8, 13], elementwise::lookup),
-    family("", "Swish", &[24], elementwise::lookup),
-    family("", "Tan", &[7, 22], elementwise::lookup),
-    family("", "Tanh", &[1, 6, 13], elementwise::lookup),
-    family("", "ThresholdedRelu", &[10, 22], elementwise::lookup),
-    family("", "Tile", &[1, 6, 13], concat::lookup),
-    rule("", "TopK", &[1], data_sized::top_k_1),
-    rule("", "TopK", &[10, 11, 24], data_sized::top_k_10),
-    family("", "Transpose", &[1, 13, 21, 23, 24, 25], transpose::lookup),
-    family("", "Trilu", &[14], elementwise::lookup),
-    family("", "Unique", &[11, 28], data_sized::lookup),
+    rule("", "Sub", &[1, 6], |c| {
+        elementwise::binary_1(c, Binary::Sub)
+    }),
+    rule("", "Sub", &[7, 13, 14], |c| {
+        elementwise::binary(c, Binary::Sub)
+    }),
+    rule("", "Sum", &[1, 6], |c| {
+        math::elementwise::variadic_1(c, Binary::Add)
+    }),
+    rule("", "Sum", &[8, 13], |c| {
+        math::elementwise::variadic_8(c, Binary::Add)
+    }),
+    rule("", "Swish", &[24], |c| elementwise::unary(c, Unary::Opaque)),
+    rule("", "Tan", &[7, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Tanh", &[1, 6, 13], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "ThresholdedRelu", &[10, 22], |c| {
+        elementwise::unary(c, Unary::Opaque)
+    }),
+    rule("", "Tile", &[1], concat::tile_1),
+    rule("", "Tile", &[6, 13], concat::tile_6),
+    rule("", "TopK", &[1], top_k::top_k_1),
+    rule("", "TopK", &[10, 11, 24], top_k::top_k_10),
+    rule(
+        "",
+        "Transpose",
+        &[1, 13, 21, 23, 24, 25],
+        transpose::transpose,
+    ),
+    rule("", "Trilu", &[14], |c| elementwise::unary(c, Unary::Opaque)),
+    rule("", "Unique", &[11, 28], data_sized::unique),
     rule("", "Unsqueeze", &[1, 11], squeeze::unsqueeze_1),
     rule(
         "",
@@ -316,71 +556,152 @@ const ROWS: &[Row] = &[
         &[13, 21, 23, 24, 25],
         squeeze::unsqueeze_13,
     ),
-    family("", "Upsample", &[1, 7, 9, 10], resize::lookup),
-    family("", "Where", &[9, 16], elementwise::lookup),
-    family("", "Xor", &[1, 7], elementwise::lookup),
-    family("ai.onnx.ml", "ArrayFeatureExtractor", &[1], ml::lookup),
-    family("ai.onnx.ml", "Binarizer", &[1], ml::lookup),
-    family("ai.onnx.ml", "CastMap", &[1], ml::lookup),
-    family("ai.onnx.ml", "DictVectorizer", &[1], ml::lookup),
-    family("ai.onnx.ml", "FeatureVectorizer", &[1], ml::lookup),
-    family("ai.onnx.ml", "Imputer", &[1], ml::lookup),
-    family("ai.onnx.ml", "LabelEncoder", &[1, 2, 4], ml::lookup),
-    family("ai.onnx.ml", "LinearClassifier", &[1], ml::lookup),
-    family("ai.onnx.ml", "LinearRegressor", &[1], ml::lookup),
-    family("ai.onnx.ml", "Normalizer", &[1], ml::lookup),
-    family("ai.onnx.ml", "OneHotEncoder", &[1], ml::lookup),
-    family("ai.onnx.ml", "SVMClassifier", &[1], ml::lookup),
-    family("ai.onnx.ml", "SVMRegressor", &[1], ml::lookup),
-    family("ai.onnx.ml", "Scaler", &[1], ml::lookup),
-    family("ai.onnx.ml", "TreeEnsemble", &[5], ml::lookup),
-    family(
+    rule("", "Upsample", &[1, 7, 9, 10], resize::upsample),
+    rule("", "Where", &[9, 16], tensor::select::where_9),
+    rule("", "Xor", &[1], |c| elementwise::binary_1(c, Binary::Xor)),
+    rule("", "Xor", &[7], |c| elementwise::binary(c, Binary::Xor)),
+    rule(
+        "ai.onnx.ml",
+        "ArrayFeatureExtractor",
+        &[1],
+        ml::feature_extractor,
+    ),
+    rule("ai.onnx.ml", "Binarizer", &[1], ml::same_shape),
+    rule("ai.onnx.ml", "CastMap", &[1], ml::opaque),
+    rule("ai.onnx.ml", "DictVectorizer", &[1], ml::opaque),
+    rule(
+        "ai.onnx.ml",
+        "FeatureVectorizer",
+        &[1],
+        ml::feature_vectorizer,
+    ),
+    rule("ai.onnx.ml", "Imputer", &[1], ml::same_shape),
+    rule("ai.onnx.ml", "LabelEncoder", &[1, 2, 4], ml::same_shape),
+    rule("ai.onnx.ml", "LinearClassifier", &[1], ml::classifier),
+    rule("ai.onnx.ml", "LinearRegressor", &[1], ml::regressor),
+    rule("ai.onnx.ml", "Normalizer", &[1], ml::same_shape),
+    rule("ai.onnx.ml", "OneHotEncoder", &[1], ml::one_hot),
+    rule("ai.onnx.ml", "SVMClassifier", &[1], ml::classifier),
+    rule("ai.onnx.ml", "SVMRegressor", &[1], ml::regressor),
+    rule("ai.onnx.ml", "Scaler", &[1], ml::same_shape),
+    rule("ai.onnx.ml", "TreeEnsemble", &[5], ml::regressor),
+    rule(
         "ai.onnx.ml",
         "TreeEnsembleClassifier",
         &[1, 3, 5],
-        ml::lookup,
+        ml::classifier,
     ),
-    family(
+    rule(
         "ai.onnx.ml",
         "TreeEnsembleRegressor",
         &[1, 3, 5],
-        ml::lookup,
+        ml::regressor,
     ),
-    family("ai.onnx.ml", "ZipMap", &[1], ml::lookup),
+    rule("ai.onnx.ml", "ZipMap", &[1], ml::opaque),
     // onnxruntime's contrib operators (contrib_schemas.tsv).
-    family(CONTRIB, "Attention", &[1], contrib::lookup),
-    family(CONTRIB, "BiasAdd", &[1], contrib::lookup),
-    family(CONTRIB, "BiasGelu", &[1], contrib::lookup),
-    family(CONTRIB, "BiasSplitGelu", &[1], contrib::lookup),
-    family(CONTRIB, "DynamicQuantizeMatMul", &[1], contrib::lookup),
-    family(CONTRIB, "EmbedLayerNormalization", &[1], contrib::lookup),
-    family(CONTRIB, "FastGelu", &[1], contrib::lookup),
-    family(CONTRIB, "FusedMatMul", &[1], contrib::lookup),
-    family(CONTRIB, "GatherBlockQuantized", &[1], contrib::lookup),
-    family(CONTRIB, "Gelu", &[1], contrib::lookup),
-    family(CONTRIB, "GroupQueryAttention", &[1], contrib::lookup),
-    family(CONTRIB, "MatMulIntegerToFloat", &[1], contrib::lookup),
-    family(CONTRIB, "MatMulNBits", &[1], contrib::lookup),
-    family(CONTRIB, "MultiHeadAttention", &[1], contrib::lookup),
-    family(CONTRIB, "QAttention", &[1], contrib::lookup),
-    family(CONTRIB, "QEmbedLayerNormalization", &[1], contrib::lookup),
-    family(CONTRIB, "QGemm", &[1], contrib::lookup),
-    family(CONTRIB, "QLinearAdd", &[1], contrib::lookup),
-    family(CONTRIB, "QLinearAveragePool", &[1], contrib::lookup),
-    family(CONTRIB, "QLinearConcat", &[1], contrib::lookup),
-    family(CONTRIB, "QLinearGlobalAveragePool", &[1], contrib::lookup),
-    family(CONTRIB, "QLinearLeakyRelu", &[1], contrib::lookup),
-    family(CONTRIB, "QLinearMul", &[1], contrib::lookup),
-    family(CONTRIB, "QLinearSigmoid", &[1], contrib::lookup),
-    family(CONTRIB, "QLinearSoftmax", &[1], contrib::lookup),
-    family(CONTRIB, "QuickGelu", &[1], contrib::lookup),
-    family(CONTRIB, "RotaryEmbedding", &[1], contrib::lookup),
-    family(CONTRIB, "SkipLayerNormalization", &[1], contrib::lookup),
-    family(
+    rule(CONTRIB, "Attention", &[1], contrib::attention::attention),
+    rule(CONTRIB, "BiasAdd", &[1], contrib::activation::bias_add),
+    rule(CONTRIB, "BiasGelu", &[1], contrib::activation::biased),
+    rule(
+        CONTRIB,
+        "BiasSplitGelu",
+        &[1],
+        contrib::activation::bias_split_gelu,
+    ),
+    rule(
+        CONTRIB,
+        "DynamicQuantizeMatMul",
+        &[1],
+        contrib::matmul::dynamic_quantize,
+    ),
+    rule(
+        CONTRIB,
+        "EmbedLayerNormalization",
+        &[1],
+        contrib::embed::embed,
+    ),
+    rule(CONTRIB, "FastGelu", &[1], contrib::activation::biased),
+    rule(CONTRIB, "FusedMatMul", &[1], contrib::matmul::fused),
+    rule(
+        CONTRIB,
+        "GatherBlockQuantized",
+        &[1],
+        contrib::qlinear::gather_block_quantized,
+    ),
+    rule(CONTRIB, "Gelu", &[1], contrib::activation::same_as_x),
+    rule(
+        CONTRIB,
+        "GroupQueryAttention",
+        &[1],
+        contrib::group_query::group_query,
+    ),
+    rule(
+        CONTRIB,
+        "MatMulIntegerToFloat",
+        &[1],
+        contrib::matmul::dynamic_quantize,
+    ),
+    rule(CONTRIB, "MatMulNBits", &[1], contrib::matmul::n_bits),
+    rule(
+        CONTRIB,
+        "MultiHeadAttention",
+        &[1],
+        contrib::heads::multi_head,
+    ),
+    rule(CONTRIB, "QAttention", &[1], contrib::attention::qattention),
+    rule(
+        CONTRIB,
+        "QEmbedLayerNormalization",
+        &[1],
+        contrib::embed::embed,
+    ),
+    rule(CONTRIB, "QGemm", &[1], contrib::matmul::qgemm),
+    rule(CONTRIB, "QLinearAdd", &[1], contrib::qlinear::binary),
+    rule(
+        CONTRIB,
+        "QLinearAveragePool",
+        &[1],
+        contrib::qlinear::average_pool,
+    ),
+    rule(CONTRIB, "QLinearConcat", &[1], contrib::qlinear::concat),
+    rule(
+        CONTRIB,
+        "QLinearGlobalAveragePool",
+        &[1],
+        contrib::qlinear::global_average_pool,
+    ),
+    rule(
+        CONTRIB,
+        "QLinearLeakyRelu",
+        &[1],
+        contrib::activation::same_as_x,
+    ),
+    rule(CONTRIB, "QLinearMul", &[1], contrib::qlinear::binary),
+    rule(
+        CONTRIB,
+        "QLinearSigmoid",
+        &[1],
+        contrib::activation::same_as_x,
+    ),
+    rule(
+        CONTRIB,
+        "QLinearSoftmax",
+        &[1],
+        contrib::activation::same_as_x,
+    ),
+    rule(CONTRIB, "QuickGelu", &[1], contrib::activation::same_as_x),
+    rule(
+        CONTRIB,
+        "RotaryEmbedding",
+        &[1],
+        contrib::group_query::rotary,
+    ),
+    rule(CONTRIB, "SkipLayerNormalization", &[1], contrib::norm::skip),
+    rule(
         CONTRIB,
         "SkipSimplifiedLayerNormalization",
         &[1],
-        contrib::lookup,
+        contrib::norm::skip,
     ),
 ];
 
@@ -453,7 +774,7 @@ pub(crate) enum Resolved {
 struct Schemas {
     versions: HashMap<(&'static str, &'static str), Vec<u16>>,
     newest: HashMap<&'static str, i64>,
-    rows: HashMap<(&'static str, &'static str, u16), Source>,
+    rows: HashMap<(&'static str, &'static str, u16), RuleFn>,
 }
 
 fn schemas() -> &'static Schemas {
@@ -486,7 +807,7 @@ fn schemas() -> &'static Schemas {
         let mut rows = HashMap::new();
         for row in ROWS {
             for &v in row.versions {
-                rows.insert((row.domain, row.op, v), row.source);
+                rows.insert((row.domain, row.op, v), row.rule);
             }
         }
         Schemas {
@@ -523,11 +844,7 @@ pub(crate) fn resolve(domain: &str, op: &str, opset: Option<i64>) -> Resolved {
     };
     match schemas.rows.get(&(domain, op, since)) {
         None if domain == CONTRIB => Resolved::Foreign,
-        Some(Source::Rule(f)) => Resolved::Rule(*f),
-        Some(Source::Family(lookup)) => match lookup(op) {
-            Some(f) => Resolved::Rule(f),
-            None => Resolved::Unknown("the engine has no rule for version {}", i64::from(since)),
-        },
+        Some(f) => Resolved::Rule(*f),
         None => Resolved::Unknown("the engine has no rule for version {}", i64::from(since)),
     }
 }
@@ -573,9 +890,6 @@ mod tests {
                     row.domain,
                     row.op
                 );
-            }
-            if let Source::Family(lookup) = row.source {
-                assert!(lookup(row.op).is_some(), "{} has no family rule", row.op);
             }
         }
     }

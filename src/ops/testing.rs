@@ -168,11 +168,11 @@ pub(crate) fn run_in(
         span_len: 0,
         in_cycle: false,
     };
-    let rule = match super::registry::resolve(domain, op_type, Some(opset)) {
-        super::registry::Resolved::Rule(rule) => Some(rule),
-        _ => super::family_lookup(domain, op_type),
-    }
-    .ok_or_else(|| RuleError::Invalid("no rule".into()))?;
+    let super::registry::Resolved::Rule(rule) =
+        super::registry::resolve(domain, op_type, Some(opset))
+    else {
+        return Err(RuleError::Invalid("no rule".into()));
+    };
     let fresh = super::Fresh::default();
     let ctx_inputs = inputs
         .iter()

@@ -9,7 +9,7 @@ use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape};
 
 /// Y has X's shape and element type.
-pub(super) fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     Ok(Inferred::single(
         Output::shape(x.shape.clone()).elem(x.elem),
@@ -18,7 +18,7 @@ pub(super) fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `BiasGelu(A, B)`, `FastGelu(X, bias)`: Y is X's shape; the bias (required for `BiasGelu`,
 /// optional for `FastGelu`) is added to X, a unidirectional broadcast onto it.
-pub(super) fn biased(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn biased(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let bias = if ctx.node().op_type() == "BiasGelu" {
         Some(ctx.required(1)?)
@@ -35,7 +35,7 @@ pub(super) fn biased(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `BiasAdd(X, bias, skip)`: X is `(N, S, C)`, bias `(C)`, skip `(N, S, C)`; Y is X's shape.
 /// Both are added to X: unidirectional broadcasts onto it.
-pub(super) fn bias_add(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn bias_add(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let bias = ctx.required(1)?;
     let skip = ctx.required(2)?;
@@ -56,7 +56,7 @@ pub(super) fn bias_add(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// `BiasSplitGelu(X, bias)`: X is `(N, S, D)` and bias `(D)`; Y is `(N, S, D/2)`, D even.
-pub(super) fn bias_split_gelu(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn bias_split_gelu(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let bias = ctx.required(1)?;
     require_rank(x.shape, 3, "BiasSplitGelu's X must be 3-D (N, S, D)", 0)?;

@@ -27,7 +27,7 @@ struct Slots {
 }
 
 /// `Attention(input, weights, bias, mask_index, past, attention_bias, past_sequence_length)`.
-pub(super) fn attention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn attention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let slots = Slots {
         input: 0,
         weights: 1,
@@ -41,7 +41,7 @@ pub(super) fn attention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `QAttention(input, weight, bias, input_scale, weight_scale, mask_index, input_zero_point,
 /// weight_zero_point, past)`: `Attention` on quantized operands, float output.
-pub(super) fn qattention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn qattention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     ctx.required(2)?;
     let slots = Slots {
         input: 0,

@@ -15,7 +15,7 @@ use crate::shape::{Dim, Shape};
 /// gamma and beta), then their scales (the word embedding's at slot 8, which types the output)
 /// and zero points, and no `embedding_sum`. `input_ids` is 2-D; `segment_ids` and `mask` have its shape; every embedding and gamma/beta
 /// have the word embedding's hidden size (constraints the kernel checks).
-pub(super) fn embed(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn embed(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let ids = ctx.required(0)?;
     let word = ctx.required(2)?;
     ctx.required(3)?;

@@ -18,7 +18,7 @@ fn dims<'a>(ctx: &Ctx<'a>, slot: usize) -> Option<&'a [Dim]> {
 /// key/value are `(B, N_kv, max(P, total), h)` for a past `(B, N_kv, P, h)` when
 /// `total_sequence_length`'s value is known (onnxruntime's shape inference takes the same
 /// maximum); the past's head axis must be `kv_num_heads`.
-pub(super) fn group_query(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn group_query(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let query = ctx.required(0)?;
     let num = heads(ctx, "num_heads")?;
     let n_kv = heads(ctx, "kv_num_heads")?;
@@ -74,7 +74,7 @@ pub(super) fn group_query(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `RotaryEmbedding(input, position_ids, cos_cache, sin_cache)`: output has input's shape; the
 /// two caches have one shape; 2-D position ids are `(B, S)` of a 3-D input.
-pub(super) fn rotary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn rotary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let cos = ctx.required(2)?;
     let sin = ctx.required(3)?;

@@ -71,7 +71,7 @@ fn mha_output(ctx: &Ctx<'_>, query: &Shape) -> Result<Shape, RuleError> {
 /// buffer (`past_sequence_length` given) leaves them unknown. The bias has `H + H + H_v`
 /// entries; a 2-D key padding mask `(B, L)` without past, and `attention_bias`
 /// `(B or 1, N or 1, S, T)`, broadcast onto the scores.
-pub(super) fn multi_head(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn multi_head(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let query = ctx.required(0)?;
     let num = heads(ctx, "num_heads")?;
     let q_dims = query.shape.dims();

@@ -4,7 +4,7 @@
 //! operands). ContribOperators.md.
 
 use super::super::constraint::{Constraint, Pending};
-use super::super::linalg::matmul_of;
+use super::super::math::linalg::matmul_of;
 use super::super::{spec, Ctx, Inferred, Output, RuleError};
 use super::activation::{require_equal, require_rank};
 use crate::shape::broadcast::{self, Rule};
@@ -13,7 +13,7 @@ use crate::shape::{Dim, Shape};
 /// `FusedMatMul(A, B)`: `alpha * A' * B'` where `transA`/`transB` swap the last two dims. The
 /// batch transposes (`transBatchA`/`transBatchB`) move the batch dims: their output is left
 /// unknown.
-pub(super) fn fused(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn fused(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
     if ctx.int("transBatchA", 0)? != 0 || ctx.int("transBatchB", 0)? != 0 {
@@ -49,7 +49,7 @@ fn transposed(shape: &Shape, trans: bool) -> Option<Shape> {
 
 /// `MatMulNBits(A, B, scales, zero_points, g_idx, bias)`: Y is A's shape with the last dim `N`
 /// (attributes `K` and `N`, required); A's last dim must be `K`, the bias has `N` entries.
-pub(super) fn n_bits(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn n_bits(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     ctx.required(1)?;
     ctx.required(2)?;
@@ -96,7 +96,7 @@ pub(super) fn n_bits(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias)`: numpy
 /// matmul of A and B, typed like the scale; the bias is added to the product (a
 /// unidirectional broadcast onto it).
-pub(super) fn dynamic_quantize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn dynamic_quantize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
     let (scale_slot, bias_slot) = if ctx.node().op_type() == "DynamicQuantizeMatMul" {
@@ -118,7 +118,7 @@ pub(super) fn dynamic_quantize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `QGemm(A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, y_scale, y_zero_point)`:
 /// `(M, N)` from 2-D A and B (`transA`, `transB`); K must agree; C broadcasts unidirectionally
 /// to `(M, N)`. Typed like `y_zero_point` when `y_scale` is given, else float.
-pub(super) fn qgemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn qgemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(3)?;
     require_rank(a.shape, 2, "QGemm's A must be 2-D", 0)?;

@@ -11,50 +11,11 @@
 //! Sizes the kernels compare that are not broadcasts (weights' K, hidden sizes, head counts) are
 //! operator constraints (E4/W4).
 
-use super::RuleFn;
-
-mod activation;
-mod attention;
-mod embed;
-mod group_query;
-mod heads;
-mod matmul;
-mod norm;
-mod qlinear;
-
-/// The rule for a `com.microsoft` op, if this family has it.
-pub(super) fn lookup(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "Attention" => attention::attention,
-        "QAttention" => attention::qattention,
-        "MultiHeadAttention" => heads::multi_head,
-        "GroupQueryAttention" => group_query::group_query,
-        "RotaryEmbedding" => group_query::rotary,
-        "SkipLayerNormalization" | "SkipSimplifiedLayerNormalization" => norm::skip,
-        "EmbedLayerNormalization" | "QEmbedLayerNormalization" => embed::embed,
-        "BiasGelu" | "FastGelu" => activation::biased,
-        "BiasAdd" => activation::bias_add,
-        "BiasSplitGelu" => activation::bias_split_gelu,
-        "FusedMatMul" => matmul::fused,
-        "MatMulNBits" => matmul::n_bits,
-        "DynamicQuantizeMatMul" | "MatMulIntegerToFloat" => matmul::dynamic_quantize,
-        "QGemm" => matmul::qgemm,
-        "GatherBlockQuantized" => qlinear::gather_block_quantized,
-        "QLinearAdd" | "QLinearMul" => qlinear::binary,
-        "Gelu" | "QuickGelu" | "QLinearSigmoid" | "QLinearLeakyRelu" | "QLinearSoftmax" => {
-            activation::same_as_x
-        }
-        "QLinearConcat" => qlinear::concat,
-        "QLinearAveragePool" => qlinear::average_pool,
-        "QLinearGlobalAveragePool" => qlinear::global_average_pool,
-        _ => return None,
-    })
-}
-
-/// The rule for a default-domain op that onnxruntime defines and ONNX does not.
-pub(super) fn lookup_default(op_type: &str) -> Option<RuleFn> {
-    Some(match op_type {
-        "SimplifiedLayerNormalization" => norm::simplified,
-        _ => return None,
-    })
-}
+pub(super) mod activation;
+pub(super) mod attention;
+pub(super) mod embed;
+pub(super) mod group_query;
+pub(super) mod heads;
+pub(super) mod matmul;
+pub(super) mod norm;
+pub(super) mod qlinear;

@@ -12,7 +12,7 @@ use crate::shape::{Dim, Shape};
 /// `(batch, seq, hidden)`, `(1, seq, hidden)` or `(seq, hidden)`; gamma, beta and bias are
 /// `(hidden)`: each is added to (or scales) input, recorded as a unidirectional broadcast onto
 /// it. `mean` and `inv_std_var` are left unknown: the doc gives no shape.
-pub(super) fn skip(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn skip(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     ctx.required(1)?;
     ctx.required(2)?;
@@ -38,7 +38,7 @@ pub(super) fn skip(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `SimplifiedLayerNormalization(X, scale)` (onnxruntime's default-domain schema, version 1):
 /// Y is X's shape; scale broadcasts unidirectionally to X; `inv_std_var` is X's shape with
 /// the axes from `axis` on set to 1, as `LayerNormalization`'s statistics.
-pub(super) fn simplified(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn simplified(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let scale = ctx.required(1)?;
     let axis = ctx.int("axis", -1)?;

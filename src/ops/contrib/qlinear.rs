@@ -5,7 +5,7 @@
 //! block-quantized table). ContribOperators.md.
 
 use super::super::axes;
-use super::super::pool;
+use super::super::nn::pool;
 use super::super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem::UINT8;
 use crate::shape::broadcast::{self, Rule};
@@ -13,7 +13,7 @@ use crate::shape::{Dim, Shape};
 
 /// `QLinearAdd`/`QLinearMul(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale,
 /// C_zero_point)`: A and B broadcast multidirectionally (numpy), as `Add` and `Mul`.
-pub(super) fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(3)?;
     let outcome = broadcast::multidirectional(&[a.shape, b.shape]);
@@ -29,7 +29,7 @@ pub(super) fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// `QLinearConcat(Y_scale, Y_zero_point, X1, X1_scale, X1_zero_point, ...)`: the tensors (slots
 /// 2, 5, 8, ...) joined on `axis`: the sizes on it summed, the other dims those of any input
 /// (they agree when the node runs). A rank that differs is left to the run.
-pub(super) fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let axis = ctx.int("axis", 0)?;
     let tensors: Vec<_> = (2..ctx.input_count())
         .step_by(3)
@@ -70,7 +70,7 @@ pub(super) fn concat(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `QLinearAveragePool(X, x_scale, x_zero_point, y_scale, y_zero_point)`: `AveragePool` on
 /// NCHW data; channels-last data is left unknown.
-pub(super) fn average_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn average_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if ctx.int("channels_last", 0)? != 0 {
         return Ok(Inferred::single(Output::shape(Shape::Unranked)));
     }
@@ -79,7 +79,7 @@ pub(super) fn average_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `QLinearGlobalAveragePool(X, ...)`: `(N, C, 1, ..., 1)`, or `(N, 1, ..., 1, C)` with
 /// `channels_last`.
-pub(super) fn global_average_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn global_average_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if ctx.int("channels_last", 0)? == 0 {
         return pool::global_pool(ctx);
     }
@@ -103,7 +103,7 @@ pub(super) fn global_average_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> 
 /// (default 0): `data[:axis] + indices + data[axis+1:]`, typed like the scales. uint8 data with
 /// `bits` below 8 (default 4) packs `8 / bits` values per byte along its last axis, which the
 /// output unpacks.
-pub(super) fn gather_block_quantized(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn gather_block_quantized(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let data = ctx.required(0)?;
     let indices = ctx.required(1)?;
     let elem = ctx.required(2)?.elem;

@@ -1,0 +1,196 @@
+//! The constraints of a `Reshape` target (Reshape doc; onnxruntime's `ReshapeHelper`): at most
+//! one `-1`, no size below `-1`, a `0` only where the input has a dim to copy, no `0` beside a
+//! `-1` under `allowzero`, and a `-1` whose other dims divide the input's element count.
+
+use crate::ops::axes::product;
+use crate::ops::constraint::Constraint;
+use crate::ops::RuleError;
+use crate::shape::Dim;
+
+/// The target's dims with `0` copied (unless `allow_zero`) and the `-1` left unknown, and the
+/// index of that `-1`. Faults: two `-1`, a size below `-1`, a `0` to copy past the input's rank,
+/// a literal `0` beside a `-1` under `allowzero` (each rejected by onnxruntime at load).
+pub(crate) fn target_dims(
+    target: &[Dim],
+    input_dims: Option<&[Dim]>,
+    allow_zero: bool,
+) -> Result<(Vec<Dim>, Option<usize>), RuleError> {
+    let fault = |requires: &str, found: String| {
+        Constraint::new(requires, found, &[1])
+            .fix("correct the target shape")
+            .unmet()
+    };
+    let has = |v: i64| target.iter().any(|t| t.as_known() == Some(v));
+    if allow_zero && has(0) && has(-1) {
+        return Err(fault(
+            "with allowzero=1 a Reshape target cannot hold both 0 and -1 (Reshape-14 doc)",
+            "the target has a 0 and a -1".into(),
+        ));
+    }
+    let mut dims = Vec::with_capacity(target.len());
+    let mut inferred_at = None;
+    for (i, t) in target.iter().enumerate() {
+        let dim =
+            match t.as_known() {
+                Some(0) if !allow_zero => match input_dims {
+                    Some(d) => match d.get(i) {
+                        Some(d) => d.clone(),
+                        None => return Err(fault(
+                            "a 0 in a Reshape target copies the input's dim at the same index, \
+                             which must exist",
+                            format!("0 at index {i}, the input has rank {}", d.len()),
+                        )),
+                    },
+                    None => Dim::Unknown,
+                },
+                Some(-1) => {
+                    if inferred_at.replace(i).is_some() {
+                        return Err(fault(
+                            "at most one dimension of a Reshape target can be -1",
+                            "the target has two -1 entries".into(),
+                        ));
+                    }
+                    Dim::Unknown
+                }
+                Some(n) if n < -1 => {
+                    return Err(fault(
+                        "Reshape target dims must be -1, 0 or positive",
+                        format!("the target has {n}"),
+                    ))
+                }
+                _ => t.clone(),
+            };
+        dims.push(dim);
+    }
+    Ok((dims, inferred_at))
+}
+
+/// Fills the `-1` at `at` with `total / product(others)` when exact. Static sizes that do not
+/// divide can never reshape; a product of 0 is left unknown (onnxruntime's own rule there).
+pub(crate) fn minus_one(mut dims: Vec<Dim>, at: usize, total: &Dim) -> Result<Vec<Dim>, RuleError> {
+    let others = product(
+        &dims
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != at)
+            .map(|(_, d)| d.clone())
+            .collect::<Vec<_>>(),
+    );
+    if let (Some(t), Some(o)) = (total.as_known(), others.as_known()) {
+        if o != 0 && t.checked_rem(o).is_some_and(|r| r != 0) {
+            return Err(Constraint::new(
+                "the -1 of a Reshape target must be inferable: the other target dims must \
+                 divide the input's element count",
+                format!("{t} elements, the other target dims multiply to {o}"),
+                &[0, 1],
+            )
+            .fix("correct the target shape")
+            .unmet());
+        }
+    }
+    if let Some(slot) = dims.get_mut(at) {
+        *slot = total.div_exact(&others);
+    }
+    Ok(dims)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ops::spec::verdict::{conditions, shape, unmet};
+    use crate::ops::testing::{self, dims as s, int_attr, ints_attr};
+    use crate::shape::values::ValueTensor;
+    use crate::shape::Dim;
+
+    fn target(values: &[i64]) -> Option<testing::Fact> {
+        testing::ints(
+            ValueTensor::vector(values.iter().copied().map(Dim::known).collect()).unwrap(),
+        )
+    }
+
+    fn reshape(
+        opset: i64,
+        x: &[&str],
+        to: &[i64],
+    ) -> Result<crate::ops::Inferred, crate::ops::RuleError> {
+        testing::run("Reshape", opset, &[s(x), target(to)], vec![])
+    }
+
+    #[test]
+    fn element_counts_must_agree() {
+        assert!(unmet(&reshape(13, &["2", "3"], &[4, 2])));
+        let ok = reshape(13, &["2", "3"], &[3, 2]);
+        assert_eq!(shape(&ok), "[3, 2]");
+        assert!(conditions(&ok).is_empty());
+        // Reshape-1 reads the attribute, and onnxruntime needs it.
+        let r = testing::run(
+            "Reshape",
+            4,
+            &[s(&["2", "3"])],
+            vec![ints_attr("shape", &[4, 2])],
+        );
+        assert!(unmet(&r));
+        assert!(unmet(&testing::run(
+            "Reshape",
+            4,
+            &[s(&["2", "3"])],
+            vec![]
+        )));
+    }
+
+    #[test]
+    fn symbolic_counts_give_a_condition() {
+        let r = reshape(13, &["batch", "seq", "768"], &[0, 1536]);
+        // Holds for seq = 2 (or an empty batch).
+        assert_eq!(conditions(&r), ["batch*seq = 2*batch"]);
+        let r = reshape(13, &["batch", "seq", "768"], &[0, 0, 12, 64]);
+        assert!(conditions(&r).is_empty());
+        assert_eq!(shape(&r), "[batch, seq, 12, 64]");
+        // A product the input's count can never be is an error: 768*n is never 1000.
+        assert!(unmet(&reshape(13, &["n", "768"], &[1000])));
+    }
+
+    #[test]
+    fn minus_one_must_divide() {
+        assert!(unmet(&reshape(13, &["2", "3"], &[-1, 4])));
+        assert_eq!(shape(&reshape(13, &["2", "3"], &[-1, 2])), "[3, 2]");
+        assert!(unmet(&reshape(13, &["2", "3"], &[-1, -1])));
+        assert!(unmet(&reshape(13, &["2", "3"], &[-2, -3])));
+    }
+
+    #[test]
+    fn zero_copies_an_existing_dim_unless_allowzero() {
+        assert!(unmet(&reshape(13, &["6"], &[2, 0, 3])));
+        assert_eq!(shape(&reshape(13, &["2", "3"], &[0, 3])), "[2, 3]");
+        let allow = |x: &[&str], to: &[i64]| {
+            testing::run(
+                "Reshape",
+                14,
+                &[s(x), target(to)],
+                vec![int_attr("allowzero", 1)],
+            )
+        };
+        assert!(unmet(&allow(&["2", "3"], &[0, -1])));
+        // With allowzero the 0 is a size: 6 elements cannot become 0.
+        assert!(unmet(&allow(&["2", "3"], &[0, 3])));
+        assert_eq!(shape(&allow(&["0", "3"], &[0, 3])), "[0, 3]");
+    }
+
+    #[test]
+    fn flatten_axis_range_depends_on_the_opset() {
+        let flatten = |opset, axis| {
+            testing::run(
+                "Flatten",
+                opset,
+                &[s(&["2", "3"])],
+                vec![int_attr("axis", axis)],
+            )
+        };
+        assert_eq!(shape(&flatten(13, 2)), "[6, 1]");
+        assert_eq!(shape(&flatten(13, -2)), "[1, 6]");
+        assert!(unmet(&flatten(13, 3)));
+        assert!(unmet(&flatten(13, -3)));
+        // Flatten-1 and -9 accept [0, r] only.
+        assert!(unmet(&flatten(9, -1)));
+        assert_eq!(shape(&flatten(9, 0)), "[1, 6]");
+    }
+}
