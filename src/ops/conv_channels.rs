@@ -17,13 +17,13 @@ use crate::shape::Dim;
 
 /// The X and W of one convolution node.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Operands<'a> {
+pub(crate) struct Operands<'a> {
     /// X's dims, when ranked.
-    pub(super) x: Option<&'a [Dim]>,
+    pub(crate) x: Option<&'a [Dim]>,
     /// W's dims, when ranked.
-    pub(super) w: Option<&'a [Dim]>,
+    pub(crate) w: Option<&'a [Dim]>,
     /// W's input slot (3 for `QLinearConv`).
-    pub(super) w_slot: usize,
+    pub(crate) w_slot: usize,
 }
 
 impl Operands<'_> {
@@ -43,7 +43,7 @@ impl Operands<'_> {
 }
 
 /// The `group` attribute, which the docs define as a number of groups: 1 or more.
-pub(super) fn group(ctx: &Ctx<'_>) -> Result<i64, RuleError> {
+pub(crate) fn group(ctx: &Ctx<'_>) -> Result<i64, RuleError> {
     let group = ctx.int("group", 1)?;
     if group < 1 {
         return Err(Constraint::new(
@@ -59,7 +59,7 @@ pub(super) fn group(ctx: &Ctx<'_>) -> Result<i64, RuleError> {
 
 /// W's rank is X's (`M x C/group x k1 x ... x kn` against `N x C x D1 x ... x Dn`) and
 /// `kernel_shape`, when given, has one entry per spatial axis and equals W's spatial dims.
-pub(super) fn kernel(
+pub(crate) fn kernel(
     ctx: &Ctx<'_>,
     ops: &Operands<'_>,
     pending: &mut Pending,
@@ -112,7 +112,7 @@ pub(super) fn kernel(
 
 /// `Conv`, `ConvInteger`, `QLinearConv`: X's channels are `W.shape[1] * group`, and W's output
 /// channels M are a multiple of `group`.
-pub(super) fn conv(ops: &Operands<'_>, group: i64, pending: &mut Pending) -> Result<(), RuleError> {
+pub(crate) fn conv(ops: &Operands<'_>, group: i64, pending: &mut Pending) -> Result<(), RuleError> {
     let c = ops.x_dim(1);
     let per_group = ops.w_dim(1);
     let wanted = per_group.mul(&Dim::known(group));

@@ -12,18 +12,18 @@ use crate::shape::Dim;
 /// Where the per-channel length comes from: the input slot that gives it and its name in the
 /// operator doc (`C` from X, `M` from W).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Channels<'a> {
+pub(crate) struct Channels<'a> {
     /// The length.
-    pub(super) len: &'a Dim,
+    pub(crate) len: &'a Dim,
     /// Its name in the doc: `C`, `M`.
-    pub(super) name: &'a str,
+    pub(crate) name: &'a str,
     /// The input it is read from (labelled with the parameter).
-    pub(super) slot: usize,
+    pub(crate) slot: usize,
 }
 
 /// Requires input `slot` (named `what` as in the doc), when present and ranked, to be 1-D with
 /// `channels.len` elements. A symbolic length gives a W4 condition; an unknown one nothing.
-pub(super) fn require(
+pub(crate) fn require(
     ctx: &Ctx<'_>,
     slot: usize,
     what: &str,

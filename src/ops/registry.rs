@@ -382,6 +382,10 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::lookup,
     ),
+    // issue 37
+    rule(CONTRIB, "FusedConv", &[1], contrib::fused::fused_conv),
+    rule(CONTRIB, "FusedGemm", &[1], contrib::fused::fused_gemm),
+    rule(CONTRIB, "QLinearWhere", &[1], contrib::fused::qlinear_where),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared).

@@ -10,7 +10,7 @@ use crate::shape::{Dim, Shape};
 /// `onnx.shape_inference` rejects fewer than 3 dims for `Conv`, `ConvTranspose` and the windowed
 /// pools ("Input tensor must have at least 3 dimensions"), and onnxruntime's global pools when
 /// they run ("Input dimension cannot be less than 3").
-pub(super) fn data_dims<'a>(x: &'a Shape, op: &str) -> Result<Option<&'a [Dim]>, RuleError> {
+pub(crate) fn data_dims<'a>(x: &'a Shape, op: &str) -> Result<Option<&'a [Dim]>, RuleError> {
     match x.dims() {
         Some(d) if d.len() < 3 => Err(Constraint::new(
             format!("{op}'s X must have rank 3 or more (N x C x D1 x ... x Dn)"),
@@ -24,6 +24,6 @@ pub(super) fn data_dims<'a>(x: &'a Shape, op: &str) -> Result<Option<&'a [Dim]>,
 }
 
 /// Dim `i` of `dims`, unknown when absent.
-pub(super) fn dim_at(dims: Option<&[Dim]>, i: usize) -> Dim {
+pub(crate) fn dim_at(dims: Option<&[Dim]>, i: usize) -> Dim {
     dims.and_then(|d| d.get(i)).cloned().unwrap_or(Dim::Unknown)
 }

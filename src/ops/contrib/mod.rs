@@ -16,6 +16,7 @@ use super::RuleFn;
 mod activation;
 mod attention;
 mod embed;
+pub(crate) mod fused;
 mod group_query;
 mod heads;
 mod matmul;
