@@ -18,6 +18,7 @@ use crate::shape::{Dim, Shape};
 
 mod attention;
 mod axes;
+mod causal_conv;
 mod channel_norm;
 mod concat;
 mod constant;
@@ -41,6 +42,7 @@ mod pad;
 mod per_channel;
 mod pool;
 mod quant;
+mod ranks;
 mod recurrent;
 mod recurrent_inputs;
 mod reduce;

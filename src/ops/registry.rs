@@ -21,9 +21,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::{
-    attention, concat, constant, contrib, conv, data_sized, elementwise, expand, gather, linalg,
-    ml, nms, norm, pad, quant, recurrent, reduce, reshape, resize, sequence, shape_of, slice,
-    split, squeeze, transpose, RuleFn,
+    attention, causal_conv, concat, constant, contrib, conv, data_sized, elementwise, expand,
+    gather, linalg, ml, nms, norm, pad, quant, recurrent, reduce, reshape, resize, sequence,
+    shape_of, slice, split, squeeze, transpose, RuleFn,
 };
 
 /// How a row finds its rule.
@@ -386,6 +386,19 @@ const ROWS: &[Row] = &[
     rule(CONTRIB, "FusedConv", &[1], contrib::fused::fused_conv),
     rule(CONTRIB, "FusedGemm", &[1], contrib::fused::fused_gemm),
     rule(CONTRIB, "QLinearWhere", &[1], contrib::fused::qlinear_where),
+    rule(CONTRIB, "MoE", &[1], contrib::moe::moe),
+    rule(
+        CONTRIB,
+        "CausalConvWithState",
+        &[1],
+        contrib::causal_conv::causal_conv_with_state,
+    ),
+    rule(
+        "",
+        "CausalConvWithState",
+        &[27],
+        causal_conv::causal_conv_with_state_27,
+    ),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared).
@@ -397,7 +410,6 @@ const UNKNOWN: &[(&str, &str, &[u16])] = &[
     ("", "Bernoulli", &[15, 22]),
     ("", "BitCast", &[26]),
     ("", "BlackmanWindow", &[17]),
-    ("", "CausalConvWithState", &[27]),
     ("", "CenterCropPad", &[18]),
     ("", "Col2Im", &[18]),
     ("", "CumProd", &[26]),

@@ -15,11 +15,13 @@ use super::RuleFn;
 
 mod activation;
 mod attention;
+pub(crate) mod causal_conv;
 mod embed;
 pub(crate) mod fused;
 mod group_query;
 mod heads;
 mod matmul;
+pub(crate) mod moe;
 mod norm;
 mod qlinear;
 
