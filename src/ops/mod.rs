@@ -35,6 +35,7 @@ mod gather;
 mod group_norm;
 mod int_cast;
 mod linalg;
+mod losses;
 mod ml;
 mod nms;
 mod norm;

@@ -21,9 +21,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::{
-    attention, causal_conv, concat, constant, contrib, conv, data_sized, elementwise, expand,
-    gather, linalg, ml, nms, norm, pad, quant, recurrent, reduce, reshape, resize, sequence,
-    shape_of, slice, split, squeeze, transpose, RuleFn,
+    attention, concat, constant, contrib, conv, data_sized, elementwise, expand, gather, linalg,
+    ml, nms, norm, pad, quant, recurrent, reduce, reshape, resize, sequence, shape_of, slice,
+    split, squeeze, transpose, RuleFn,
 };
 
 /// How a row finds its rule.
@@ -397,7 +397,19 @@ const ROWS: &[Row] = &[
         "",
         "CausalConvWithState",
         &[27],
-        causal_conv::causal_conv_with_state_27,
+        super::causal_conv::causal_conv_with_state_27,
+    ),
+    rule(
+        "",
+        "NegativeLogLikelihoodLoss",
+        &[12, 13, 22],
+        super::losses::negative_log_likelihood_loss,
+    ),
+    rule(
+        "",
+        "SoftmaxCrossEntropyLoss",
+        &[12, 13],
+        super::losses::softmax_cross_entropy_loss,
     ),
 ];
 
@@ -425,7 +437,6 @@ const UNKNOWN: &[(&str, &str, &[u16])] = &[
     ("", "MaxUnpool", &[9, 11, 22]),
     ("", "MelWeightMatrix", &[17]),
     ("", "Multinomial", &[7, 22]),
-    ("", "NegativeLogLikelihoodLoss", &[12, 13, 22]),
     ("", "Optional", &[15, 28]),
     ("", "OptionalGetElement", &[15, 18, 28]),
     ("", "OptionalHasElement", &[15, 18, 28]),
@@ -439,7 +450,6 @@ const UNKNOWN: &[(&str, &str, &[u16])] = &[
     ("", "RotaryEmbedding", &[23]),
     ("", "STFT", &[17]),
     ("", "SequenceMap", &[17]),
-    ("", "SoftmaxCrossEntropyLoss", &[12, 13]),
     ("", "StringConcat", &[20]),
     ("", "StringNormalizer", &[10]),
     ("", "StringSplit", &[20]),
