@@ -411,6 +411,36 @@ const ROWS: &[Row] = &[
         &[12, 13],
         super::losses::softmax_cross_entropy_loss,
     ),
+    rule("", "HannWindow", &[17], super::signal::window_17),
+    rule("", "HammingWindow", &[17], super::signal::window_17),
+    rule("", "BlackmanWindow", &[17], super::signal::window_17),
+    rule(
+        "",
+        "MelWeightMatrix",
+        &[17],
+        super::signal::mel_weight_matrix_17,
+    ),
+    rule("", "DFT", &[17], super::signal::dft_17),
+    rule("", "DFT", &[20], super::signal::dft_20),
+    rule("", "STFT", &[17], super::signal::stft_17),
+    rule("", "EyeLike", &[9, 22], super::generator::eye_like),
+    rule("", "RandomNormal", &[1, 22], super::generator::random),
+    rule("", "RandomUniform", &[1, 22], super::generator::random),
+    rule(
+        "",
+        "RandomNormalLike",
+        &[1, 22],
+        super::generator::random_like,
+    ),
+    rule(
+        "",
+        "RandomUniformLike",
+        &[1, 22],
+        super::generator::random_like,
+    ),
+    rule("", "Bernoulli", &[15, 22], super::generator::random_like),
+    rule("", "Multinomial", &[7, 22], super::generator::multinomial),
+    rule("", "Det", &[11, 22], super::generator::det),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared).
@@ -419,36 +449,22 @@ const ROWS: &[Row] = &[
 #[cfg(test)]
 const UNKNOWN: &[(&str, &str, &[u16])] = &[
     ("", "AffineGrid", &[20]),
-    ("", "Bernoulli", &[15, 22]),
     ("", "BitCast", &[26]),
-    ("", "BlackmanWindow", &[17]),
     ("", "CenterCropPad", &[18]),
     ("", "Col2Im", &[18]),
     ("", "CumProd", &[26]),
-    ("", "DFT", &[17, 20]),
     ("", "DeformConv", &[19, 22]),
-    ("", "Det", &[11, 22]),
-    ("", "EyeLike", &[9, 22]),
     ("", "GridSample", &[16, 20, 22]),
-    ("", "HammingWindow", &[17]),
-    ("", "HannWindow", &[17]),
     ("", "ImageDecoder", &[20]),
     ("", "LinearAttention", &[27]),
     ("", "MaxUnpool", &[9, 11, 22]),
-    ("", "MelWeightMatrix", &[17]),
-    ("", "Multinomial", &[7, 22]),
     ("", "Optional", &[15, 28]),
     ("", "OptionalGetElement", &[15, 18, 28]),
     ("", "OptionalHasElement", &[15, 18, 28]),
-    ("", "RandomNormal", &[1, 22]),
-    ("", "RandomNormalLike", &[1, 22]),
-    ("", "RandomUniform", &[1, 22]),
-    ("", "RandomUniformLike", &[1, 22]),
     ("", "RegexFullMatch", &[20]),
     ("", "ReverseSequence", &[10, 28]),
     ("", "RoiAlign", &[10, 16, 22]),
     ("", "RotaryEmbedding", &[23]),
-    ("", "STFT", &[17]),
     ("", "SequenceMap", &[17]),
     ("", "StringConcat", &[20]),
     ("", "StringNormalizer", &[10]),
@@ -672,8 +688,8 @@ mod tests {
             Resolved::Rule(_)
         ));
         assert!(matches!(
-            resolve("", "STFT", Some(17)),
-            Resolved::Unknown(_, 17)
+            resolve("", "ImageDecoder", Some(20)),
+            Resolved::Unknown(_, 20)
         ));
     }
 }
