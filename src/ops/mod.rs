@@ -16,8 +16,10 @@ use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
+mod along_axis;
 mod attention;
 mod axes;
+mod cache;
 mod causal_conv;
 mod channel_norm;
 mod concat;
@@ -31,6 +33,7 @@ mod einsum;
 mod elementwise;
 mod expand;
 mod float_values;
+mod gated;
 mod gather;
 mod generator;
 mod group_norm;

@@ -441,6 +441,22 @@ const ROWS: &[Row] = &[
     rule("", "Bernoulli", &[15, 22], super::generator::random_like),
     rule("", "Multinomial", &[7, 22], super::generator::multinomial),
     rule("", "Det", &[11, 22], super::generator::det),
+    rule(
+        "",
+        "RotaryEmbedding",
+        &[23],
+        super::cache::rotary_embedding_23,
+    ),
+    rule("", "TensorScatter", &[24], super::cache::tensor_scatter_24),
+    rule(
+        "",
+        "ReverseSequence",
+        &[10, 28],
+        super::along_axis::reverse_sequence,
+    ),
+    rule("", "CumProd", &[26], super::along_axis::cum_prod_26),
+    rule("", "SwiGLU", &[28], super::gated::swiglu_28),
+    rule("", "BitCast", &[26], super::gated::bit_cast_26),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared).
@@ -449,10 +465,8 @@ const ROWS: &[Row] = &[
 #[cfg(test)]
 const UNKNOWN: &[(&str, &str, &[u16])] = &[
     ("", "AffineGrid", &[20]),
-    ("", "BitCast", &[26]),
     ("", "CenterCropPad", &[18]),
     ("", "Col2Im", &[18]),
-    ("", "CumProd", &[26]),
     ("", "DeformConv", &[19, 22]),
     ("", "GridSample", &[16, 20, 22]),
     ("", "ImageDecoder", &[20]),
@@ -462,15 +476,11 @@ const UNKNOWN: &[(&str, &str, &[u16])] = &[
     ("", "OptionalGetElement", &[15, 18, 28]),
     ("", "OptionalHasElement", &[15, 18, 28]),
     ("", "RegexFullMatch", &[20]),
-    ("", "ReverseSequence", &[10, 28]),
     ("", "RoiAlign", &[10, 16, 22]),
-    ("", "RotaryEmbedding", &[23]),
     ("", "SequenceMap", &[17]),
     ("", "StringConcat", &[20]),
     ("", "StringNormalizer", &[10]),
     ("", "StringSplit", &[20]),
-    ("", "SwiGLU", &[28]),
-    ("", "TensorScatter", &[24]),
     ("", "TfIdfVectorizer", &[9]),
     ("ai.onnx.ml", "CategoryMapper", &[1]),
 ];
