@@ -69,6 +69,7 @@ mod squeeze;
 pub(crate) mod testing;
 mod transpose;
 mod value_ops;
+mod vision;
 mod window;
 
 /// What a rule sees of one present input.

@@ -457,6 +457,19 @@ const ROWS: &[Row] = &[
     rule("", "CumProd", &[26], super::along_axis::cum_prod_26),
     rule("", "SwiGLU", &[28], super::gated::swiglu_28),
     rule("", "BitCast", &[26], super::gated::bit_cast_26),
+    rule("", "GridSample", &[16], super::vision::grid_sample_16),
+    rule("", "GridSample", &[20, 22], super::vision::grid_sample_20),
+    rule("", "RoiAlign", &[10, 16, 22], super::vision::roi_align),
+    rule("", "AffineGrid", &[20], super::vision::affine_grid_20),
+    rule("", "Col2Im", &[18], super::vision::col2im_18),
+    rule(
+        "",
+        "CenterCropPad",
+        &[18],
+        super::vision::center_crop_pad_18,
+    ),
+    rule("", "MaxUnpool", &[9, 11, 22], super::vision::max_unpool),
+    rule("", "DeformConv", &[19, 22], super::vision::deform_conv),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared).
@@ -464,19 +477,12 @@ const ROWS: &[Row] = &[
 /// signal processing, and newer operators nobody has written a rule for yet.
 #[cfg(test)]
 const UNKNOWN: &[(&str, &str, &[u16])] = &[
-    ("", "AffineGrid", &[20]),
-    ("", "CenterCropPad", &[18]),
-    ("", "Col2Im", &[18]),
-    ("", "DeformConv", &[19, 22]),
-    ("", "GridSample", &[16, 20, 22]),
     ("", "ImageDecoder", &[20]),
     ("", "LinearAttention", &[27]),
-    ("", "MaxUnpool", &[9, 11, 22]),
     ("", "Optional", &[15, 28]),
     ("", "OptionalGetElement", &[15, 18, 28]),
     ("", "OptionalHasElement", &[15, 18, 28]),
     ("", "RegexFullMatch", &[20]),
-    ("", "RoiAlign", &[10, 16, 22]),
     ("", "SequenceMap", &[17]),
     ("", "StringConcat", &[20]),
     ("", "StringNormalizer", &[10]),
