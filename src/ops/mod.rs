@@ -67,6 +67,7 @@ mod split;
 mod squeeze;
 #[cfg(test)]
 pub(crate) mod testing;
+mod text;
 mod transpose;
 mod value_ops;
 mod vision;

@@ -470,6 +470,33 @@ const ROWS: &[Row] = &[
     ),
     rule("", "MaxUnpool", &[9, 11, 22], super::vision::max_unpool),
     rule("", "DeformConv", &[19, 22], super::vision::deform_conv),
+    rule(
+        "",
+        "RegexFullMatch",
+        &[20],
+        super::text::regex_full_match_20,
+    ),
+    rule("", "StringConcat", &[20], super::text::string_concat_20),
+    rule("", "StringSplit", &[20], super::text::string_split_20),
+    rule(
+        "",
+        "StringNormalizer",
+        &[10],
+        super::text::string_normalizer_10,
+    ),
+    rule(
+        "",
+        "TfIdfVectorizer",
+        &[9],
+        super::text::tf_idf_vectorizer_9,
+    ),
+    rule("", "ImageDecoder", &[20], super::text::image_decoder_20),
+    rule(
+        "ai.onnx.ml",
+        "CategoryMapper",
+        &[1],
+        super::text::category_mapper,
+    ),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared).
@@ -477,18 +504,11 @@ const ROWS: &[Row] = &[
 /// signal processing, and newer operators nobody has written a rule for yet.
 #[cfg(test)]
 const UNKNOWN: &[(&str, &str, &[u16])] = &[
-    ("", "ImageDecoder", &[20]),
     ("", "LinearAttention", &[27]),
     ("", "Optional", &[15, 28]),
     ("", "OptionalGetElement", &[15, 18, 28]),
     ("", "OptionalHasElement", &[15, 18, 28]),
-    ("", "RegexFullMatch", &[20]),
     ("", "SequenceMap", &[17]),
-    ("", "StringConcat", &[20]),
-    ("", "StringNormalizer", &[10]),
-    ("", "StringSplit", &[20]),
-    ("", "TfIdfVectorizer", &[9]),
-    ("ai.onnx.ml", "CategoryMapper", &[1]),
 ];
 
 /// Operators whose nodes carry subgraphs: inferred by `infer::control`, not by a rule.
@@ -704,8 +724,8 @@ mod tests {
             Resolved::Rule(_)
         ));
         assert!(matches!(
-            resolve("", "ImageDecoder", Some(20)),
-            Resolved::Unknown(_, 20)
+            resolve("", "SequenceMap", Some(17)),
+            Resolved::Unknown(_, 17)
         ));
     }
 }
