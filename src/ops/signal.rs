@@ -15,6 +15,13 @@ fn unique_bins(n: &Dim) -> Dim {
     n.floor_div(&Dim::known(2)).add(&Dim::known(1))
 }
 
+/// The first element of integer input `slot` when known, else unknown.
+fn known_element(ctx: &Ctx<'_>, slot: usize) -> Dim {
+    input_ints(ctx.input(slot))
+        .and_then(|v| v.first().copied())
+        .map_or(Dim::Unknown, Dim::known)
+}
+
 /// `HannWindow(size)`, `HammingWindow(size)`, `BlackmanWindow(size)`: a 1-D window of `size`
 /// elements (the scalar's value).
 pub(crate) fn window_17(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
@@ -36,7 +43,9 @@ pub(crate) fn mel_weight_matrix_17(ctx: &Ctx<'_>) -> Result<Inferred, RuleError>
         ctx.required(slot)?;
     }
     let bins = ctx.size_element(0, 0, "num_mel_bins", Vec::new());
-    let dft_length = ctx.size_element(1, 0, "dft_length", Vec::new());
+    // Only a known length: a fresh symbol would enter the output only through `n / 2 + 1`,
+    // which the engine cannot adopt a declared size for.
+    let dft_length = known_element(ctx, 1);
     let elem = ctx
         .attrs()
         .int("output_datatype")?
@@ -111,9 +120,13 @@ fn dft_dims(
 /// The DFT output of input 0 for `axis`, with `dft_length` from input 1.
 fn dft(ctx: &Ctx<'_>, axis: Option<i64>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let length = ctx
-        .input(1)
-        .map(|_| ctx.size_element(1, 0, "dft_length", Vec::new()));
+    let length = ctx.input(1).map(|_| {
+        if ctx.int("onesided", 0).unwrap_or(0) == 0 {
+            ctx.size_element(1, 0, "dft_length", Vec::new())
+        } else {
+            known_element(ctx, 1)
+        }
+    });
     let shape = match x.shape.dims() {
         Some(dims) => Shape::Ranked(dft_dims(ctx, dims, axis, length)?),
         None => Shape::Unranked,
@@ -147,9 +160,7 @@ pub(crate) fn stft_17(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Some([n]) => Some(n.clone()),
         _ => None,
     });
-    let given = ctx
-        .input(3)
-        .map(|_| ctx.size_element(3, 0, "frame_length", Vec::new()));
+    let given = ctx.input(3).map(|_| known_element(ctx, 3));
     let frame = match (given, window) {
         (Some(given), Some(window)) => {
             pending.equal(&given, &window, || {
@@ -161,7 +172,7 @@ pub(crate) fn stft_17(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             })?;
             given
         }
-        (Some(n), None) | (None, Some(n)) => n,
+        (Some(Dim::Unknown), Some(n)) | (Some(n), None) | (None, Some(n)) => n,
         (None, None) => Dim::Unknown,
     };
     let step = input_ints(ctx.input(1)).and_then(|v| v.first().copied());
