@@ -170,9 +170,14 @@ pub(crate) fn stft_17(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
                     &[2, 3],
                 )
             })?;
-            given
+            // An unknown frame_length value leaves the window's length to size the frames.
+            if matches!(given, Dim::Unknown) {
+                window
+            } else {
+                given
+            }
         }
-        (Some(Dim::Unknown), Some(n)) | (Some(n), None) | (None, Some(n)) => n,
+        (Some(n), None) | (None, Some(n)) => n,
         (None, None) => Dim::Unknown,
     };
     let step = input_ints(ctx.input(1)).and_then(|v| v.first().copied());
