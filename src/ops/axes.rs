@@ -8,7 +8,7 @@ use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
 /// `axis` in `[-rank, rank)` as an index, as ONNX ops accept negative axes.
-pub(super) fn normalise(axis: i64, rank: usize) -> Option<usize> {
+pub(crate) fn normalise(axis: i64, rank: usize) -> Option<usize> {
     let rank = i64::try_from(rank).ok()?;
     let axis = if axis < 0 {
         axis.checked_add(rank)?
@@ -22,7 +22,7 @@ pub(super) fn normalise(axis: i64, rank: usize) -> Option<usize> {
 
 /// Like [`normalise`], or the operator's error naming the attribute (`Concat axis`): every ONNX
 /// axis attribute accepts `[-r, r-1]` for a data input of rank `r` (input 0).
-pub(super) fn require(axis: i64, rank: usize, what: &str) -> Result<usize, RuleError> {
+pub(crate) fn require(axis: i64, rank: usize, what: &str) -> Result<usize, RuleError> {
     normalise(axis, rank).ok_or_else(|| {
         Constraint::new(
             format!("{what} must be in [-r, r-1] for a data input of rank r"),
@@ -38,19 +38,19 @@ pub(super) fn require(axis: i64, rank: usize, what: &str) -> Result<usize, RuleE
 }
 
 /// Every element of a value, when all are static integers.
-pub(super) fn known_ints(value: &ValueTensor) -> Option<Vec<i64>> {
+pub(crate) fn known_ints(value: &ValueTensor) -> Option<Vec<i64>> {
     value.data.iter().map(Dim::as_known).collect()
 }
 
 /// Static integers of an input's value.
-pub(super) fn input_ints(input: Option<Input<'_>>) -> Option<Vec<i64>> {
+pub(crate) fn input_ints(input: Option<Input<'_>>) -> Option<Vec<i64>> {
     known_ints(input?.value?)
 }
 
 /// A shape of `rank` unknown dims. Ranks often come from the declared length of a 1-D shape
 /// tensor, which a hostile model sets to 2^62: beyond what the engine carries as data the rank
 /// is unknown rather than allocated.
-pub(super) fn unknown_dims(rank: usize) -> Shape {
+pub(crate) fn unknown_dims(rank: usize) -> Shape {
     if rank > MAX_VALUE_ELEMENTS {
         return Shape::Unranked;
     }
@@ -58,12 +58,12 @@ pub(super) fn unknown_dims(rank: usize) -> Shape {
 }
 
 /// The product of dims (checked; unknown when any factor is).
-pub(super) fn product(dims: &[Dim]) -> Dim {
+pub(crate) fn product(dims: &[Dim]) -> Dim {
     dims.iter().fold(Dim::known(1), |acc, d| acc.mul(d))
 }
 
 /// A dim from a `usize` count.
-pub(super) fn count(n: usize) -> Dim {
+pub(crate) fn count(n: usize) -> Dim {
     i64::try_from(n).map_or(Dim::Unknown, Dim::known)
 }
 

@@ -16,25 +16,34 @@ use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
+mod along_axis;
 mod axes;
+mod cache;
+mod causal_conv;
 pub(crate) mod constraint;
 mod contrib;
 mod elementwise;
+mod gated;
 mod generator;
+mod losses;
 mod math;
 mod nn;
 mod object_detection;
 mod quantization;
+mod ranks;
 mod reduction;
 pub(crate) mod registry;
 mod rnn;
 mod sequence;
+mod signal;
 mod spec;
 mod tensor;
+mod text;
 #[cfg(test)]
 pub(crate) mod testing;
 mod traditionalml;
 mod values;
+mod vision;
 mod window;
 
 /// What a rule sees of one present input.

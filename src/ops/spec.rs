@@ -7,7 +7,7 @@ use super::{Input, RuleError};
 
 /// The E4 for a required attribute the node lacks (`op` names the versions: `Concat-4+`):
 /// onnxruntime rejects the model at load ("Required attribute 'axis' is missing").
-pub(super) fn missing_attr(op: &str, attr: &str) -> RuleError {
+pub(crate) fn missing_attr(op: &str, attr: &str) -> RuleError {
     Constraint::new(
         format!("{op} requires the `{attr}` attribute"),
         format!("`{attr}` is absent"),
@@ -20,7 +20,7 @@ pub(super) fn missing_attr(op: &str, attr: &str) -> RuleError {
 /// The number of elements of a 1-D list input (`pads`, `starts`, `repeats`): its value's length
 /// when known, else its declared length when static. `None` when neither is known, or when the
 /// input is not 1-D (its own rank rule is the runtime's to report).
-pub(super) fn list_len(input: Option<Input<'_>>) -> Option<usize> {
+pub(crate) fn list_len(input: Option<Input<'_>>) -> Option<usize> {
     let input = input?;
     if let Some(value) = input.value {
         return (value.shape.len() == 1).then_some(value.data.len());
@@ -32,7 +32,7 @@ pub(super) fn list_len(input: Option<Input<'_>>) -> Option<usize> {
 }
 
 /// The first axis listed twice (after normalisation), if any.
-pub(super) fn repeated(axes: &[usize]) -> Option<usize> {
+pub(crate) fn repeated(axes: &[usize]) -> Option<usize> {
     axes.iter()
         .enumerate()
         .find(|(i, a)| axes.get(..*i).unwrap_or_default().contains(a))
@@ -41,7 +41,7 @@ pub(super) fn repeated(axes: &[usize]) -> Option<usize> {
 
 /// The E4 for an axis listed twice: the ops that take an axis list (`Unsqueeze`, `Slice`)
 /// reject it ("Axis 0 is referred to more than once").
-pub(super) fn repeated_axis(op: &str, list: &str, axis: usize, slot: usize) -> RuleError {
+pub(crate) fn repeated_axis(op: &str, list: &str, axis: usize, slot: usize) -> RuleError {
     Constraint::new(
         format!("{op}'s {list} must not name an axis twice"),
         format!("axis {axis} appears more than once"),
@@ -53,7 +53,7 @@ pub(super) fn repeated_axis(op: &str, list: &str, axis: usize, slot: usize) -> R
 
 /// The E4 for a list whose length must be `expected`: `what` names the list and the reason
 /// (`"pads must have 2 * rank values"`).
-pub(super) fn wrong_len(
+pub(crate) fn wrong_len(
     requires: impl Into<String>,
     found: usize,
     expected: usize,

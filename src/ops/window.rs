@@ -25,7 +25,7 @@ enum AutoPad {
 
 /// Window attributes of one node, one entry per spatial axis.
 #[derive(Debug)]
-pub(super) struct Window {
+pub(crate) struct Window {
     kernel: Vec<Dim>,
     strides: Vec<i64>,
     dilations: Vec<i64>,
@@ -61,7 +61,7 @@ fn per_axis(ctx: &Ctx<'_>, name: &str, n: usize, default: i64) -> Result<Vec<i64
 
 impl Window {
     /// Reads the attributes for a kernel of `kernel.len()` spatial axes.
-    pub(super) fn from_attrs(ctx: &Ctx<'_>, kernel: Vec<Dim>) -> Result<Window, RuleError> {
+    pub(crate) fn from_attrs(ctx: &Ctx<'_>, kernel: Vec<Dim>) -> Result<Window, RuleError> {
         let n = kernel.len();
         let strides = per_axis(ctx, "strides", n, 1)?;
         let dilations = per_axis(ctx, "dilations", n, 1)?;
@@ -166,7 +166,7 @@ impl Window {
     /// convolution) are not reported: an empty input is no deployment, and every size is
     /// non-decreasing in the input dims, so a size that holds at 1 holds above it. What each
     /// operator can produce is in [`Sizing`].
-    pub(super) fn checked_out(
+    pub(crate) fn checked_out(
         &self,
         op: &str,
         spatial: Option<&[Dim]>,
@@ -346,7 +346,7 @@ impl Window {
 /// What a windowed operator can produce, as onnxruntime (the runtime a valid model is one that
 /// runs in) and onnx's own shape inference compute it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Sizing {
+pub(crate) enum Sizing {
     /// Convolutions: the floor formula, and a size below 1 fails ("Invalid input shape"). Every
     /// input that runs has a non-negative numerator, where floor and truncation agree.
     Conv,

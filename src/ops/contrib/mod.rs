@@ -13,9 +13,12 @@
 
 pub(super) mod activation;
 pub(super) mod attention;
+pub(super) mod causal_conv;
 pub(super) mod embed;
+pub(super) mod fused;
 pub(super) mod group_query;
 pub(super) mod heads;
 pub(super) mod matmul;
+pub(super) mod moe;
 pub(super) mod norm;
 pub(super) mod qlinear;

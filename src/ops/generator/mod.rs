@@ -3,3 +3,4 @@
 
 pub(crate) mod constant;
 pub(crate) mod shape_to_data;
+pub(crate) mod random;

@@ -173,7 +173,11 @@ pub(crate) fn gemm_11(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// The (rows, cols) of a 2-D Gemm operand after the optional transpose.
-fn matrix_dims(shape: &Shape, transposed: bool, slot: usize) -> Result<(Dim, Dim), RuleError> {
+pub(crate) fn matrix_dims(
+    shape: &Shape,
+    transposed: bool,
+    slot: usize,
+) -> Result<(Dim, Dim), RuleError> {
     match shape.dims() {
         None => Ok((Dim::Unknown, Dim::Unknown)),
         Some([r, c]) if transposed => Ok((c.clone(), r.clone())),

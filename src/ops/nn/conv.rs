@@ -13,7 +13,10 @@ use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
 /// The kernel's spatial sizes: the `kernel_shape` attribute, else the weight's trailing dims.
-fn kernel_of(ctx: &Ctx<'_>, weight: Option<&[Dim]>) -> Result<Option<Vec<Dim>>, RuleError> {
+pub(crate) fn kernel_of(
+    ctx: &Ctx<'_>,
+    weight: Option<&[Dim]>,
+) -> Result<Option<Vec<Dim>>, RuleError> {
     if let Some(k) = ctx.attrs().ints("kernel_shape")? {
         return Ok(Some(k.iter().copied().map(Dim::known).collect()));
     }

@@ -19,11 +19,11 @@ use crate::shape::Dim;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Operands<'a> {
     /// X's dims, when ranked.
-    pub(super) x: Option<&'a [Dim]>,
+    pub(crate) x: Option<&'a [Dim]>,
     /// W's dims, when ranked.
-    pub(super) w: Option<&'a [Dim]>,
+    pub(crate) w: Option<&'a [Dim]>,
     /// W's input slot (3 for `QLinearConv`).
-    pub(super) w_slot: usize,
+    pub(crate) w_slot: usize,
 }
 
 impl Operands<'_> {

@@ -14,11 +14,11 @@ use crate::shape::Dim;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Channels<'a> {
     /// The length.
-    pub(super) len: &'a Dim,
+    pub(crate) len: &'a Dim,
     /// Its name in the doc: `C`, `M`.
-    pub(super) name: &'a str,
+    pub(crate) name: &'a str,
     /// The input it is read from (labelled with the parameter).
-    pub(super) slot: usize,
+    pub(crate) slot: usize,
 }
 
 /// Requires input `slot` (named `what` as in the doc), when present and ranked, to be 1-D with
