@@ -3,7 +3,7 @@
 
 use super::axes::{self, unknown_dims};
 use super::constraint::{Constraint, Pending};
-use super::{spec, Ctx, Inferred, Input, Output, RuleError, RuleFn};
+use super::{spec, value_moves, Ctx, Inferred, Input, Output, RuleError, RuleFn};
 use crate::model::dtype::elem;
 use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::shape::values::ValueTensor;
@@ -193,6 +193,12 @@ fn tile(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         )
         .fix("use repeat counts of 0 or more")
         .unmet());
+    }
+    if let Some(v) = input
+        .value
+        .and_then(|v| value_moves::tile_values(v, &r.data))
+    {
+        return Ok(Inferred::single(Output::value(v, input.elem)));
     }
     let shape = Shape::Ranked(dims.iter().zip(&r.data).map(|(d, k)| d.mul(k)).collect());
     Ok(Inferred::single(Output::shape(shape).elem(input.elem)))

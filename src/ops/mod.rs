@@ -60,6 +60,7 @@ mod squeeze;
 #[cfg(test)]
 pub(crate) mod testing;
 mod transpose;
+mod value_moves;
 mod value_ops;
 mod window;
 

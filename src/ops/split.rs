@@ -7,7 +7,7 @@ use super::axes;
 use super::constraint::{Constraint, Pending};
 #[cfg(test)]
 use super::RuleFn;
-use super::{spec, Ctx, Inferred, Output, RuleError};
+use super::{spec, value_moves, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
 /// The newest rule for `op_type`, if this family has it (tests; the registry picks the version).
@@ -192,6 +192,13 @@ fn split(ctx: &Ctx<'_>, form: Form) -> Result<Inferred, RuleError> {
         Sizes::Absent => equal_parts(&whole, parts, form == Form::V18)?,
         Sizes::Dynamic(_) => vec![Dim::Unknown; outputs],
     };
+    if let Some(parts) = data
+        .value
+        .and_then(|v| value_moves::split_values(v, axis, &sizes))
+    {
+        let parts = parts.into_iter().map(|p| Output::value(p, data.elem));
+        return Ok(Inferred::many(parts.collect()).with_conditions(pending.into_checks()));
+    }
     let shapes = sizes
         .into_iter()
         .map(|size| {
