@@ -201,3 +201,92 @@ fn shape_values_through_tile() {
     let report = lint(nodes, vec![input("y", &["M"])], vec![int64s("two", &[2])]);
     assert_eq!(shape(&report, "z"), "[M, M]");
 }
+
+/// torchvision's detection transform pads to a multiple of 32: `ceil(ReduceMax(Concat(Cast(h),
+/// Cast(w))) / 32) * 32 - h`, cast back to int64, as the `Pad` after it reads it.
+fn pad_to_32(image: &[&str]) -> LintReport {
+    let nodes = vec![
+        node("Shape", &["img"], &["sh"], vec![]),
+        node("Gather", &["sh", "i2"], &["h"], vec![]),
+        node("Gather", &["sh", "i3"], &["w"], vec![]),
+        node("Cast", &["h"], &["hf"], vec![int_attr("to", 1)]),
+        node("Cast", &["w"], &["wf"], vec![int_attr("to", 1)]),
+        node(
+            "Concat",
+            &["hf", "wf"],
+            &["sizes"],
+            vec![int_attr("axis", 0)],
+        ),
+        node(
+            "ReduceMax",
+            &["sizes"],
+            &["largest"],
+            vec![int_attr("keepdims", 1)],
+        ),
+        node("Div", &["largest", "f32"], &["blocks"], vec![]),
+        node("Ceil", &["blocks"], &["up"], vec![]),
+        node("Cast", &["up"], &["upi"], vec![int_attr("to", 7)]),
+        node("Mul", &["upi", "i32"], &["side"], vec![]),
+        node("Sub", &["side", "h"], &["extra"], vec![]),
+        node(
+            "Concat",
+            &["zeros6", "extra", "zero1"],
+            &["pads"],
+            vec![int_attr("axis", 0)],
+        ),
+        node("Pad", &["img", "pads"], &["padded"], vec![]),
+    ];
+    let inits = vec![
+        int64s("i2", &[2]),
+        int64s("i3", &[3]),
+        floats("f32", &[], &[32.0]),
+        int64s("i32", &[32]),
+        int64s("zeros6", &[0, 0, 0, 0, 0, 0]),
+        int64s("zero1", &[0]),
+    ];
+    lint(nodes, vec![input("img", image)], inits)
+}
+
+#[test]
+fn torchvision_pads_to_a_multiple_of_32() {
+    // Static 320x300: the largest side, 320, is a multiple of 32, so the pad is 0 (ORT: [1, 3,
+    // 320, 300]); a 70x45 image would be padded to 96 rows.
+    let report = pad_to_32(&["1", "3", "320", "300"]);
+    assert_eq!(shape(&report, "padded"), "[1, 3, 320, 300]");
+    let report = pad_to_32(&["1", "3", "70", "45"]);
+    assert_eq!(shape(&report, "padded"), "[1, 3, 96, 45]");
+    // Symbolic: the pads hold 32*ceil(max(H, W)/32) - H exactly.
+    let report = pad_to_32(&["1", "3", "H", "W"]);
+    assert_eq!(
+        shape(&report, "padded"),
+        "[1, 3, 32*((max(H, W)+31)/32), W]"
+    );
+    assert!(codes(&report).is_empty(), "{:?}", report.findings());
+}
+
+/// A `ViT` exported with dynamic height and width reshapes its position table to a grid whose
+/// side is `Cast(Pow(num_positions, 0.5))` of two float constants: 16 positions, side 4.
+#[test]
+fn vit_grid_side_from_pow_of_constants() {
+    let nodes = vec![
+        node("Pow", &["npos", "half"], &["root"], vec![]),
+        node("Cast", &["root"], &["side"], vec![int_attr("to", 7)]),
+        node("Unsqueeze", &["side", "i0"], &["side1"], vec![]),
+        node(
+            "Concat",
+            &["one", "side1", "side1", "m1"],
+            &["grid"],
+            vec![int_attr("axis", 0)],
+        ),
+        node("Reshape", &["table", "grid"], &["y"], vec![]),
+    ];
+    let inits = vec![
+        floats("npos", &[], &[16.0]),
+        floats("half", &[], &[0.5]),
+        int64s("i0", &[0]),
+        int64s("one", &[1]),
+        int64s("m1", &[-1]),
+    ];
+    let report = lint(nodes, vec![input("table", &["1", "16", "8"])], inits);
+    assert_eq!(shape(&report, "y"), "[1, 4, 4, 8]");
+}

@@ -78,6 +78,7 @@ pub(super) fn binary(
         "Div" => ValueTensor::zip_with(a, b, |x, y| x.div(y, width)),
         "Max" => ValueTensor::zip_with(a, b, |x, y| x.extreme(y, width, false)),
         "Min" => ValueTensor::zip_with(a, b, |x, y| x.extreme(y, width, true)),
+        "Pow" => ValueTensor::zip_with(a, b, |x, y| super::float_shape_math::pow(x, y, width)),
         _ => None,
     }?;
     informative(t)

@@ -29,6 +29,7 @@ mod data_sized;
 mod einsum;
 mod elementwise;
 mod expand;
+mod float_shape_math;
 mod float_values;
 mod gather;
 mod group_norm;
