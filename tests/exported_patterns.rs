@@ -290,3 +290,39 @@ fn vit_grid_side_from_pow_of_constants() {
     let report = lint(nodes, vec![input("table", &["1", "16", "8"])], inits);
     assert_eq!(shape(&report, "y"), "[1, 4, 4, 8]");
 }
+
+/// SDPA exports' `repeat_kv`: `[batch, kv, seq, 8]` unsqueezed, expanded to a target built from
+/// `Shape -> Gather -> Concat` with the constant `n_rep`, and reshaped to `kv * n_rep` heads
+/// (a `Mul` of shape values). A pin: main already knows these dims.
+#[test]
+fn repeat_kv_expands_and_merges_heads() {
+    let mut nodes = vec![node("Shape", &["x"], &["sh"], vec![])];
+    for i in 0..4 {
+        let (g, d) = (format!("g{i}"), format!("d{i}"));
+        nodes.push(node("Gather", &["sh", &g], &[&d], vec![]));
+    }
+    nodes.extend([
+        node("Unsqueeze", &["x", "ax2"], &["xu"], vec![]),
+        node(
+            "Concat",
+            &["d0", "d1", "nrep", "d2", "d3"],
+            &["target"],
+            vec![int_attr("axis", 0)],
+        ),
+        node("Expand", &["xu", "target"], &["xe"], vec![]),
+        node("Mul", &["d1", "nrep"], &["heads"], vec![]),
+        node(
+            "Concat",
+            &["d0", "heads", "d2", "d3"],
+            &["merged"],
+            vec![int_attr("axis", 0)],
+        ),
+        node("Reshape", &["xe", "merged"], &["y"], vec![]),
+    ]);
+    let mut inits: Vec<TensorProto> = (0..4).map(|i| int64s(&format!("g{i}"), &[i])).collect();
+    inits.extend([int64s("ax2", &[2]), int64s("nrep", &[3])]);
+    let report = lint(nodes, vec![input("x", &["batch", "kv", "seq", "8"])], inits);
+    assert_eq!(shape(&report, "xe"), "[batch, kv, 3, seq, 8]");
+    assert_eq!(shape(&report, "y"), "[batch, 3*kv, seq, 8]");
+    assert!(codes(&report).is_empty(), "{:?}", report.findings());
+}
