@@ -4,8 +4,8 @@
 
 use crate::ops::axes;
 use crate::ops::constraint::{Constraint, Pending};
-use crate::ops::ranks::{equal, exact};
 use crate::ops::nn::spatial::dim_at;
+use crate::ops::ranks::{equal, exact};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 
 /// `ReverseSequence(input, sequence_lens)`: Y is the input's shape; the input has rank 2 or

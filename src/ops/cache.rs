@@ -6,8 +6,8 @@
 
 use crate::ops::axes;
 use crate::ops::constraint::{Constraint, Pending};
-use crate::ops::ranks::{equal, exact};
 use crate::ops::nn::spatial::dim_at;
+use crate::ops::ranks::{equal, exact};
 use crate::ops::spec::missing_attr;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 

@@ -4,8 +4,8 @@
 //! ("Dimension mismatch in unification"), so each is an operator constraint here.
 
 use crate::ops::constraint::Pending;
-use crate::ops::ranks::{equal, exact, same_shape};
 use crate::ops::nn::spatial::dim_at;
+use crate::ops::ranks::{equal, exact, same_shape};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 

@@ -6,8 +6,8 @@
 //! `SoftmaxCrossEntropyLoss` is defined by a function of it, so both hold them as constraints.
 
 use crate::ops::constraint::{Constraint, Pending};
-use crate::ops::ranks::{equal, exact};
 use crate::ops::nn::spatial::dim_at;
+use crate::ops::ranks::{equal, exact};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 

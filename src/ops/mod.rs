@@ -38,9 +38,9 @@ mod sequence;
 mod signal;
 mod spec;
 mod tensor;
-mod text;
 #[cfg(test)]
 pub(crate) mod testing;
+mod text;
 mod traditionalml;
 mod values;
 mod vision;

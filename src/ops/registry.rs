@@ -362,11 +362,9 @@ const ROWS: &[Row] = &[
     rule("", "Pad", &[2], pad::pad_2),
     rule("", "Pad", &[11, 13], pad::pad_11),
     rule("", "Pad", &[18, 19, 21, 23, 24, 25], pad::pad_18),
-    rule("", "Pow", &[1], |c| {
-        elementwise::binary_1(c, Binary::Opaque)
-    }),
+    rule("", "Pow", &[1], |c| elementwise::binary_1(c, Binary::Pow)),
     rule("", "Pow", &[7, 12, 13, 15], |c| {
-        elementwise::binary(c, Binary::Opaque)
+        elementwise::binary(c, Binary::Pow)
     }),
     rule("", "QLinearConv", &[10], conv::conv),
     rule("", "QLinearMatMul", &[10, 21], linalg::qlinear_matmul),
@@ -745,8 +743,18 @@ const ROWS: &[Row] = &[
     rule("", "DFT", &[20], super::signal::dft_20),
     rule("", "STFT", &[17], super::signal::stft_17),
     rule("", "EyeLike", &[9, 22], super::generator::random::eye_like),
-    rule("", "RandomNormal", &[1, 22], super::generator::random::random),
-    rule("", "RandomUniform", &[1, 22], super::generator::random::random),
+    rule(
+        "",
+        "RandomNormal",
+        &[1, 22],
+        super::generator::random::random,
+    ),
+    rule(
+        "",
+        "RandomUniform",
+        &[1, 22],
+        super::generator::random::random,
+    ),
     rule(
         "",
         "RandomNormalLike",
@@ -759,8 +767,18 @@ const ROWS: &[Row] = &[
         &[1, 22],
         super::generator::random::random_like,
     ),
-    rule("", "Bernoulli", &[15, 22], super::generator::random::random_like),
-    rule("", "Multinomial", &[7, 22], super::generator::random::multinomial),
+    rule(
+        "",
+        "Bernoulli",
+        &[15, 22],
+        super::generator::random::random_like,
+    ),
+    rule(
+        "",
+        "Multinomial",
+        &[7, 22],
+        super::generator::random::multinomial,
+    ),
     rule("", "Det", &[11, 22], super::generator::random::det),
     rule(
         "",

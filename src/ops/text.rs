@@ -6,9 +6,9 @@
 //! is a fresh named size, bounded where the doc bounds it; the requirements are
 //! `onnx.shape_inference`'s.
 
+use crate::model::dtype::elem;
 use crate::ops::constraint::Constraint;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::model::dtype::elem;
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape};
 

@@ -8,8 +8,8 @@ use crate::ops::axes::{self, input_ints};
 use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::nn::conv::kernel_of;
 use crate::ops::nn::conv_channels::{self, Operands};
-use crate::ops::ranks::{equal, exact};
 use crate::ops::nn::spatial::{data_dims, dim_at};
+use crate::ops::ranks::{equal, exact};
 use crate::ops::window::{Sizing, Window};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
@@ -243,7 +243,12 @@ pub(crate) fn center_crop_pad_18(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         None => (0..x.len()).collect(),
     };
     if let Some(axis) = crate::ops::spec::repeated(&axes) {
-        return Err(crate::ops::spec::repeated_axis("CenterCropPad", "axes", axis, 0));
+        return Err(crate::ops::spec::repeated_axis(
+            "CenterCropPad",
+            "axes",
+            axis,
+            0,
+        ));
     }
     if let Some(n) = crate::ops::spec::list_len(ctx.input(1)).filter(|&n| n != axes.len()) {
         return Err(crate::ops::spec::wrong_len(

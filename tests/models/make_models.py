@@ -1146,10 +1146,12 @@ def w1_stride_divisibility():
 
 @fixture("w1_conv_frames.onnx")
 def w1_conv_frames():
-    """wav2vec2-like feature encoder: convolutions of stride 5, 2 and 2 (kernels equal to the
-    strides) turn `samples` into frames = samples/5/2/2; the frames after the first (Slice 1:,
-    max(frames-1, 0)) are added to the frames but the last (a Pad of -1, frames-1). Valid only if
-    samples >= 20 (at least one frame)."""
+    """wav2vec2-like feature encoder with an off-by-one: convolutions of stride 5, 2 and 2
+    (kernels equal to the strides) turn `samples` into frames = samples/5/2/2; the frames after
+    the first two (Slice 2:, max(frames-2, 0)) are added to the frames but the last (a Pad of -1,
+    frames-1). Valid only while the shorter side can broadcast: frames <= 3, samples < 80. (With
+    Slice 1: the sizes are frames-1 and max(frames-1, 0), equal wherever the Pad's output exists:
+    valid, issue 38.)"""
     g = graph(
         [
             node("Unsqueeze", ["input_values", "one"], ["wave"], name="/feature_extractor/Unsqueeze"),
@@ -1159,7 +1161,7 @@ def w1_conv_frames():
                  kernel_shape=[2], strides=[2]),
             node("Conv", ["f2", "k2"], ["frames"], name="/feature_extractor/conv2",
                  kernel_shape=[2], strides=[2]),
-            node("Slice", ["frames", "one", "big", "two"], ["later"], name="/encoder/Slice"),
+            node("Slice", ["frames", "two", "big", "two"], ["later"], name="/encoder/Slice"),
             node("Pad", ["frames", "crop_last"], ["pairs"], name="/encoder/pos_conv/Pad"),
             node("Add", ["later", "pairs"], ["hidden"], name="/encoder/Add"),
         ],

@@ -6,8 +6,8 @@
 
 use crate::ops::causal_conv::depthwise_weight;
 use crate::ops::constraint::{Constraint, Pending};
-use crate::ops::ranks::same_shape;
 use crate::ops::nn::spatial::dim_at;
+use crate::ops::ranks::same_shape;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 

@@ -6,9 +6,9 @@
 //! (`convPoolShapeInference`, `GemmShapeInference`, multidirectional broadcasting).
 
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::math::linalg::matrix_dims;
 use crate::ops::nn::conv::kernel_of;
 use crate::ops::nn::conv_channels::{self, Operands};
-use crate::ops::math::linalg::matrix_dims;
 use crate::ops::nn::per_channel::{self, Channels};
 use crate::ops::nn::spatial::{data_dims, dim_at};
 use crate::ops::window::{Sizing, Window};

@@ -7,8 +7,8 @@
 //! `(E, hidden, inter)` fc1.
 
 use crate::ops::constraint::Pending;
-use crate::ops::ranks::{equal, exact};
 use crate::ops::nn::spatial::dim_at;
+use crate::ops::ranks::{equal, exact};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::Dim;
 

@@ -2,5 +2,5 @@
 //! here). A rule sits in the folder of the `onnx/defs/<section>` that defines its operator.
 
 pub(crate) mod constant;
-pub(crate) mod shape_to_data;
 pub(crate) mod random;
+pub(crate) mod shape_to_data;

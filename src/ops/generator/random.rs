@@ -5,8 +5,8 @@
 //! and dim requirement is `onnx.shape_inference`'s for the op.
 
 use crate::ops::constraint::Pending;
-use crate::ops::ranks::{equal, exact};
 use crate::ops::nn::spatial::dim_at;
+use crate::ops::ranks::{equal, exact};
 use crate::ops::spec::missing_attr;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};

@@ -6,25 +6,12 @@
 //! `ReduceSum`, `ReduceProd`, `ReduceMax` and `ReduceMin` over every axis of a small known tensor
 //! are folded, so a `Reshape` target computed as a product of dims stays symbolic.
 
-use crate::model::dtype::elem;
+use crate::model::dtype::{self, elem};
+use crate::ops::values::float_shape_math;
+pub(crate) use crate::ops::values::Reducer;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
-
-/// How a reduction folds known values, captured in its registry row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reducer {
-    /// `ReduceSum`.
-    Sum,
-    /// `ReduceProd`.
-    Prod,
-    /// `ReduceMax`.
-    Max,
-    /// `ReduceMin`.
-    Min,
-    /// The others: not folded.
-    Other,
-}
 
 /// Which axes a reduction covers.
 enum Axes {
@@ -118,9 +105,17 @@ fn reduce(ctx: &Ctx<'_>, reducer: Reducer, from_input: bool) -> Result<Inferred,
         .value
         .filter(|_| every_axis)
         .and_then(|v| fold_all(reducer, v, &shape));
+    let float_folded = || {
+        let real = x.real().filter(|_| every_axis)?;
+        let width = dtype::width_of(x.elem)?;
+        float_shape_math::reduce_all(reducer, real, shape.rank()?, width)
+    };
     Ok(Inferred::single(match folded {
         Some(value) => Output::value(value, x.elem),
-        None => Output::shape(shape).elem(x.elem),
+        None => match float_folded() {
+            Some(real) => Output::reals(real, x.elem),
+            None => Output::shape(shape).elem(x.elem),
+        },
     }))
 }
 
@@ -165,6 +160,14 @@ pub(crate) fn arg_reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Some(dims) => reduced(dims, &[normalize(ctx.int("axis", 0)?, dims.len())?], keep),
         None => Shape::Unranked,
     };
+    let lower = ctx.node().op_type().as_str() == "ArgMin";
+    let last = ctx.int("select_last_index", 0)? != 0;
+    if let Some(v) = x
+        .value
+        .and_then(|v| float_shape_math::arg_extreme(v, lower, last, keep))
+    {
+        return Ok(Inferred::single(Output::value(v, Some(elem::INT64))));
+    }
     Ok(Inferred::single(
         Output::shape(shape).elem(Some(elem::INT64)),
     ))

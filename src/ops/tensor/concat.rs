@@ -5,6 +5,7 @@ use crate::model::dtype::elem;
 use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::ops::axes::{self, unknown_dims};
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::values::moves;
 use crate::ops::{spec, Ctx, Inferred, Input, Output, RuleError};
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
@@ -193,6 +194,9 @@ fn tile(ctx: &Ctx<'_>, repeats_input: bool) -> Result<Inferred, RuleError> {
         )
         .fix("use repeat counts of 0 or more")
         .unmet());
+    }
+    if let Some(v) = input.value.and_then(|v| moves::tile_values(v, &r.data)) {
+        return Ok(Inferred::single(Output::value(v, input.elem)));
     }
     let shape = Shape::Ranked(dims.iter().zip(&r.data).map(|(d, k)| d.mul(k)).collect());
     Ok(Inferred::single(Output::shape(shape).elem(input.elem)))

@@ -5,6 +5,7 @@
 
 use crate::ops::axes;
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::values::moves;
 use crate::ops::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
@@ -181,6 +182,13 @@ fn split(ctx: &Ctx<'_>, form: Form) -> Result<Inferred, RuleError> {
         Sizes::Absent => equal_parts(&whole, parts, form == Form::V18)?,
         Sizes::Dynamic(_) => vec![Dim::Unknown; outputs],
     };
+    if let Some(parts) = data
+        .value
+        .and_then(|v| moves::split_values(v, axis, &sizes))
+    {
+        let parts = parts.into_iter().map(|p| Output::value(p, data.elem));
+        return Ok(Inferred::many(parts.collect()).with_conditions(pending.into_checks()));
+    }
     let shapes = sizes
         .into_iter()
         .map(|size| {

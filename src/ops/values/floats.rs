@@ -79,6 +79,9 @@ pub(crate) fn binary(
         Binary::Div => ValueTensor::zip_with(a, b, |x, y| x.div(y, width)),
         Binary::Max => ValueTensor::zip_with(a, b, |x, y| x.extreme(y, width, false)),
         Binary::Min => ValueTensor::zip_with(a, b, |x, y| x.extreme(y, width, true)),
+        Binary::Pow => {
+            ValueTensor::zip_with(a, b, |x, y| super::float_shape_math::pow(x, y, width))
+        }
         _ => None,
     }?;
     informative(t)

@@ -1,11 +1,14 @@
 //! Data propagation: the element-wise folding of carried values, apart from the shape rules that
 //! call it. `ints` folds small integer tensors, `floats` float shape arithmetic, `int_cast` the
-//! integer `Cast`, `rearrange` the element moves of `Slice` and `Transpose`. Which fold runs is
+//! integer `Cast`, `rearrange` the element moves of `Slice` and `Transpose`, `moves` those of
+//! `Split` and `Tile`, `float_shape_math` reductions, `Pow` and `ArgMax`/`ArgMin` of small vectors. Which fold runs is
 //! the operation a registry row captures ([`Unary`], [`Binary`]), never the op type read again.
 
+pub(crate) mod float_shape_math;
 pub(crate) mod floats;
 pub(crate) mod int_cast;
 pub(crate) mod ints;
+pub(crate) mod moves;
 pub(crate) mod rearrange;
 
 /// What a unary element-wise op does to carried values and to the element type.
@@ -48,8 +51,11 @@ impl Unary {
 /// element type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Binary {
-    /// Keeps the first input's type; values are not carried (`Pow`, `BitShift`, `Bitwise*`).
+    /// Keeps the first input's type; values are not carried (`BitShift`, `Bitwise*`).
     Opaque,
+    /// `Pow`: keeps the first input's type; float values are folded where the power is exact
+    /// ([`float_shape_math::pow`]), integer values are not carried.
+    Pow,
     /// `Add`, and `Sum` of two inputs.
     Add,
     /// `Sub`.
@@ -97,4 +103,19 @@ impl Binary {
                 | Binary::Xor
         )
     }
+}
+
+/// What a `Reduce*` op does to carried values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reducer {
+    /// `ReduceSum`.
+    Sum,
+    /// `ReduceProd`.
+    Prod,
+    /// `ReduceMax`.
+    Max,
+    /// `ReduceMin`.
+    Min,
+    /// The others: not folded.
+    Other,
 }

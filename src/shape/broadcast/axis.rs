@@ -173,6 +173,7 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
             Dim::Unknown => unknown = true,
         }
     }
+    let exprs = given_existing(exprs);
     // Pair by pair: a variadic operator's many symbolic dims make many clauses (issue 19 hunt).
     let mut condition = Conjunction::default();
     match statics.as_slice() {
@@ -233,6 +234,30 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
         condition,
         clash: None,
     }
+}
+
+/// The axis's expressions simplified under the fact that each is `>= 0` (issue 38, item 2).
+///
+/// Why that is a fact: every entry is the size of an input tensor of the node, and the
+/// verdict and output only matter where the node runs, that is where its inputs exist; a size
+/// is never negative. So at every such binding each `e >= 0`, and `Expr::given_nonneg` may
+/// resolve a `min`/`max` against them: wav2vec2's `samples/5-1` beside `max(samples/5-1, 0)`
+/// (the same sizes sliced) is one expression, `samples/5-1`, and the axis is exact, where
+/// alone the `max` must stay (at `samples < 5` the first tensor cannot exist, the second
+/// would be empty). Duplicates made by the rewrite are dropped, first kept.
+fn given_existing(exprs: Vec<Expr>) -> Vec<Expr> {
+    if exprs.len() < 2 {
+        return exprs;
+    }
+    let mut seen: HashSet<Expr> = HashSet::new();
+    let mut out = Vec::with_capacity(exprs.len());
+    for e in &exprs {
+        let simple = e.given_nonneg(&exprs).unwrap_or_else(|| e.clone());
+        if seen.insert(simple.clone()) {
+            out.push(simple);
+        }
+    }
+    out
 }
 
 /// Distinct expressions on one axis up to which every pair is required (`k(k-1)/2` clauses).
@@ -518,5 +543,22 @@ mod tests {
         // n + 1 is 1 at n = 0, where n is not 1; n is 1 where n + 1 is not.
         assert_eq!(sizes(&n, &n.add(&Dim::known(1))), "[?]");
         assert_eq!(sizes(&n, &Dim::Unknown), "[?]");
+    }
+
+    #[test]
+    fn size_against_its_clamp_at_zero_is_the_size() {
+        // wav2vec2's positional convolution: `samples/5-1` against `max(samples/5-1, 0)`. Both
+        // are sizes of tensors that exist, so the first is >= 0 and the clamp is the same size.
+        let x = Dim::sym("samples")
+            .floor_div(&Dim::known(5))
+            .sub(&Dim::known(1));
+        let clamp = x.max(&Dim::known(0));
+        assert_eq!(sizes(&x, &clamp), "[samples/5-1]");
+        let shapes = [Shape::Ranked(vec![x.clone()]), Shape::Ranked(vec![clamp])];
+        let outcome = crate::shape::broadcast::multidirectional(&[&shapes[0], &shapes[1]]);
+        assert!(outcome.is_valid(), "{:?}", outcome.verdict);
+        // One less is not the same size: still a condition.
+        let lower = x.sub(&Dim::known(1)).max(&Dim::known(0));
+        assert_eq!(sizes(&x, &lower), "[?]");
     }
 }

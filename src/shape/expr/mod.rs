@@ -7,6 +7,7 @@
 //! the algebra: an operation whose result would exceed them returns `None` (the caller turns
 //! that into `Dim::Unknown`). Coefficients use checked `i64` arithmetic for the same reason.
 
+mod assume;
 mod display;
 mod div;
 mod exact;
