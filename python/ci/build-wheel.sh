@@ -48,7 +48,9 @@ wheel="$out/$built"
 # libraries it links and the symbol versions it uses).
 shown=$("$venv/bin/auditwheel" show "$wheel")
 echo "$shown"
-policy=$(grep -o 'consistent with the following platform tag: "[^"]*"' <<< "$shown" | cut -d'"' -f2)
+# (auditwheel wraps its sentences: joined into one line first.)
+policy=$(tr -s '\n ' '  ' <<< "$shown" | grep -o 'consistent with the following platform tag: "[^"]*"' \
+    | cut -d'"' -f2)
 [[ -n $policy ]] || { echo "build-wheel: auditwheel named no platform tag"; exit 1; }
 case "$built" in
     *"$policy"*) echo "build-wheel: $built meets its tag $policy" ;;
