@@ -1,7 +1,9 @@
 //! The metadata files that CI systems read: `action.yml` (a composite GitHub Action) has the
 //! keys GitHub's action metadata syntax requires, declares every input it uses, and runs scripts
-//! that exist and are executable; `.pre-commit-hooks.yaml` declares the hook the README names.
-//! (`tests/action/run.sh` runs the action's shell steps; `tests/precommit/run.sh` the hook.)
+//! that exist and are executable, building the command only when none was downloaded;
+//! `.pre-commit-hooks.yaml` declares the hooks the README names, the python one pinning the wheel
+//! of this version. (`tests/action/run.sh` runs the action's shell steps;
+//! `tests/precommit/run.sh` the hooks.)
 
 #![allow(
     clippy::unwrap_used,
@@ -120,4 +122,68 @@ fn pre_commit_hook_is_declared() {
     assert_eq!(text(hook, "language"), "rust");
     assert_eq!(text(hook, "files"), r"\.onnx$");
     assert!(!text(hook, "name").is_empty());
+}
+
+/// The action downloads the release's command before it restores or builds one, and skips both
+/// when the download installed it (issue 36, item 3; `tests/action/run.sh` runs the script).
+#[test]
+fn action_builds_only_when_no_prebuilt_command_was_installed() {
+    let action = load("action.yml");
+    let steps = action["runs"]["steps"].as_sequence().unwrap();
+    let position = |id: &str| {
+        steps
+            .iter()
+            .position(|s| s["id"].as_str() == Some(id))
+            .unwrap_or_else(|| panic!("no step `{id}`"))
+    };
+    let download = position("download");
+    assert!(text(&steps[download], "run").contains(".ci/action/download.sh"));
+    let env = &steps[download]["env"];
+    assert_eq!(text(env, "ACTION_REF"), "${{ github.action_ref }}");
+    assert_eq!(
+        text(env, "ACTION_REPOSITORY"),
+        "${{ github.action_repository }}"
+    );
+    let cache = position("cache");
+    assert!(download < cache);
+    let skipped = "steps.download.outputs.installed != 'true'";
+    assert!(text(&steps[cache], "if").contains(skipped));
+    let install = steps
+        .iter()
+        .position(|s| s["run"].as_str().is_some_and(|r| r.contains("install.sh")))
+        .unwrap();
+    assert!(cache < install);
+    assert!(text(&steps[install], "if").contains(skipped));
+}
+
+/// The second hook installs the wheel (`language: python`): pre-commit pip-installs the
+/// top-level pyproject.toml, which must pin the wheel of the workspace's version.
+#[test]
+fn python_hook_pins_the_wheel_of_this_version() {
+    let hooks = load(".pre-commit-hooks.yaml");
+    let hook = hooks
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|h| h["id"].as_str() == Some("onnx-bcast-lint-python"))
+        .unwrap();
+    assert_eq!(text(hook, "entry"), "onnx-bcast-lint");
+    assert_eq!(text(hook, "language"), "python");
+    assert_eq!(text(hook, "files"), r"\.onnx$");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pyproject = std::fs::read_to_string(root.join("pyproject.toml")).unwrap();
+    let pin = format!(
+        "dependencies = [\"onnx-bcast-lint=={}\"]",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        pyproject.lines().any(|line| line == pin),
+        "pyproject.toml lacks {pin}"
+    );
+    assert!(
+        !pyproject
+            .lines()
+            .any(|line| line.starts_with("[tool.onnx-bcast-lint")),
+        "the pinning project must not configure the command"
+    );
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs the shell steps of action.yml (.ci/action/*.sh) locally, as GitHub's runner would, with
-# sample inputs: key -> install (cargo install from this checkout) -> lint -> gate, once on a
-# failing set of models and once on a clean one. The two `uses:` steps (actions/cache and
+# sample inputs: key -> download (which, at a branch, leaves the install to cargo) -> install
+# (cargo install from this checkout) -> lint -> gate, once on a failing set of models and once on
+# a clean one; then download as at a release tag, from a local (file://) release of the command
+# packed as the release workflow packs it: installed once its SHA-256 matches, refused when the
+# archive was altered, left to cargo for a runner without a build or a missing archive. The two `uses:` steps (actions/cache and
 # upload-sarif) cannot run here; the SARIF log they would upload is checked to be a SARIF 2.1.0
 # document with relative URIs instead. install.sh really runs (`cargo install --locked --path` of
 # this checkout): as on a runner without a cached build, except that cargo finds this checkout's
@@ -37,9 +40,70 @@ key=$(output "$GITHUB_OUTPUT" key); root=$(output "$GITHUB_OUTPUT" root)
 GITHUB_OUTPUT="$work/key2.out" "$repo/.ci/action/key.sh"
 [[ $(output "$work/key2.out" key) == "$key" ]] || fail "the cache key is not stable"
 
+# download: at a ref that is not a release tag (a branch, as here), it installs nothing and the
+# cargo step builds.
+GITHUB_OUTPUT="$work/download.out" INSTALL_ROOT="$root" ACTION_REF=main \
+    ACTION_REPOSITORY=owner/onnx-bcast-lint "$repo/.ci/action/download.sh"
+[[ $(output "$work/download.out" installed) == false ]] || fail "download.sh installed at ref main"
+[[ ! -e $root/bin/onnx-bcast-lint ]] || fail "download.sh wrote a command at ref main"
+
 INSTALL_ROOT="$root" "$repo/.ci/action/install.sh"
 [[ -x $root/bin/onnx-bcast-lint ]] || fail "install.sh installed nothing"
 echo "action: install.sh done after $(( $(date +%s) - start ))s"
+
+# download at the release tag, from a release made here (file://) of the command just built, as
+# the release workflow packs it (.ci/release/archive.sh): installed after its checksum is checked.
+version=$("$repo/.ci/release/version.sh")
+releases="$work/releases"
+"$repo/.ci/release/archive.sh" "$root/bin/onnx-bcast-lint" x86_64-unknown-linux-musl "$releases/v$version" > /dev/null
+# cargo-binstall's view of the same release (Cargo.toml's [package.metadata.binstall]): the URL
+# names this archive, and the command is where bin-dir says, inside it.
+python3 - "$repo/Cargo.toml" "$releases/v$version" "$version" <<'PY' || fail "binstall metadata"
+import pathlib, sys, tarfile, tomllib
+manifest, folder, version = sys.argv[1:]
+meta = tomllib.load(open(manifest, "rb"))["package"]["metadata"]["binstall"]
+fields = {"repo": "https://github.com/o/r", "name": "onnx-bcast-lint", "version": version,
+          "target": "x86_64-unknown-linux-musl", "archive-suffix": ".tar.gz",
+          "bin": "onnx-bcast-lint", "binary-ext": ""}
+def render(template):
+    for key, value in fields.items():
+        template = template.replace("{ %s }" % key, value)
+    assert "{" not in template, template
+    return template
+assert meta["pkg-fmt"] == "tgz", meta
+url = render(meta["pkg-url"])
+prefix = f"https://github.com/o/r/releases/download/v{version}/"
+assert url.startswith(prefix), url
+archive = pathlib.Path(folder) / url[len(prefix):]
+assert archive.is_file(), f"{archive} is not what archive.sh made: {sorted(pathlib.Path(folder).iterdir())}"
+with tarfile.open(archive) as tar:
+    member = tar.getmember(render(meta["bin-dir"]))
+    assert member.isfile() and member.mode & 0o111, member
+PY
+download() {
+    rm -f "$work/download.out"
+    GITHUB_OUTPUT="$work/download.out" INSTALL_ROOT="$1" ACTION_REF="v$version" \
+        RELEASES_URL="file://$releases" RUNNER_ARCH="$2" "$repo/.ci/action/download.sh" > "$work/download.log" 2>&1
+}
+download "$work/prebuilt" X64 || fail "download.sh failed: $(cat "$work/download.log")"
+[[ $(output "$work/download.out" installed) == true ]] || fail "download.sh did not install: $(cat "$work/download.log")"
+set +e
+"$work/prebuilt/bin/onnx-bcast-lint" "$GITHUB_WORKSPACE/models/bad.onnx" > /dev/null; rc=$?
+set -e
+[[ $rc == 1 ]] || fail "the downloaded command exited $rc on the E1 model"
+# A runner the release has no build for: nothing installed, the cargo step builds.
+download "$work/arm" ARM || fail "download.sh failed on ARM: $(cat "$work/download.log")"
+[[ $(output "$work/download.out" installed) == false && ! -e $work/arm/bin ]] || fail "installed on ARM"
+# An archive that is not the one the release's checksum names fails the step, installing nothing.
+archive="$releases/v$version/onnx-bcast-lint-v$version-x86_64-unknown-linux-musl.tar.gz"
+echo altered >> "$archive"
+if download "$work/altered" X64; then fail "download.sh accepted an altered archive"; fi
+grep -q '::error::.*SHA-256' "$work/download.log" || fail "no checksum error: $(cat "$work/download.log")"
+[[ ! -e $work/altered/bin ]] || fail "download.sh installed an altered archive"
+# A release without the archive (a failed download): the cargo step builds.
+rm "$archive"
+download "$work/missing" X64 || fail "download.sh failed on a missing archive: $(cat "$work/download.log")"
+[[ $(output "$work/download.out" installed) == false ]] || fail "installed a missing archive"
 
 # lint: paths on two lines plus args, as a workflow would pass them.
 lint() {

@@ -8,7 +8,9 @@
 #   3. and fails again when the config's dims are removed (the config is what made the W1 pass),
 #      reusing the environment step 2 installed (pre-commit caches it per repo and rev);
 #   4. run on the W1 model alone, as on a commit that stages only it, the hook does not call
-#      bad.onnx's entry stale (bad.onnx was not linted), and its summary says the W1 is denied.
+#      bad.onnx's entry stale (bad.onnx was not linted), and its summary says the W1 is denied;
+#   5. the `language: python` hook, installed from the wheel in ONNX_BCAST_LINT_WHEELS (CI sets
+#      it), gives step 3's verdict without cargo.
 # try-repo installs into a store of its own each time (it ignores PRE_COMMIT_HOME), so steps 2-3
 # go through a config: two installs, not three.
 #
@@ -133,6 +135,36 @@ elapsed "pre-commit run on one model"
 ! grep -q 'stale' <<< "$out" || fail "an entry of a model not linted was called stale"
 grep -q '1 warning (denied)' <<< "$out" || fail "the summary does not say the W1 is denied"
 installs 2 "the cached environment was not reused"
+
+# 5. The `language: python` hook (onnx-bcast-lint-python): pre-commit pip-installs the top-level
+# pyproject.toml's project, which pins the wheel. pip takes it from ONNX_BCAST_LINT_WHEELS (the
+# wheel tests/wheel/run.sh built; CI passes it) instead of PyPI, with no index at all: the hook
+# gets that prebuilt wheel or nothing (the sdist would need maturin). Same config as step 3,
+# same verdict, and no cargo.
+if [[ -n ${ONNX_BCAST_LINT_WHEELS-} ]]; then
+    links="$work/links"
+    mkdir -p "$links"
+    cp "$ONNX_BCAST_LINT_WHEELS"/onnx_bcast_lint-*.whl "$links/"
+    # The build backend pip needs to build the pinning project, in its isolated environment.
+    "$work/venv/bin/pip" download -q --only-binary=:all: -d "$links" "setuptools>=77"
+    printf 'repos:\n  - repo: %s\n    rev: %s\n    hooks:\n      - id: onnx-bcast-lint-python\n' \
+        "$repo" "$rev" > .pre-commit-config.yaml
+    commit "the python hook"
+    set +e
+    out=$(PIP_NO_INDEX=1 PIP_FIND_LINKS="$links" "$pre_commit" run onnx-bcast-lint-python --all-files \
+        --color never 2>&1); rc=$?
+    set -e
+    elapsed "pre-commit run of the python hook (installs the wheel)"
+    [[ $rc != 0 ]] || fail "the python hook: deny-warnings of the config not applied"
+    grep -q 'W1' <<< "$out" || fail "the python hook: no W1 without the dims"
+    ! grep -q 'bad.onnx: Add node' <<< "$out" || fail "the python hook: the ignored E1 was reported"
+    installs 2 "the python hook ran cargo install"
+    script=$(ls "$PRE_COMMIT_HOME"/repo*/py_env-*/bin/onnx-bcast-lint 2>/dev/null || true)
+    [[ -n $script ]] || fail "the python hook's environment has no onnx-bcast-lint script"
+    head -n1 "$script" | grep -q python || fail "$script is not the wheel's script"
+else
+    echo "precommit: step 5 (the python hook) needs ONNX_BCAST_LINT_WHEELS: a folder with the wheel"
+fi
 echo "precommit: pre-commit ran $(grep -c . "$CARGO_LOG_FILE") cargo commands; its installs:"
 sed -n 's/^install /    cargo install /p' "$CARGO_LOG_FILE"
 echo "precommit: ok in $(( $(date +%s) - start ))s"
