@@ -55,10 +55,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The formats (human, json, sarif, ...) and the helpers they share; a finding's fingerprint.
     ("report", &["report", "fingerprint"]),
     // The command (`--write-shapes` is a command flag) and the crate root that declares it all.
-    (
-        "command",
-        &["cli", "config", "gate", "annotate", ""],
-    ),
+    ("command", &["cli", "config", "gate", "annotate", ""]),
 ];
 
 /// Imports that point up a layer and are kept, each as (importing file, imported file, why and
