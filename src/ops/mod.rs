@@ -16,16 +16,12 @@ use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Shape};
 
-mod along_axis;
 mod axes;
-mod cache;
-mod causal_conv;
 pub(crate) mod constraint;
 mod contrib;
 mod elementwise;
-mod gated;
 mod generator;
-mod losses;
+mod image;
 mod math;
 mod nn;
 mod object_detection;
@@ -35,7 +31,7 @@ mod reduction;
 pub(crate) mod registry;
 mod rnn;
 mod sequence;
-mod signal;
+mod single;
 mod spec;
 mod tensor;
 #[cfg(test)]
@@ -43,7 +39,6 @@ pub(crate) mod testing;
 mod text;
 mod traditionalml;
 mod values;
-mod vision;
 mod window;
 
 /// What a rule sees of one present input.

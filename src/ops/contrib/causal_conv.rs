@@ -4,8 +4,8 @@
 //! `dilation` that lengthens the carried state to `(k - 1) * dilation`, and a `state_window` W
 //! that adds a leading axis of W states (ContribOperators.md). The output has the input's shape.
 
-use crate::ops::causal_conv::depthwise_weight;
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::nn::causal_conv::depthwise_weight;
 use crate::ops::nn::spatial::dim_at;
 use crate::ops::ranks::same_shape;
 use crate::ops::{Ctx, Inferred, Output, RuleError};

@@ -1,39 +1,12 @@
-//! The opset 23-24 attention helpers: `RotaryEmbedding-23` (Y has X's shape, X is 3-D
-//! `(batch, seq, hidden)` with `num_heads` set, or 4-D `(batch, heads, seq, head_size)`) and
-//! `TensorScatter-24` (the present cache has the past cache's shape; the update matches it on
-//! every axis but `axis`, and `write_indices` is `(batch)`), as their docs and
-//! `onnx.shape_inference` state them.
+//! The opset 24 attention helper `TensorScatter-24`: the present cache has the past cache's
+//! shape; the update matches it on every axis but `axis`, and `write_indices` is `(batch)`, as
+//! its doc and `onnx.shape_inference` state them.
 
 use crate::ops::axes;
-use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::constraint::Pending;
 use crate::ops::nn::spatial::dim_at;
 use crate::ops::ranks::{equal, exact};
-use crate::ops::spec::missing_attr;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-
-/// `RotaryEmbedding-23(X, cos_cache, sin_cache, position_ids)`: Y is X's shape.
-pub(crate) fn rotary_embedding_23(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let x = ctx.required(0)?;
-    ctx.required(1)?;
-    ctx.required(2)?;
-    match x.shape.rank() {
-        Some(3) if ctx.attrs().int("num_heads")?.is_none() => {
-            return Err(missing_attr("RotaryEmbedding-23 with a 3-D X", "num_heads"));
-        }
-        Some(3 | 4) | None => {}
-        Some(r) => {
-            return Err(Constraint::new(
-                "RotaryEmbedding's X must be 3-D (batch, seq, hidden) or 4-D (batch, heads, seq, head_size)",
-                format!("X has rank {r}"),
-                &[0],
-            )
-            .unmet())
-        }
-    }
-    Ok(Inferred::single(
-        Output::shape(x.shape.clone()).elem(x.elem),
-    ))
-}
 
 /// `TensorScatter-24(past_cache, update, write_indices)`: `present_cache` is the past cache's
 /// shape.
@@ -78,41 +51,9 @@ pub(crate) fn tensor_scatter_24(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 #[cfg(test)]
 mod tests {
     use crate::ops::spec::verdict::{shape, unmet};
-    use crate::ops::testing::{dims, int_attr, run};
+    use crate::ops::testing::{dims, run};
 
     // Each case as `onnx.shape_inference.infer_shapes(strict_mode=True)` (onnx 1.23) gives it.
-
-    #[test]
-    fn rotary_keeps_x_and_needs_heads_for_3_d() {
-        let caches = || [dims(&["64", "4"]), dims(&["64", "4"])];
-        let [c, s] = caches();
-        assert_eq!(
-            shape(&run(
-                "RotaryEmbedding",
-                23,
-                &[dims(&["b", "2", "s", "8"]), c, s],
-                vec![]
-            )),
-            "[b, 2, s, 8]"
-        );
-        let [c, s] = caches();
-        assert!(unmet(&run(
-            "RotaryEmbedding",
-            23,
-            &[dims(&["b", "s", "16"]), c, s],
-            vec![]
-        )));
-        let [c, s] = caches();
-        assert_eq!(
-            shape(&run(
-                "RotaryEmbedding",
-                23,
-                &[dims(&["b", "s", "16"]), c, s],
-                vec![int_attr("num_heads", 2)]
-            )),
-            "[b, s, 16]"
-        );
-    }
 
     #[test]
     fn tensor_scatter_update_matches_off_axis() {

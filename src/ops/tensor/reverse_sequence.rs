@@ -1,6 +1,6 @@
-//! Ops that keep their input's shape while working along one axis: `ReverseSequence` (10, 28;
+//! `ReverseSequence` (10, 28): keeps its input's shape while working along one axis;
 //! `sequence_lens` is `(batch_size)`, the input's `batch_axis` dim, as `onnx.shape_inference`
-//! unifies it) and `CumProd-26` (`axis` a scalar or 1-element tensor, like `CumSum`).
+//! unifies it.
 
 use crate::ops::axes;
 use crate::ops::constraint::{Constraint, Pending};
@@ -58,28 +58,6 @@ pub(crate) fn reverse_sequence(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     )
 }
 
-/// `CumProd(x, axis)`: y is x's shape.
-pub(crate) fn cum_prod_26(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let x = ctx.required(0)?;
-    let axis = ctx.required(1)?;
-    if let Some(d) = axis.shape.dims().filter(|d| {
-        d.len() > 1
-            || d.first()
-                .and_then(crate::shape::Dim::as_known)
-                .is_some_and(|n| n != 1)
-    }) {
-        return Err(Constraint::new(
-            "CumProd's axis must be a scalar or a 1-element tensor",
-            format!("it has shape {}", crate::shape::Shape::Ranked(d.to_vec())),
-            &[1],
-        )
-        .unmet());
-    }
-    Ok(Inferred::single(
-        Output::shape(x.shape.clone()).elem(x.elem),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use crate::ops::spec::verdict::{conditions, shape, unmet};
@@ -129,19 +107,5 @@ mod tests {
             )),
             ["n = b"]
         );
-    }
-
-    #[test]
-    fn cum_prod_keeps_the_shape() {
-        assert_eq!(
-            shape(&run("CumProd", 26, &[dims(&["5", "3"]), dims(&[])], vec![])),
-            "[5, 3]"
-        );
-        assert!(unmet(&run(
-            "CumProd",
-            26,
-            &[dims(&["5", "3"]), dims(&["2"])],
-            vec![]
-        )));
     }
 }

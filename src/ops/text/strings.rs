@@ -1,9 +1,7 @@
-//! Text ops (ONNX defs section `text`, and `ai.onnx.ml`'s `CategoryMapper`): `RegexFullMatch`
-//! and `CategoryMapper` keep their input's shape, `StringConcat` broadcasts multidirectionally,
-//! `StringSplit` adds an axis of substrings, `StringNormalizer` keeps `[C]` or `[1, C]` but may
-//! drop stopwords, `TfIdfVectorizer` maps the last axis to `max(ngram_indexes) + 1`, and
-//! `ImageDecoder` gives a rank-3 image. A length that depends on the strings or the image bytes
-//! is a fresh named size, bounded where the doc bounds it; the requirements are
+//! String ops (ONNX defs section `text`): `RegexFullMatch` keeps its input's shape,
+//! `StringConcat` broadcasts multidirectionally, `StringSplit` adds an axis of substrings,
+//! `StringNormalizer` keeps `[C]` or `[1, C]` but may drop stopwords. A length that depends on
+//! the strings is a fresh named size, bounded where the doc bounds it; the requirements are
 //! `onnx.shape_inference`'s.
 
 use crate::model::dtype::elem;
@@ -18,17 +16,6 @@ pub(crate) fn regex_full_match_20(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> 
     Ok(Inferred::single(
         Output::shape(x.shape.clone()).elem(Some(elem::BOOL)),
     ))
-}
-
-/// `CategoryMapper(X)`: Y has X's shape (strings to integers or back).
-pub(crate) fn category_mapper(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let x = ctx.required(0)?;
-    let to = match x.elem {
-        Some(elem::STRING) => Some(elem::INT64),
-        Some(elem::INT64) => Some(elem::STRING),
-        _ => None,
-    };
-    Ok(Inferred::single(Output::shape(x.shape.clone()).elem(to)))
 }
 
 /// `StringConcat(X, Y)`: the multidirectional broadcast of X and Y.
@@ -98,64 +85,10 @@ pub(crate) fn string_normalizer_10(ctx: &Ctx<'_>) -> Result<Inferred, RuleError>
     Ok(Inferred::single(Output::shape(shape).elem(x.elem)))
 }
 
-/// `TfIdfVectorizer(X)`: `[C]` gives `[max(ngram_indexes) + 1]`, `[N, C]` gives
-/// `[N, max(ngram_indexes) + 1]`.
-pub(crate) fn tf_idf_vectorizer_9(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    let x = ctx.required(0)?;
-    let width = ctx
-        .attrs()
-        .ints("ngram_indexes")?
-        .and_then(|i| i.iter().copied().max())
-        .and_then(|m| m.checked_add(1))
-        .map_or(Dim::Unknown, Dim::known);
-    let shape = match x.shape.dims() {
-        Some([_]) => Shape::Ranked(vec![width]),
-        Some([n, _]) => Shape::Ranked(vec![n.clone(), width]),
-        Some(d) => {
-            return Err(Constraint::new(
-                "TfIdfVectorizer's input must be [C] or [N, C]",
-                format!("it has rank {}", d.len()),
-                &[0],
-            )
-            .unmet())
-        }
-        None => Shape::Unranked,
-    };
-    Ok(Inferred::single(
-        Output::shape(shape).elem(Some(elem::FLOAT)),
-    ))
-}
-
-/// `ImageDecoder(encoded_stream)`: a `[H, W, C]` image, H and W read from the bytes (fresh
-/// sizes), C 1 for `Grayscale` and 3 for `RGB` / `BGR`.
-pub(crate) fn image_decoder_20(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    ctx.required(0)?;
-    let channels = match ctx.attrs().string("pixel_format")?.unwrap_or("RGB") {
-        "Grayscale" => Dim::known(1),
-        "RGB" | "BGR" => Dim::known(3),
-        other => {
-            return Err(Constraint::new(
-                "ImageDecoder's pixel_format must be RGB, BGR or Grayscale",
-                format!("pixel_format is {other:?}"),
-                &[],
-            )
-            .unmet())
-        }
-    };
-    let shape = Shape::Ranked(vec![
-        ctx.fresh_dim("height", Vec::new()),
-        ctx.fresh_dim("width", Vec::new()),
-        channels,
-    ]);
-    Ok(Inferred::single(
-        Output::shape(shape).elem(Some(elem::UINT8)),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use crate::ops::spec::verdict::{shape, unmet};
-    use crate::ops::testing::{dims, int_attr, ints_attr, output_shapes, run, run_in, string_attr};
+    use crate::ops::testing::{dims, int_attr, output_shapes, run};
 
     // Each case as `onnx.shape_inference.infer_shapes(strict_mode=True)` (onnx 1.23) gives it.
 
@@ -163,17 +96,6 @@ mod tests {
     fn same_shape_and_broadcast_text_ops() {
         assert_eq!(
             shape(&run("RegexFullMatch", 20, &[dims(&["2", "3"])], vec![])),
-            "[2, 3]"
-        );
-        assert_eq!(
-            shape(&run_in(
-                "ai.onnx.ml",
-                "CategoryMapper",
-                1,
-                &[dims(&["2", "3"])],
-                vec![],
-                1
-            )),
             "[2, 3]"
         );
         let r = run(
@@ -216,47 +138,6 @@ mod tests {
             10,
             &[dims(&["2", "3"])],
             vec![]
-        )));
-    }
-
-    #[test]
-    fn tf_idf_width_is_the_largest_index_plus_one() {
-        let attrs = || {
-            vec![
-                ints_attr("ngram_indexes", &[0, 4, 2]),
-                string_attr("mode", "TF"),
-            ]
-        };
-        assert_eq!(
-            shape(&run("TfIdfVectorizer", 9, &[dims(&["6"])], attrs())),
-            "[5]"
-        );
-        assert_eq!(
-            shape(&run("TfIdfVectorizer", 9, &[dims(&["n", "6"])], attrs())),
-            "[n, 5]"
-        );
-        assert!(unmet(&run(
-            "TfIdfVectorizer",
-            9,
-            &[dims(&["1", "2", "6"])],
-            attrs()
-        )));
-    }
-
-    #[test]
-    fn image_decoder_is_rank_3() {
-        let r = run(
-            "ImageDecoder",
-            20,
-            &[dims(&["100"])],
-            vec![string_attr("pixel_format", "Grayscale")],
-        );
-        assert!(shape(&r).ends_with(", 1]"), "{}", shape(&r));
-        assert!(unmet(&run(
-            "ImageDecoder",
-            20,
-            &[dims(&["100"])],
-            vec![string_attr("pixel_format", "CMYK")]
         )));
     }
 }
