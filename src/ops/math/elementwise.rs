@@ -43,7 +43,7 @@ pub(crate) fn variadic_8(ctx: &Ctx<'_>, op: Binary) -> Result<Inferred, RuleErro
     let slots: Vec<usize> = (0..ctx.input_count())
         .filter(|&s| ctx.input(s).is_some())
         .collect();
-    let outcome = broadcast::multidirectional(&shapes);
+    let outcome = ctx.broadcasts().multidirectional(&shapes);
     let rule = Rule::Multidirectional;
     let folds = op != Binary::Opaque;
     let folded = match (
