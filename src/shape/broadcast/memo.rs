@@ -4,9 +4,8 @@
 //! A broadcast is a function of its rule and its shapes only. Most are cheap, but one whose
 //! axes pair distinct symbols builds a condition with a clause per axis and searches it, and
 //! a model can repeat it: a thousand `Add`s of the same two rank-1000 inputs took 47 s and
-//! 2.2 GB, recomputing the same outcome at each node (issue 19 hunt). Inference runs each
-//! node's rule once per settling pass, so a model repeats it even when each node is written
-//! once.
+//! 2.2 GB, recomputing the same outcome at each node (issue 19 hunt). Each inference run
+//! (settling runs several) has a table of its own.
 //!
 //! Only broadcasts with at least [`FROM_SYMBOLIC`] symbolic sizes among their inputs are kept:
 //! below that, hashing the shapes costs about what the broadcast does. The table is bounded by
