@@ -433,7 +433,6 @@ fn lint_loaded_timed(
     let start = Instant::now();
     let mut findings = check::run(&model, &inference, &options.checks);
     check::attribute(&mut findings, &bound);
-    crate::shape::broadcast::forget_outcomes();
     timings.check = start.elapsed();
     Ok(LintReport {
         model,

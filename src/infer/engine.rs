@@ -16,6 +16,7 @@ use crate::ops::{
     held_shape, BroadcastCheck, Charge, Constraint, Ctx, Fresh, Input, Named, Reals, RuleError,
     RuleFn, StoredReals,
 };
+use crate::shape::broadcast::Outcomes;
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
 use crate::shape::{Dim, Interned, Shape, Shapes, SharedShape, Verdict};
@@ -42,6 +43,7 @@ pub(super) fn run(
             .collect(),
         facts: model.graphs.iter().map(|_| GraphFacts::default()).collect(),
         fresh: Fresh::default(),
+        broadcasts: Outcomes::default(),
         depth: 0,
         work: Cell::new(0),
         max_rank: limits.max_rank,
@@ -84,6 +86,8 @@ pub(crate) struct Engine<'m> {
     functions: HashMap<(&'m str, &'m str), GraphId>,
     facts: Vec<GraphFacts>,
     fresh: Fresh,
+    /// The broadcasts of this run, so that nodes repeating one share its outcome.
+    broadcasts: Outcomes,
     depth: usize,
     /// Value elements copied so far, against [`MAX_VALUE_WORK`].
     work: Cell<usize>,
@@ -659,7 +663,7 @@ impl<'m> Engine<'m> {
             })
             .collect();
         let opset = node.opset().unwrap_or(i64::MAX);
-        let ctx = Ctx::new(node, ctx_inputs, opset, &self.fresh);
+        let ctx = Ctx::new(node, ctx_inputs, opset, &self.fresh, &self.broadcasts);
         match rule(&ctx) {
             Ok(inferred) => {
                 let outputs = inferred

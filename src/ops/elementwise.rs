@@ -102,7 +102,7 @@ pub(crate) fn axis_in_range(ctx: &Ctx<'_>, default: Option<i64>) -> Result<(), R
 pub(crate) fn binary(ctx: &Ctx<'_>, op: Binary) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
-    let outcome = broadcast::multidirectional(&[a.shape, b.shape]);
+    let outcome = ctx.broadcasts().multidirectional(&[a.shape, b.shape]);
     binary_folded(ctx, op, Rule::Multidirectional, outcome)
 }
 

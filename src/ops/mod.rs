@@ -140,6 +140,7 @@ pub(crate) struct Ctx<'a> {
     inputs: Vec<Option<Input<'a>>>,
     opset: i64,
     fresh: &'a Fresh,
+    broadcasts: &'a crate::shape::broadcast::Outcomes,
 }
 
 /// The fresh symbols of a model's data-dependent sizes: a serial shared by the whole model, and
@@ -193,6 +194,7 @@ impl<'a> Ctx<'a> {
         mut inputs: Vec<Option<Input<'a>>>,
         opset: i64,
         fresh: &'a Fresh,
+        broadcasts: &'a crate::shape::broadcast::Outcomes,
     ) -> Self {
         // Integer folding must never see a float tensor's elements, whoever produced them.
         for input in inputs.iter_mut().flatten() {
@@ -205,7 +207,13 @@ impl<'a> Ctx<'a> {
             inputs,
             opset,
             fresh,
+            broadcasts,
         }
+    }
+
+    /// The run's broadcasts: a node repeating another's broadcast meets its outcome.
+    pub(crate) fn broadcasts(&self) -> &'a crate::shape::broadcast::Outcomes {
+        self.broadcasts
     }
 
     /// The node.

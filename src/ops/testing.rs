@@ -187,7 +187,8 @@ pub(crate) fn run_in(
             })
         })
         .collect();
-    let ctx = Ctx::new(&node, ctx_inputs, opset, &fresh);
+    let broadcasts = crate::shape::broadcast::Outcomes::default();
+    let ctx = Ctx::new(&node, ctx_inputs, opset, &fresh, &broadcasts);
     rule(&ctx)
 }
 

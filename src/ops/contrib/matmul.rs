@@ -29,7 +29,7 @@ pub(crate) fn fused(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             Output::shape(Shape::Unranked).elem(a.elem),
         ));
     };
-    matmul_of(&ta, &tb, [0, 1], a.elem)
+    matmul_of(ctx.broadcasts(), &ta, &tb, [0, 1], a.elem)
 }
 
 /// The shape with its last two dims swapped when `trans`; `None` when a 1-D or unranked operand
@@ -105,7 +105,7 @@ pub(crate) fn dynamic_quantize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         (2, 6)
     };
     let elem = ctx.input(scale_slot).and_then(|s| s.elem).or(a.elem);
-    let mut inferred = matmul_of(a.shape, b.shape, [0, 1], elem)?;
+    let mut inferred = matmul_of(ctx.broadcasts(), a.shape, b.shape, [0, 1], elem)?;
     if let (Some(bias), Some(product)) = (ctx.input(bias_slot), inferred.outputs.first()) {
         if product.shape.rank().is_some() {
             let outcome = broadcast::unidirectional(&product.shape.clone(), bias.shape);

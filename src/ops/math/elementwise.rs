@@ -26,7 +26,7 @@ pub(crate) fn variadic_1(ctx: &Ctx<'_>, op: Binary) -> Result<Inferred, RuleErro
     );
     for (&slot, shape) in slots.iter().zip(&shapes).skip(1) {
         if let (Some(&first), Some(first_shape)) = (slots.first(), shapes.first()) {
-            let outcome = broadcast::legacy(first_shape, shape, false, None);
+            let outcome = ctx.broadcasts().legacy(first_shape, shape, false, None);
             inferred = inferred.with_check(Rule::Legacy, vec![first, slot], outcome);
         }
     }
@@ -43,7 +43,7 @@ pub(crate) fn variadic_8(ctx: &Ctx<'_>, op: Binary) -> Result<Inferred, RuleErro
     let slots: Vec<usize> = (0..ctx.input_count())
         .filter(|&s| ctx.input(s).is_some())
         .collect();
-    let outcome = broadcast::multidirectional(&shapes);
+    let outcome = ctx.broadcasts().multidirectional(&shapes);
     let rule = Rule::Multidirectional;
     let folds = op != Binary::Opaque;
     let folded = match (
@@ -92,7 +92,7 @@ pub(crate) fn prelu_7(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let slope = ctx.required(1)?;
     let output = Output::shape(x.shape.clone()).elem(x.elem);
-    let outcome = broadcast::unidirectional(x.shape, slope.shape);
+    let outcome = ctx.broadcasts().unidirectional(x.shape, slope.shape);
     Ok(Inferred::single(output).with_check(Rule::Unidirectional, vec![0, 1], outcome))
 }
 

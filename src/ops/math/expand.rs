@@ -5,7 +5,7 @@
 use crate::ops::axes::unknown_dims;
 use crate::ops::constraint::Constraint;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape, Tri};
 
 /// `Expand(input, shape)`: bidirectional broadcasting (numpy rule between the input's shape and
@@ -58,7 +58,7 @@ pub(crate) fn expand(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         };
         return Ok(Inferred::single(Output::shape(shape).elem(input.elem)));
     }
-    let outcome = broadcast::bidirectional(input.shape, &target_shape);
+    let outcome = ctx.broadcasts().bidirectional(input.shape, &target_shape);
     let value = input.value.and_then(|v| {
         let sizes: Option<Vec<usize>> = outcome
             .shape

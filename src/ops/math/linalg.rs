@@ -6,32 +6,40 @@
 use crate::model::dtype::elem;
 use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Outcome, Rule};
+use crate::shape::broadcast::{self, Outcome, Outcomes, Rule};
 use crate::shape::{Dim, Shape};
 
 /// `MatMul(A, B)`: the output has the input's element type.
 pub(crate) fn matmul(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
-    matmul_of(a.shape, b.shape, [0, 1], a.elem)
+    matmul_of(ctx.broadcasts(), a.shape, b.shape, [0, 1], a.elem)
 }
 
 /// `MatMulInteger(A, B, a_zero_point, b_zero_point)`: int32 output.
 pub(crate) fn matmul_integer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
-    matmul_of(ctx.shape(0)?, ctx.shape(1)?, [0, 1], Some(elem::INT32))
+    matmul_of(
+        ctx.broadcasts(),
+        ctx.shape(0)?,
+        ctx.shape(1)?,
+        [0, 1],
+        Some(elem::INT32),
+    )
 }
 
 /// `QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)`: the product of inputs 0
 /// and 3, typed like `y_zero_point`.
 pub(crate) fn qlinear_matmul(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let elem = ctx.input(7).and_then(|zp| zp.elem);
-    matmul_of(ctx.shape(0)?, ctx.shape(3)?, [0, 3], elem)
+    matmul_of(ctx.broadcasts(), ctx.shape(0)?, ctx.shape(3)?, [0, 3], elem)
 }
 
 /// numpy `matmul` shapes (ONNX MatMul-13 doc): a 1-D A is promoted to `[1, K]` and a 1-D B to
 /// `[K, 1]`, the added dim removed from the result; the batch prefixes broadcast
-/// multidirectionally (recorded as a check over the batch dims only); `K` must agree.
+/// multidirectionally (recorded as a check over the batch dims only, kept in `broadcasts`); `K`
+/// must agree.
 pub(crate) fn matmul_of(
+    broadcasts: &Outcomes,
     a: &Shape,
     b: &Shape,
     slots: [usize; 2],
@@ -60,7 +68,7 @@ pub(crate) fn matmul_of(
         )
         .fix("transpose or reshape one operand so that A's columns match B's rows, or re-export the weight with the right K")
     })?;
-    let outcome = broadcast::multidirectional(&[
+    let outcome = broadcasts.multidirectional(&[
         &Shape::Ranked(a_batch.to_vec()),
         &Shape::Ranked(b_batch.to_vec()),
     ]);

@@ -3,14 +3,16 @@
 
 use crate::ops::values::ints;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule, Verdict};
+use crate::shape::broadcast::{Rule, Verdict};
 
 /// `Where(condition, X, Y)`: multidirectional over its three inputs.
 pub(crate) fn where_9(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let c = ctx.required(0)?;
     let x = ctx.required(1)?;
     let y = ctx.required(2)?;
-    let outcome = broadcast::multidirectional(&[c.shape, x.shape, y.shape]);
+    let outcome = ctx
+        .broadcasts()
+        .multidirectional(&[c.shape, x.shape, y.shape]);
     let folded = match (&outcome.verdict, c.value, x.value, y.value) {
         (Verdict::Invalid(_), ..) => None,
         (_, Some(c), Some(x), Some(y)) => ints::select(c, x, y),

@@ -79,14 +79,6 @@ pub(crate) fn match_run(
 /// A's shape. B may not have a higher rank, and each of B's dims (right-aligned) must be 1 or
 /// A's dim. An unranked A gives an unranked, valid outcome; an unranked B gives A, valid.
 pub(crate) fn unidirectional(a: &Shape, b: &Shape) -> Outcome {
-    let inputs = [a, b];
-    super::memo::outcome(Rule::Unidirectional, (false, None), &inputs, || {
-        computed(a, b)
-    })
-}
-
-/// [`unidirectional`], computed.
-fn computed(a: &Shape, b: &Shape) -> Outcome {
     let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
         return Outcome {
             shape: a.clone(),

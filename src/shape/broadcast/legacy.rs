@@ -43,14 +43,6 @@ fn run_start(rank_a: usize, rank_b: usize, axis: Option<i64>) -> Option<usize> {
 /// run of A's shape starting at `axis` (suffix-matched when `axis` is absent); B's 1s do not
 /// stretch. A symbolic B that might be all 1s is accepted on that condition. Output: A's shape.
 pub(crate) fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outcome {
-    let inputs = [a, b];
-    super::memo::outcome(Rule::Legacy, (broadcast, axis), &inputs, || {
-        computed(a, b, broadcast, axis)
-    })
-}
-
-/// [`legacy`], computed.
-fn computed(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outcome {
     let rule = Rule::Legacy;
     let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
         return valid(if broadcast || a.rank().is_some() {

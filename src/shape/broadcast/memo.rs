@@ -1,18 +1,19 @@
-//! The outcomes of broadcasts over many symbolic sizes, kept per thread and reused when the
-//! same shapes meet again.
+//! The outcomes of broadcasts over many symbolic sizes, kept by the inference run that owns an
+//! [`Outcomes`] and reused when the same shapes meet again.
 //!
 //! A broadcast is a function of its rule and its shapes only. Most are cheap, but one whose
 //! axes pair distinct symbols builds a condition with a clause per axis and searches it, and
 //! a model can repeat it: a thousand `Add`s of the same two rank-1000 inputs took 47 s and
-//! 2.2 GB, recomputing the same outcome at each node (issue 19 hunt). Inference runs each
-//! node's rule once per settling pass, so a model repeats it even when each node is written
-//! once.
+//! 2.2 GB, recomputing the same outcome at each node (issue 19 hunt). Each inference run
+//! (settling runs several) has a table of its own.
 //!
 //! Only broadcasts with at least [`FROM_SYMBOLIC`] symbolic sizes among their inputs are kept:
 //! below that, hashing the shapes costs about what the broadcast does. The table is bounded by
 //! what it holds ([`MAX_WEIGHT`]) and emptied when full, so its memory is bounded whatever the
-//! model, and emptied when a lint ends ([`forget`]); it is keyed by the shapes themselves, so a
-//! reused outcome is the one the rule would give.
+//! model, and dropped with the run that owns it, so no state outlives a lint (the Python package
+//! lints many models in one thread); it is keyed by the shapes themselves, so a reused outcome is
+//! the one the rule would give. Measured (issue 33): without it, 400 `Add`s of the same two
+//! rank-300 symbolic inputs (`tests/limits.rs`) take 320 s in a debug build instead of 1.5 s.
 
 use std::cell::RefCell;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -62,16 +63,6 @@ fn weight(shapes: &[&Shape], outcome: &Outcome) -> usize {
     shapes.iter().map(|&shape| dims(shape)).sum::<usize>() + dims(&outcome.shape) + verdict
 }
 
-/// Empties this thread's table: a lint ends with it, so that a long-lived caller (the Python
-/// package) does not hold a model's outcomes after its report.
-pub(crate) fn forget() {
-    OUTCOMES.with(|table| {
-        let mut table = table.borrow_mut();
-        table.outcomes = HashTable::new();
-        table.weight = 0;
-    });
-}
-
 /// The hash of a broadcast's inputs.
 fn key_hash(rule: Rule, attributes: (bool, Option<i64>), shapes: &[&Shape]) -> u64 {
     let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
@@ -82,56 +73,93 @@ fn key_hash(rule: Rule, attributes: (bool, Option<i64>), shapes: &[&Shape]) -> u
     hasher.finish()
 }
 
-thread_local! {
-    static OUTCOMES: RefCell<Table> = RefCell::default();
+/// The broadcasts of one inference run: the broadcast functions of [`super`], each outcome
+/// over enough symbolic sizes kept for the rest of the run.
+#[derive(Default)]
+pub(crate) struct Outcomes {
+    table: RefCell<Table>,
 }
 
-/// The outcome of `rule` over `shapes` (with the legacy rule's `attributes`): the one kept
-/// for the same inputs if any, else `compute`'s, kept when the inputs are symbolic enough.
-pub(super) fn outcome(
-    rule: Rule,
-    attributes: (bool, Option<i64>),
-    shapes: &[&Shape],
-    compute: impl FnOnce() -> Outcome,
-) -> Outcome {
-    let symbolic = shapes
-        .iter()
-        .filter_map(|shape| shape.dims())
-        .flatten()
-        .filter(|dim| matches!(dim, Dim::Sym(_)))
-        .count();
-    if symbolic < FROM_SYMBOLIC {
-        return compute();
+impl Outcomes {
+    /// [`super::multidirectional`], kept.
+    pub(crate) fn multidirectional(&self, inputs: &[&Shape]) -> Outcome {
+        self.outcome(Rule::Multidirectional, (false, None), inputs, || {
+            super::multidirectional(inputs)
+        })
     }
-    let hash = key_hash(rule, attributes, shapes);
-    let same = |entry: &Entry| {
-        entry.hash == hash
-            && entry.rule == rule
-            && entry.attributes == attributes
-            && entry.shapes.len() == shapes.len()
-            && entry
-                .shapes
-                .iter()
-                .zip(shapes)
-                .all(|(kept, &given)| kept == given)
-    };
-    let kept = OUTCOMES.with(|table| {
-        let table = table.borrow();
-        table
+
+    /// [`super::bidirectional`], kept.
+    pub(crate) fn bidirectional(&self, input: &Shape, target: &Shape) -> Outcome {
+        self.outcome(Rule::Bidirectional, (false, None), &[input, target], || {
+            super::bidirectional(input, target)
+        })
+    }
+
+    /// [`super::unidirectional`], kept.
+    pub(crate) fn unidirectional(&self, a: &Shape, b: &Shape) -> Outcome {
+        self.outcome(Rule::Unidirectional, (false, None), &[a, b], || {
+            super::unidirectional(a, b)
+        })
+    }
+
+    /// [`super::legacy`], kept.
+    pub(crate) fn legacy(
+        &self,
+        a: &Shape,
+        b: &Shape,
+        broadcast: bool,
+        axis: Option<i64>,
+    ) -> Outcome {
+        self.outcome(Rule::Legacy, (broadcast, axis), &[a, b], || {
+            super::legacy(a, b, broadcast, axis)
+        })
+    }
+
+    /// The outcome of `rule` over `shapes` (with the legacy rule's `attributes`): the one kept
+    /// for the same inputs if any, else `compute`'s, kept when the inputs are symbolic enough.
+    fn outcome(
+        &self,
+        rule: Rule,
+        attributes: (bool, Option<i64>),
+        shapes: &[&Shape],
+        compute: impl FnOnce() -> Outcome,
+    ) -> Outcome {
+        let symbolic = shapes
+            .iter()
+            .filter_map(|shape| shape.dims())
+            .flatten()
+            .filter(|dim| matches!(dim, Dim::Sym(_)))
+            .count();
+        if symbolic < FROM_SYMBOLIC {
+            return compute();
+        }
+        let hash = key_hash(rule, attributes, shapes);
+        let same = |entry: &Entry| {
+            entry.hash == hash
+                && entry.rule == rule
+                && entry.attributes == attributes
+                && entry.shapes.len() == shapes.len()
+                && entry
+                    .shapes
+                    .iter()
+                    .zip(shapes)
+                    .all(|(kept, &given)| kept == given)
+        };
+        let kept = self
+            .table
+            .borrow()
             .outcomes
             .find(hash, same)
-            .map(|entry| entry.outcome.clone())
-    });
-    if let Some(kept) = kept {
-        return kept;
-    }
-    let computed = compute();
-    let weight = weight(shapes, &computed);
-    if weight > MAX_WEIGHT {
-        return computed;
-    }
-    OUTCOMES.with(|table| {
-        let mut table = table.borrow_mut();
+            .map(|entry| entry.outcome.clone());
+        if let Some(kept) = kept {
+            return kept;
+        }
+        let computed = compute();
+        let weight = weight(shapes, &computed);
+        if weight > MAX_WEIGHT {
+            return computed;
+        }
+        let mut table = self.table.borrow_mut();
         if table.weight + weight > MAX_WEIGHT {
             table.outcomes.clear();
             table.weight = 0;
@@ -147,13 +175,13 @@ pub(super) fn outcome(
         table
             .outcomes
             .insert_unique(hash, entry, |entry| entry.hash);
-    });
-    computed
+        computed
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{forget, outcome, Rule, OUTCOMES};
+    use super::{Outcomes, Rule};
     use crate::shape::broadcast::multidirectional;
     use crate::shape::{Dim, Shape};
 
@@ -169,10 +197,10 @@ mod tests {
     /// over fewer symbolic sizes, another rule or other attributes is not met.
     #[test]
     fn kept_outcome_is_the_computed_one() {
-        forget();
+        let outcomes = Outcomes::default();
         let (a, b) = (symbols("memo_a", 6), symbols("memo_b", 6));
-        let first = multidirectional(&[&a, &b]);
-        let again = outcome(Rule::Multidirectional, (false, None), &[&a, &b], || {
+        let first = outcomes.multidirectional(&[&a, &b]);
+        let again = outcomes.outcome(Rule::Multidirectional, (false, None), &[&a, &b], || {
             panic!("the outcome of the same shapes is kept")
         });
         assert_eq!(
@@ -184,22 +212,28 @@ mod tests {
 
         let fresh = |rule, attributes, shapes: &[&Shape]| {
             let mut computed = false;
-            outcome(rule, attributes, shapes, || {
+            outcomes.outcome(rule, attributes, shapes, || {
                 computed = true;
                 multidirectional(shapes)
             });
             computed
         };
         let (c, d) = (symbols("memo_c", 3), symbols("memo_d", 3));
-        multidirectional(&[&c, &d]);
+        outcomes.multidirectional(&[&c, &d]);
         assert!(fresh(Rule::Multidirectional, (false, None), &[&c, &d]));
         assert!(fresh(Rule::Bidirectional, (false, None), &[&a, &b]));
         assert!(fresh(Rule::Multidirectional, (true, None), &[&a, &b]));
         assert!(fresh(Rule::Multidirectional, (false, None), &[&b, &a]));
         assert!(fresh(Rule::Multidirectional, (false, None), &[&a, &b, &b]));
 
-        forget();
-        assert!(fresh(Rule::Multidirectional, (false, None), &[&a, &b]));
+        assert!(fresh(Rule::Multidirectional, (false, None), &[&c, &d]));
+        let another_run = Outcomes::default();
+        let mut computed = false;
+        another_run.outcome(Rule::Multidirectional, (false, None), &[&a, &b], || {
+            computed = true;
+            multidirectional(&[&a, &b])
+        });
+        assert!(computed, "a run does not meet another run's outcomes");
     }
 
     /// The table empties itself rather than grow past its bound, and still keeps what it
@@ -213,15 +247,16 @@ mod tests {
             dims.extend(std::iter::repeat_n(Dim::known(2), 30_000));
             Shape::Ranked(dims)
         };
+        let outcomes = Outcomes::default();
         let mut emptied = false;
         for i in 0..12 {
             let a = wide(i);
-            let before = OUTCOMES.with(|table| table.borrow().weight);
-            multidirectional(&[&a, &a]);
-            let weight = OUTCOMES.with(|table| table.borrow().weight);
+            let before = outcomes.table.borrow().weight;
+            outcomes.multidirectional(&[&a, &a]);
+            let weight = outcomes.table.borrow().weight;
             assert!(weight <= super::MAX_WEIGHT, "weight {weight} after {i}");
             emptied |= weight < before;
-            let kept = outcome(Rule::Multidirectional, (false, None), &[&a, &a], || {
+            let kept = outcomes.outcome(Rule::Multidirectional, (false, None), &[&a, &a], || {
                 panic!("the last outcome is kept")
             });
             assert!(kept.is_valid());

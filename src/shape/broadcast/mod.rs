@@ -23,7 +23,7 @@ pub(crate) use directional::unidirectional;
 pub(crate) use legacy::legacy;
 #[cfg(test)]
 pub(crate) use legacy::pdpd;
-pub(crate) use memo::forget as forget_outcomes;
+pub(crate) use memo::Outcomes;
 pub(crate) use violation::{Offender, Violation};
 pub use violation::{Rule, ViolationKind};
 
@@ -127,8 +127,7 @@ pub(crate) fn verdict_of(
 /// output is unranked because an unranked input may have the highest rank. No ranked input
 /// gives an unranked, valid outcome.
 pub(crate) fn multidirectional(inputs: &[&Shape]) -> Outcome {
-    let rule = Rule::Multidirectional;
-    memo::outcome(rule, (false, None), inputs, || numpy_style(rule, inputs))
+    numpy_style(Rule::Multidirectional, inputs)
 }
 
 /// Bidirectional broadcasting of `input` to `target` (ONNX Expand, `OpenVINO` bidirectional
@@ -136,8 +135,7 @@ pub(crate) fn multidirectional(inputs: &[&Shape]) -> Outcome {
 /// broadcast of both and may differ from `target` (when it has 1s or a smaller rank). Input 0
 /// is `input`, input 1 is `target`.
 pub(crate) fn bidirectional(input: &Shape, target: &Shape) -> Outcome {
-    let (rule, inputs) = (Rule::Bidirectional, [input, target]);
-    memo::outcome(rule, (false, None), &inputs, || numpy_style(rule, &inputs))
+    numpy_style(Rule::Bidirectional, &[input, target])
 }
 
 fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
