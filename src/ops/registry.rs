@@ -30,7 +30,7 @@ use super::math::{einsum, expand, linalg, top_k};
 use super::nn::{attention, channel_norm, conv, flatten, group_norm, norm, pool};
 use super::object_detection::nms;
 use super::quantization::quant;
-use super::reduction::reduce::{self, Reducer};
+use super::reduction::reduce::{self, Extreme, Reducer};
 use super::rnn::recurrent;
 use super::rnn::recurrent_inputs::Cell;
 use super::sequence;
@@ -85,8 +85,12 @@ const ROWS: &[Row] = &[
     }),
     rule("", "And", &[1], |c| elementwise::binary_1(c, Binary::And)),
     rule("", "And", &[7], |c| elementwise::binary(c, Binary::And)),
-    rule("", "ArgMax", &[1, 11, 12, 13], reduce::arg_reduce),
-    rule("", "ArgMin", &[1, 11, 12, 13], reduce::arg_reduce),
+    rule("", "ArgMax", &[1, 11, 12, 13], |c| {
+        reduce::arg_reduce(c, Extreme::Max)
+    }),
+    rule("", "ArgMin", &[1, 11, 12, 13], |c| {
+        reduce::arg_reduce(c, Extreme::Min)
+    }),
     rule("", "Asin", &[7, 22], |c| {
         elementwise::unary(c, Unary::Opaque)
     }),
