@@ -38,7 +38,7 @@ use super::tensor::{
     concat, data_sized, gather, pad, reshape, resize, scatter, shape_of, slice, split, squeeze,
     transpose,
 };
-use super::traditionalml::ml;
+use super::traditionalml::ml::{self, Model, OutElem};
 use super::values::{Binary, Unary};
 use super::{contrib, elementwise, math, nn, tensor, RuleFn};
 
@@ -568,7 +568,9 @@ const ROWS: &[Row] = &[
         &[1],
         ml::feature_extractor,
     ),
-    rule("ai.onnx.ml", "Binarizer", &[1], ml::same_shape),
+    rule("ai.onnx.ml", "Binarizer", &[1], |c| {
+        ml::same_shape(c, OutElem::Kept)
+    }),
     rule("ai.onnx.ml", "CastMap", &[1], ml::opaque),
     rule("ai.onnx.ml", "DictVectorizer", &[1], ml::opaque),
     rule(
@@ -577,28 +579,40 @@ const ROWS: &[Row] = &[
         &[1],
         ml::feature_vectorizer,
     ),
-    rule("ai.onnx.ml", "Imputer", &[1], ml::same_shape),
-    rule("ai.onnx.ml", "LabelEncoder", &[1, 2, 4], ml::same_shape),
-    rule("ai.onnx.ml", "LinearClassifier", &[1], ml::classifier),
-    rule("ai.onnx.ml", "LinearRegressor", &[1], ml::regressor),
-    rule("ai.onnx.ml", "Normalizer", &[1], ml::same_shape),
+    rule("ai.onnx.ml", "Imputer", &[1], |c| {
+        ml::same_shape(c, OutElem::Kept)
+    }),
+    rule("ai.onnx.ml", "LabelEncoder", &[1, 2, 4], |c| {
+        ml::same_shape(c, OutElem::Unknown)
+    }),
+    rule("ai.onnx.ml", "LinearClassifier", &[1], |c| {
+        ml::classifier(c, Model::Linear)
+    }),
+    rule("ai.onnx.ml", "LinearRegressor", &[1], |c| {
+        ml::regressor(c, Model::Linear)
+    }),
+    rule("ai.onnx.ml", "Normalizer", &[1], |c| {
+        ml::same_shape(c, OutElem::Float)
+    }),
     rule("ai.onnx.ml", "OneHotEncoder", &[1], ml::one_hot),
-    rule("ai.onnx.ml", "SVMClassifier", &[1], ml::classifier),
-    rule("ai.onnx.ml", "SVMRegressor", &[1], ml::regressor),
-    rule("ai.onnx.ml", "Scaler", &[1], ml::same_shape),
-    rule("ai.onnx.ml", "TreeEnsemble", &[5], ml::regressor),
-    rule(
-        "ai.onnx.ml",
-        "TreeEnsembleClassifier",
-        &[1, 3, 5],
-        ml::classifier,
-    ),
-    rule(
-        "ai.onnx.ml",
-        "TreeEnsembleRegressor",
-        &[1, 3, 5],
-        ml::regressor,
-    ),
+    rule("ai.onnx.ml", "SVMClassifier", &[1], |c| {
+        ml::classifier(c, Model::Svm)
+    }),
+    rule("ai.onnx.ml", "SVMRegressor", &[1], |c| {
+        ml::regressor(c, Model::Svm)
+    }),
+    rule("ai.onnx.ml", "Scaler", &[1], |c| {
+        ml::same_shape(c, OutElem::Float)
+    }),
+    rule("ai.onnx.ml", "TreeEnsemble", &[5], |c| {
+        ml::regressor(c, Model::TreeEnsemble)
+    }),
+    rule("ai.onnx.ml", "TreeEnsembleClassifier", &[1, 3, 5], |c| {
+        ml::classifier(c, Model::TreeEnsemble)
+    }),
+    rule("ai.onnx.ml", "TreeEnsembleRegressor", &[1, 3, 5], |c| {
+        ml::regressor(c, Model::TreeEnsemble)
+    }),
     rule("ai.onnx.ml", "ZipMap", &[1], ml::opaque),
     // onnxruntime's contrib operators (contrib_schemas.tsv).
     rule(CONTRIB, "Attention", &[1], contrib::attention::attention),
