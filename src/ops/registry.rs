@@ -617,26 +617,24 @@ const ROWS: &[Row] = &[
     // onnxruntime's contrib operators (contrib_schemas.tsv).
     rule(CONTRIB, "Attention", &[1], contrib::attention::attention),
     rule(CONTRIB, "BiasAdd", &[1], contrib::activation::bias_add),
-    rule(CONTRIB, "BiasGelu", &[1], contrib::activation::biased),
+    rule(CONTRIB, "BiasGelu", &[1], |c| {
+        contrib::activation::biased(c, contrib::activation::Bias::Required)
+    }),
     rule(
         CONTRIB,
         "BiasSplitGelu",
         &[1],
         contrib::activation::bias_split_gelu,
     ),
-    rule(
-        CONTRIB,
-        "DynamicQuantizeMatMul",
-        &[1],
-        contrib::matmul::dynamic_quantize,
-    ),
-    rule(
-        CONTRIB,
-        "EmbedLayerNormalization",
-        &[1],
-        contrib::embed::embed,
-    ),
-    rule(CONTRIB, "FastGelu", &[1], contrib::activation::biased),
+    rule(CONTRIB, "DynamicQuantizeMatMul", &[1], |c| {
+        contrib::matmul::dynamic_quantize(c, contrib::matmul::Quantized::Dynamic)
+    }),
+    rule(CONTRIB, "EmbedLayerNormalization", &[1], |c| {
+        contrib::embed::embed(c, contrib::embed::Embedding::Float)
+    }),
+    rule(CONTRIB, "FastGelu", &[1], |c| {
+        contrib::activation::biased(c, contrib::activation::Bias::Optional)
+    }),
     rule(CONTRIB, "FusedMatMul", &[1], contrib::matmul::fused),
     rule(
         CONTRIB,
@@ -651,12 +649,9 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::group_query::group_query,
     ),
-    rule(
-        CONTRIB,
-        "MatMulIntegerToFloat",
-        &[1],
-        contrib::matmul::dynamic_quantize,
-    ),
+    rule(CONTRIB, "MatMulIntegerToFloat", &[1], |c| {
+        contrib::matmul::dynamic_quantize(c, contrib::matmul::Quantized::IntegerToFloat)
+    }),
     rule(CONTRIB, "MatMulNBits", &[1], contrib::matmul::n_bits),
     rule(
         CONTRIB,
@@ -665,12 +660,9 @@ const ROWS: &[Row] = &[
         contrib::heads::multi_head,
     ),
     rule(CONTRIB, "QAttention", &[1], contrib::attention::qattention),
-    rule(
-        CONTRIB,
-        "QEmbedLayerNormalization",
-        &[1],
-        contrib::embed::embed,
-    ),
+    rule(CONTRIB, "QEmbedLayerNormalization", &[1], |c| {
+        contrib::embed::embed(c, contrib::embed::Embedding::Quantized)
+    }),
     rule(CONTRIB, "QGemm", &[1], contrib::matmul::qgemm),
     rule(CONTRIB, "QLinearAdd", &[1], contrib::qlinear::binary),
     rule(
@@ -712,13 +704,12 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::group_query::rotary,
     ),
-    rule(CONTRIB, "SkipLayerNormalization", &[1], contrib::norm::skip),
-    rule(
-        CONTRIB,
-        "SkipSimplifiedLayerNormalization",
-        &[1],
-        contrib::norm::skip,
-    ),
+    rule(CONTRIB, "SkipLayerNormalization", &[1], |c| {
+        contrib::norm::skip(c, contrib::norm::Skip::Layer)
+    }),
+    rule(CONTRIB, "SkipSimplifiedLayerNormalization", &[1], |c| {
+        contrib::norm::skip(c, contrib::norm::Skip::Simplified)
+    }),
     // issue 37
     rule(CONTRIB, "FusedConv", &[1], contrib::fused::fused_conv),
     rule(CONTRIB, "FusedGemm", &[1], contrib::fused::fused_gemm),
