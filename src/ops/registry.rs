@@ -27,6 +27,9 @@ use std::sync::OnceLock;
 
 use super::generator::{constant, shape_to_data};
 use super::math::{einsum, expand, linalg, top_k};
+use super::nn::conv::ConvOp;
+use super::nn::norm::Normalized;
+use super::nn::pool::Pool;
 use super::nn::{attention, channel_norm, conv, flatten, group_norm, norm, pool};
 use super::object_detection::nms;
 use super::quantization::quant;
@@ -103,7 +106,12 @@ const ROWS: &[Row] = &[
     rule("", "Atanh", &[9, 22], |c| {
         elementwise::unary(c, Unary::Opaque)
     }),
-    rule("", "AveragePool", &[1, 7, 10, 11, 19, 22], pool::pool),
+    rule("", "AveragePool", &[1, 7, 10, 11], |c| {
+        pool::pool(c, Pool::AverageBefore19)
+    }),
+    rule("", "AveragePool", &[19, 22], |c| {
+        pool::pool(c, Pool::Average)
+    }),
     rule(
         "",
         "BatchNormalization",
@@ -163,8 +171,10 @@ const ROWS: &[Row] = &[
         &[9, 20, 21, 23, 24, 25],
         shape_to_data::constant_of_shape,
     ),
-    rule("", "Conv", &[1, 11, 22], conv::conv),
-    rule("", "ConvInteger", &[10], conv::conv),
+    rule("", "Conv", &[1, 11, 22], |c| conv::conv(c, ConvOp::Conv)),
+    rule("", "ConvInteger", &[10], |c| {
+        conv::conv(c, ConvOp::ConvInteger)
+    }),
     rule("", "ConvTranspose", &[1, 11, 22], conv::conv_transpose),
     rule("", "Cos", &[7, 22], |c| {
         elementwise::unary(c, Unary::Opaque)
@@ -287,7 +297,9 @@ const ROWS: &[Row] = &[
     rule("", "LSTM", &[14, 22], |c| {
         recurrent::recurrent_14(c, Cell::Lstm)
     }),
-    rule("", "LayerNormalization", &[1, 17], norm::layer_norm),
+    rule("", "LayerNormalization", &[1, 17], |c| {
+        norm::layer_norm(c, Normalized::Layer)
+    }),
     rule(
         "",
         "SimplifiedLayerNormalization",
@@ -315,7 +327,9 @@ const ROWS: &[Row] = &[
         &[1, 22],
         nn::elementwise::lp_normalization,
     ),
-    rule("", "LpPool", &[1, 2, 11, 18, 22], pool::pool),
+    rule("", "LpPool", &[1, 2, 11, 18, 22], |c| {
+        pool::pool(c, Pool::Lp)
+    }),
     rule("", "MatMul", &[1, 9, 13], linalg::matmul),
     rule("", "MatMulInteger", &[10], linalg::matmul_integer),
     rule("", "Max", &[1, 6], |c| {
@@ -324,7 +338,9 @@ const ROWS: &[Row] = &[
     rule("", "Max", &[8, 12, 13], |c| {
         math::elementwise::variadic_8(c, Binary::Max)
     }),
-    rule("", "MaxPool", &[1, 8, 10, 11, 12, 22], pool::pool),
+    rule("", "MaxPool", &[1, 8, 10, 11, 12, 22], |c| {
+        pool::pool(c, Pool::Max)
+    }),
     rule("", "MaxRoiPool", &[1, 22], pool::max_roi_pool),
     rule("", "Mean", &[1, 6], |c| {
         math::elementwise::variadic_1(c, Binary::Opaque)
@@ -370,7 +386,9 @@ const ROWS: &[Row] = &[
     rule("", "Pow", &[7, 12, 13, 15], |c| {
         elementwise::binary(c, Binary::Pow)
     }),
-    rule("", "QLinearConv", &[10], conv::conv),
+    rule("", "QLinearConv", &[10], |c| {
+        conv::conv(c, ConvOp::QLinearConv)
+    }),
     rule("", "QLinearMatMul", &[10, 21], linalg::qlinear_matmul),
     rule("", "QuantizeLinear", &[10], quant::quantize_10),
     rule(
@@ -379,7 +397,9 @@ const ROWS: &[Row] = &[
         &[13, 19, 21, 23, 24, 25, 28],
         quant::quantize_13,
     ),
-    rule("", "RMSNormalization", &[23], norm::layer_norm),
+    rule("", "RMSNormalization", &[23], |c| {
+        norm::layer_norm(c, Normalized::Rms)
+    }),
     rule("", "RNN", &[1, 7], |c| recurrent::recurrent_1(c, Cell::Rnn)),
     rule("", "RNN", &[14, 22], |c| {
         recurrent::recurrent_14(c, Cell::Rnn)
