@@ -13,14 +13,13 @@
 //! without a row is not listed as unknown: it resolves like a custom op.
 //!
 //! Every row names its rule function, the variant captured there (a `Unary`/`Binary` operation,
-//! a `Reducer`, a recurrent `Cell`) by a non-capturing closure: the registry is the only
-//! dispatch. Where the shape semantics changed between versions a row names its own rule
+//! a `Reducer`, a recurrent `Cell`, a `Pool`, a `ConvOp`...) by a non-capturing closure: the
+//! registry is the only dispatch, and no rule body branches on its node's op type or opset.
+//! Where the shape semantics changed between versions a row names its own rule or settings
 //! (`PRelu` 1/6 vs 7+, `Add` and the other binary ops 1/6 vs 7+, `Split` 1/2/13/18, `Reshape`
-//! 1/5/14, `Pad` 1/2/11/18, `Slice` 1/10, `Reduce*` with the axes attribute vs input...). The
-//! rules sit in `ops/<section>/` as `onnx/defs/<section>/` defines their operators, plus
-//! `contrib/`; a few bodies still branch on the op type (pools, `Conv`*, `LayerNormalization` /
-//! `RMSNormalization`, `ai.onnx.ml`, contrib) or the opset (`Resize`/`Upsample`,
-//! `AveragePool`-19's padding check).
+//! 1/5/14, `Pad` 1/2/11/18, `Slice` 1/10, `Reduce*` with the axes attribute vs input,
+//! `Upsample` 1/7/9, `Resize` 10/11/18, `AveragePool` before and from 19...). The rules sit in
+//! `ops/<section>/` as `onnx/defs/<section>/` defines their operators, plus `contrib/`.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -37,6 +36,7 @@ use super::reduction::reduce::{self, Extreme, Reducer};
 use super::rnn::recurrent;
 use super::rnn::recurrent_inputs::Cell;
 use super::sequence;
+use super::tensor::resize::{ResizeVersion, UpsampleScales};
 use super::tensor::{
     concat, data_sized, gather, pad, reshape, resize, scatter, shape_of, slice, split, squeeze,
     transpose,
@@ -479,7 +479,15 @@ const ROWS: &[Row] = &[
         &[14, 19, 21, 23, 24, 25],
         reshape::reshape_14,
     ),
-    rule("", "Resize", &[10, 11, 13, 18, 19], resize::resize),
+    rule("", "Resize", &[10], |c| {
+        resize::resize(c, ResizeVersion::V10)
+    }),
+    rule("", "Resize", &[11, 13], |c| {
+        resize::resize(c, ResizeVersion::V11)
+    }),
+    rule("", "Resize", &[18, 19], |c| {
+        resize::resize(c, ResizeVersion::V18)
+    }),
     rule("", "Round", &[11, 22], |c| {
         elementwise::unary(c, Unary::Round)
     }),
@@ -578,7 +586,15 @@ const ROWS: &[Row] = &[
         &[13, 21, 23, 24, 25],
         squeeze::unsqueeze_13,
     ),
-    rule("", "Upsample", &[1, 7, 9, 10], resize::upsample),
+    rule("", "Upsample", &[1], |c| {
+        resize::upsample(c, UpsampleScales::Unread)
+    }),
+    rule("", "Upsample", &[7], |c| {
+        resize::upsample(c, UpsampleScales::Attribute)
+    }),
+    rule("", "Upsample", &[9, 10], |c| {
+        resize::upsample(c, UpsampleScales::Input)
+    }),
     rule("", "Where", &[9, 16], tensor::select::where_9),
     rule("", "Xor", &[1], |c| elementwise::binary_1(c, Binary::Xor)),
     rule("", "Xor", &[7], |c| elementwise::binary(c, Binary::Xor)),
