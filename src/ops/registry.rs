@@ -13,32 +13,35 @@
 //! without a row is not listed as unknown: it resolves like a custom op.
 //!
 //! Every row names its rule function, the variant captured there (a `Unary`/`Binary` operation,
-//! a `Reducer`, a recurrent `Cell`) by a non-capturing closure: the registry is the only
-//! dispatch. Where the shape semantics changed between versions a row names its own rule
+//! a `Reducer`, a recurrent `Cell`, a `Pool`, a `ConvOp`...) by a non-capturing closure: the
+//! registry is the only dispatch, and no rule body branches on its node's op type or opset.
+//! Where the shape semantics changed between versions a row names its own rule or settings
 //! (`PRelu` 1/6 vs 7+, `Add` and the other binary ops 1/6 vs 7+, `Split` 1/2/13/18, `Reshape`
-//! 1/5/14, `Pad` 1/2/11/18, `Slice` 1/10, `Reduce*` with the axes attribute vs input...). The
-//! rules sit in `ops/<section>/` as `onnx/defs/<section>/` defines their operators, plus
-//! `contrib/`; a few bodies still branch on the op type (pools, `Conv`*, `LayerNormalization` /
-//! `RMSNormalization`, `ai.onnx.ml`, contrib) or the opset (`Resize`/`Upsample`,
-//! `AveragePool`-19's padding check).
+//! 1/5/14, `Pad` 1/2/11/18, `Slice` 1/10, `Reduce*` with the axes attribute vs input,
+//! `Upsample` 1/7/9, `Resize` 10/11/18, `AveragePool` before and from 19...). The rules sit in
+//! `ops/<section>/` as `onnx/defs/<section>/` defines their operators, plus `contrib/`.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::generator::{constant, shape_to_data};
 use super::math::{einsum, expand, linalg, top_k};
+use super::nn::conv::ConvOp;
+use super::nn::norm::Normalized;
+use super::nn::pool::Pool;
 use super::nn::{attention, channel_norm, conv, flatten, group_norm, norm, pool};
 use super::object_detection::nms;
 use super::quantization::quant;
-use super::reduction::reduce::{self, Reducer};
+use super::reduction::reduce::{self, Extreme, Reducer};
 use super::rnn::recurrent;
 use super::rnn::recurrent_inputs::Cell;
 use super::sequence;
+use super::tensor::resize::{ResizeVersion, UpsampleScales};
 use super::tensor::{
     concat, data_sized, gather, pad, reshape, resize, scatter, shape_of, slice, split, squeeze,
     transpose,
 };
-use super::traditionalml::ml;
+use super::traditionalml::ml::{self, Model, OutElem};
 use super::values::{Binary, Unary};
 use super::{contrib, elementwise, math, nn, tensor, RuleFn};
 
@@ -85,8 +88,12 @@ const ROWS: &[Row] = &[
     }),
     rule("", "And", &[1], |c| elementwise::binary_1(c, Binary::And)),
     rule("", "And", &[7], |c| elementwise::binary(c, Binary::And)),
-    rule("", "ArgMax", &[1, 11, 12, 13], reduce::arg_reduce),
-    rule("", "ArgMin", &[1, 11, 12, 13], reduce::arg_reduce),
+    rule("", "ArgMax", &[1, 11, 12, 13], |c| {
+        reduce::arg_reduce(c, Extreme::Max)
+    }),
+    rule("", "ArgMin", &[1, 11, 12, 13], |c| {
+        reduce::arg_reduce(c, Extreme::Min)
+    }),
     rule("", "Asin", &[7, 22], |c| {
         elementwise::unary(c, Unary::Opaque)
     }),
@@ -99,7 +106,12 @@ const ROWS: &[Row] = &[
     rule("", "Atanh", &[9, 22], |c| {
         elementwise::unary(c, Unary::Opaque)
     }),
-    rule("", "AveragePool", &[1, 7, 10, 11, 19, 22], pool::pool),
+    rule("", "AveragePool", &[1, 7, 10, 11], |c| {
+        pool::pool(c, Pool::AverageBefore19)
+    }),
+    rule("", "AveragePool", &[19, 22], |c| {
+        pool::pool(c, Pool::Average)
+    }),
     rule(
         "",
         "BatchNormalization",
@@ -159,8 +171,10 @@ const ROWS: &[Row] = &[
         &[9, 20, 21, 23, 24, 25],
         shape_to_data::constant_of_shape,
     ),
-    rule("", "Conv", &[1, 11, 22], conv::conv),
-    rule("", "ConvInteger", &[10], conv::conv),
+    rule("", "Conv", &[1, 11, 22], |c| conv::conv(c, ConvOp::Conv)),
+    rule("", "ConvInteger", &[10], |c| {
+        conv::conv(c, ConvOp::ConvInteger)
+    }),
     rule("", "ConvTranspose", &[1, 11, 22], conv::conv_transpose),
     rule("", "Cos", &[7, 22], |c| {
         elementwise::unary(c, Unary::Opaque)
@@ -283,7 +297,9 @@ const ROWS: &[Row] = &[
     rule("", "LSTM", &[14, 22], |c| {
         recurrent::recurrent_14(c, Cell::Lstm)
     }),
-    rule("", "LayerNormalization", &[1, 17], norm::layer_norm),
+    rule("", "LayerNormalization", &[1, 17], |c| {
+        norm::layer_norm(c, Normalized::Layer)
+    }),
     rule(
         "",
         "SimplifiedLayerNormalization",
@@ -311,7 +327,9 @@ const ROWS: &[Row] = &[
         &[1, 22],
         nn::elementwise::lp_normalization,
     ),
-    rule("", "LpPool", &[1, 2, 11, 18, 22], pool::pool),
+    rule("", "LpPool", &[1, 2, 11, 18, 22], |c| {
+        pool::pool(c, Pool::Lp)
+    }),
     rule("", "MatMul", &[1, 9, 13], linalg::matmul),
     rule("", "MatMulInteger", &[10], linalg::matmul_integer),
     rule("", "Max", &[1, 6], |c| {
@@ -320,7 +338,9 @@ const ROWS: &[Row] = &[
     rule("", "Max", &[8, 12, 13], |c| {
         math::elementwise::variadic_8(c, Binary::Max)
     }),
-    rule("", "MaxPool", &[1, 8, 10, 11, 12, 22], pool::pool),
+    rule("", "MaxPool", &[1, 8, 10, 11, 12, 22], |c| {
+        pool::pool(c, Pool::Max)
+    }),
     rule("", "MaxRoiPool", &[1, 22], pool::max_roi_pool),
     rule("", "Mean", &[1, 6], |c| {
         math::elementwise::variadic_1(c, Binary::Opaque)
@@ -366,7 +386,9 @@ const ROWS: &[Row] = &[
     rule("", "Pow", &[7, 12, 13, 15], |c| {
         elementwise::binary(c, Binary::Pow)
     }),
-    rule("", "QLinearConv", &[10], conv::conv),
+    rule("", "QLinearConv", &[10], |c| {
+        conv::conv(c, ConvOp::QLinearConv)
+    }),
     rule("", "QLinearMatMul", &[10, 21], linalg::qlinear_matmul),
     rule("", "QuantizeLinear", &[10], quant::quantize_10),
     rule(
@@ -375,7 +397,9 @@ const ROWS: &[Row] = &[
         &[13, 19, 21, 23, 24, 25, 28],
         quant::quantize_13,
     ),
-    rule("", "RMSNormalization", &[23], norm::layer_norm),
+    rule("", "RMSNormalization", &[23], |c| {
+        norm::layer_norm(c, Normalized::Rms)
+    }),
     rule("", "RNN", &[1, 7], |c| recurrent::recurrent_1(c, Cell::Rnn)),
     rule("", "RNN", &[14, 22], |c| {
         recurrent::recurrent_14(c, Cell::Rnn)
@@ -455,7 +479,15 @@ const ROWS: &[Row] = &[
         &[14, 19, 21, 23, 24, 25],
         reshape::reshape_14,
     ),
-    rule("", "Resize", &[10, 11, 13, 18, 19], resize::resize),
+    rule("", "Resize", &[10], |c| {
+        resize::resize(c, ResizeVersion::V10)
+    }),
+    rule("", "Resize", &[11, 13], |c| {
+        resize::resize(c, ResizeVersion::V11)
+    }),
+    rule("", "Resize", &[18, 19], |c| {
+        resize::resize(c, ResizeVersion::V18)
+    }),
     rule("", "Round", &[11, 22], |c| {
         elementwise::unary(c, Unary::Round)
     }),
@@ -554,7 +586,15 @@ const ROWS: &[Row] = &[
         &[13, 21, 23, 24, 25],
         squeeze::unsqueeze_13,
     ),
-    rule("", "Upsample", &[1, 7, 9, 10], resize::upsample),
+    rule("", "Upsample", &[1], |c| {
+        resize::upsample(c, UpsampleScales::Unread)
+    }),
+    rule("", "Upsample", &[7], |c| {
+        resize::upsample(c, UpsampleScales::Attribute)
+    }),
+    rule("", "Upsample", &[9, 10], |c| {
+        resize::upsample(c, UpsampleScales::Input)
+    }),
     rule("", "Where", &[9, 16], tensor::select::where_9),
     rule("", "Xor", &[1], |c| elementwise::binary_1(c, Binary::Xor)),
     rule("", "Xor", &[7], |c| elementwise::binary(c, Binary::Xor)),
@@ -564,7 +604,9 @@ const ROWS: &[Row] = &[
         &[1],
         ml::feature_extractor,
     ),
-    rule("ai.onnx.ml", "Binarizer", &[1], ml::same_shape),
+    rule("ai.onnx.ml", "Binarizer", &[1], |c| {
+        ml::same_shape(c, OutElem::Kept)
+    }),
     rule("ai.onnx.ml", "CastMap", &[1], ml::opaque),
     rule("ai.onnx.ml", "DictVectorizer", &[1], ml::opaque),
     rule(
@@ -573,52 +615,62 @@ const ROWS: &[Row] = &[
         &[1],
         ml::feature_vectorizer,
     ),
-    rule("ai.onnx.ml", "Imputer", &[1], ml::same_shape),
-    rule("ai.onnx.ml", "LabelEncoder", &[1, 2, 4], ml::same_shape),
-    rule("ai.onnx.ml", "LinearClassifier", &[1], ml::classifier),
-    rule("ai.onnx.ml", "LinearRegressor", &[1], ml::regressor),
-    rule("ai.onnx.ml", "Normalizer", &[1], ml::same_shape),
+    rule("ai.onnx.ml", "Imputer", &[1], |c| {
+        ml::same_shape(c, OutElem::Kept)
+    }),
+    rule("ai.onnx.ml", "LabelEncoder", &[1, 2, 4], |c| {
+        ml::same_shape(c, OutElem::Unknown)
+    }),
+    rule("ai.onnx.ml", "LinearClassifier", &[1], |c| {
+        ml::classifier(c, Model::Linear)
+    }),
+    rule("ai.onnx.ml", "LinearRegressor", &[1], |c| {
+        ml::regressor(c, Model::Linear)
+    }),
+    rule("ai.onnx.ml", "Normalizer", &[1], |c| {
+        ml::same_shape(c, OutElem::Float)
+    }),
     rule("ai.onnx.ml", "OneHotEncoder", &[1], ml::one_hot),
-    rule("ai.onnx.ml", "SVMClassifier", &[1], ml::classifier),
-    rule("ai.onnx.ml", "SVMRegressor", &[1], ml::regressor),
-    rule("ai.onnx.ml", "Scaler", &[1], ml::same_shape),
-    rule("ai.onnx.ml", "TreeEnsemble", &[5], ml::regressor),
-    rule(
-        "ai.onnx.ml",
-        "TreeEnsembleClassifier",
-        &[1, 3, 5],
-        ml::classifier,
-    ),
-    rule(
-        "ai.onnx.ml",
-        "TreeEnsembleRegressor",
-        &[1, 3, 5],
-        ml::regressor,
-    ),
+    rule("ai.onnx.ml", "SVMClassifier", &[1], |c| {
+        ml::classifier(c, Model::Svm)
+    }),
+    rule("ai.onnx.ml", "SVMRegressor", &[1], |c| {
+        ml::regressor(c, Model::Svm)
+    }),
+    rule("ai.onnx.ml", "Scaler", &[1], |c| {
+        ml::same_shape(c, OutElem::Float)
+    }),
+    rule("ai.onnx.ml", "TreeEnsemble", &[5], |c| {
+        ml::regressor(c, Model::TreeEnsemble)
+    }),
+    rule("ai.onnx.ml", "TreeEnsembleClassifier", &[1, 3, 5], |c| {
+        ml::classifier(c, Model::TreeEnsemble)
+    }),
+    rule("ai.onnx.ml", "TreeEnsembleRegressor", &[1, 3, 5], |c| {
+        ml::regressor(c, Model::TreeEnsemble)
+    }),
     rule("ai.onnx.ml", "ZipMap", &[1], ml::opaque),
     // onnxruntime's contrib operators (contrib_schemas.tsv).
     rule(CONTRIB, "Attention", &[1], contrib::attention::attention),
     rule(CONTRIB, "BiasAdd", &[1], contrib::activation::bias_add),
-    rule(CONTRIB, "BiasGelu", &[1], contrib::activation::biased),
+    rule(CONTRIB, "BiasGelu", &[1], |c| {
+        contrib::activation::biased(c, contrib::activation::Bias::Required)
+    }),
     rule(
         CONTRIB,
         "BiasSplitGelu",
         &[1],
         contrib::activation::bias_split_gelu,
     ),
-    rule(
-        CONTRIB,
-        "DynamicQuantizeMatMul",
-        &[1],
-        contrib::matmul::dynamic_quantize,
-    ),
-    rule(
-        CONTRIB,
-        "EmbedLayerNormalization",
-        &[1],
-        contrib::embed::embed,
-    ),
-    rule(CONTRIB, "FastGelu", &[1], contrib::activation::biased),
+    rule(CONTRIB, "DynamicQuantizeMatMul", &[1], |c| {
+        contrib::matmul::dynamic_quantize(c, contrib::matmul::Quantized::Dynamic)
+    }),
+    rule(CONTRIB, "EmbedLayerNormalization", &[1], |c| {
+        contrib::embed::embed(c, contrib::embed::Embedding::Float)
+    }),
+    rule(CONTRIB, "FastGelu", &[1], |c| {
+        contrib::activation::biased(c, contrib::activation::Bias::Optional)
+    }),
     rule(CONTRIB, "FusedMatMul", &[1], contrib::matmul::fused),
     rule(
         CONTRIB,
@@ -633,12 +685,9 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::group_query::group_query,
     ),
-    rule(
-        CONTRIB,
-        "MatMulIntegerToFloat",
-        &[1],
-        contrib::matmul::dynamic_quantize,
-    ),
+    rule(CONTRIB, "MatMulIntegerToFloat", &[1], |c| {
+        contrib::matmul::dynamic_quantize(c, contrib::matmul::Quantized::IntegerToFloat)
+    }),
     rule(CONTRIB, "MatMulNBits", &[1], contrib::matmul::n_bits),
     rule(
         CONTRIB,
@@ -647,12 +696,9 @@ const ROWS: &[Row] = &[
         contrib::heads::multi_head,
     ),
     rule(CONTRIB, "QAttention", &[1], contrib::attention::qattention),
-    rule(
-        CONTRIB,
-        "QEmbedLayerNormalization",
-        &[1],
-        contrib::embed::embed,
-    ),
+    rule(CONTRIB, "QEmbedLayerNormalization", &[1], |c| {
+        contrib::embed::embed(c, contrib::embed::Embedding::Quantized)
+    }),
     rule(CONTRIB, "QGemm", &[1], contrib::matmul::qgemm),
     rule(CONTRIB, "QLinearAdd", &[1], contrib::qlinear::binary),
     rule(
@@ -694,13 +740,12 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::group_query::rotary,
     ),
-    rule(CONTRIB, "SkipLayerNormalization", &[1], contrib::norm::skip),
-    rule(
-        CONTRIB,
-        "SkipSimplifiedLayerNormalization",
-        &[1],
-        contrib::norm::skip,
-    ),
+    rule(CONTRIB, "SkipLayerNormalization", &[1], |c| {
+        contrib::norm::skip(c, contrib::norm::Skip::Layer)
+    }),
+    rule(CONTRIB, "SkipSimplifiedLayerNormalization", &[1], |c| {
+        contrib::norm::skip(c, contrib::norm::Skip::Simplified)
+    }),
     // issue 37
     rule(CONTRIB, "FusedConv", &[1], contrib::fused::fused_conv),
     rule(CONTRIB, "FusedGemm", &[1], contrib::fused::fused_gemm),

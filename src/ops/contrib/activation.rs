@@ -16,11 +16,20 @@ pub(crate) fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     ))
 }
 
+/// Whether an activation's bias input must be given, as its registry row says.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Bias {
+    /// `BiasGelu`.
+    Required,
+    /// `FastGelu`.
+    Optional,
+}
+
 /// `BiasGelu(A, B)`, `FastGelu(X, bias)`: Y is X's shape; the bias (required for `BiasGelu`,
 /// optional for `FastGelu`) is added to X, a unidirectional broadcast onto it.
-pub(crate) fn biased(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn biased(ctx: &Ctx<'_>, bias: Bias) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let bias = if ctx.node().op_type() == "BiasGelu" {
+    let bias = if bias == Bias::Required {
         Some(ctx.required(1)?)
     } else {
         ctx.input(1)

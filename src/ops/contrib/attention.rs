@@ -24,6 +24,9 @@ struct Slots {
     mask: usize,
     past: usize,
     attention_bias: Option<usize>,
+    /// The input whose element type the outputs take: the input's, or `QAttention`'s
+    /// `input_scale` (its outputs are float).
+    out_elem: usize,
 }
 
 /// `Attention(input, weights, bias, mask_index, past, attention_bias, past_sequence_length)`.
@@ -35,6 +38,7 @@ pub(crate) fn attention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         mask: 3,
         past: 4,
         attention_bias: Some(5),
+        out_elem: 0,
     };
     infer(ctx, &slots)
 }
@@ -50,6 +54,7 @@ pub(crate) fn qattention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         mask: 5,
         past: 8,
         attention_bias: None,
+        out_elem: 3,
     };
     infer(ctx, &slots)
 }
@@ -128,10 +133,10 @@ fn infer(ctx: &Ctx<'_>, s: &Slots) -> Result<Inferred, RuleError> {
         ]),
     };
     let output = Shape::Ranked(vec![batch.clone(), seq.clone(), v_hidden]);
-    let elem = if op == "QAttention" {
-        ctx.input(3).and_then(|scale| scale.elem)
-    } else {
+    let elem = if s.out_elem == s.input {
         input.elem
+    } else {
+        ctx.input(s.out_elem).and_then(|scale| scale.elem)
     };
     let mut inferred = Inferred::many(vec![
         Output::shape(output).elem(elem),

@@ -8,6 +8,15 @@ use super::activation::{require_equal, require_rank};
 use crate::model::dtype::elem;
 use crate::shape::{Dim, Shape};
 
+/// Which embedding layer a row names: the quantized one types its output by a scale.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Embedding {
+    /// `EmbedLayerNormalization`.
+    Float,
+    /// `QEmbedLayerNormalization`.
+    Quantized,
+}
+
 /// `EmbedLayerNormalization(input_ids, segment_ids, word_embedding, position_embedding,
 /// segment_embedding, gamma, beta, mask, position_ids)`: output and `embedding_sum` are
 /// `(batch, seq, hidden)` with hidden from the word embedding, `mask_index` is `(batch)`
@@ -15,7 +24,7 @@ use crate::shape::{Dim, Shape};
 /// gamma and beta), then their scales (the word embedding's at slot 8, which types the output)
 /// and zero points, and no `embedding_sum`. `input_ids` is 2-D; `segment_ids` and `mask` have its shape; every embedding and gamma/beta
 /// have the word embedding's hidden size (constraints the kernel checks).
-pub(crate) fn embed(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn embed(ctx: &Ctx<'_>, form: Embedding) -> Result<Inferred, RuleError> {
     let ids = ctx.required(0)?;
     let word = ctx.required(2)?;
     ctx.required(3)?;
@@ -73,7 +82,7 @@ pub(crate) fn embed(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         [b, s] => (b.clone(), s.clone()),
         _ => (Dim::Unknown, Dim::Unknown),
     };
-    let quantized = ctx.node().op_type() == "QEmbedLayerNormalization";
+    let quantized = form == Embedding::Quantized;
     let elem = if quantized {
         ctx.required(8)?.elem
     } else {

@@ -92,14 +92,23 @@ pub(crate) fn n_bits(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::single(Output::shape(shape).elem(a.elem)).with_conditions(pending.into_checks()))
 }
 
+/// Which quantized matmul a row names: the operand lists differ, so the bias slot does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Quantized {
+    /// `DynamicQuantizeMatMul`: the bias is input 4.
+    Dynamic,
+    /// `MatMulIntegerToFloat`: the bias is input 6.
+    IntegerToFloat,
+}
+
 /// `DynamicQuantizeMatMul(A, B, b_scale, b_zero_point, bias)` and
 /// `MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias)`: numpy
 /// matmul of A and B, typed like the scale; the bias is added to the product (a
 /// unidirectional broadcast onto it).
-pub(crate) fn dynamic_quantize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn dynamic_quantize(ctx: &Ctx<'_>, form: Quantized) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(1)?;
-    let (scale_slot, bias_slot) = if ctx.node().op_type() == "DynamicQuantizeMatMul" {
+    let (scale_slot, bias_slot) = if form == Quantized::Dynamic {
         (2, 4)
     } else {
         (2, 6)

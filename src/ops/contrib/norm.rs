@@ -7,16 +7,25 @@ use super::super::{Ctx, Inferred, Output, RuleError};
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape};
 
+/// Which skip layer normalization a row names: the simplified one has no beta.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Skip {
+    /// `SkipLayerNormalization`.
+    Layer,
+    /// `SkipSimplifiedLayerNormalization`.
+    Simplified,
+}
+
 /// `Skip[Simplified]LayerNormalization(input, skip, gamma, [beta,] bias)`: output and
 /// `input_skip_bias_sum` (the last output) have input's shape. skip is
 /// `(batch, seq, hidden)`, `(1, seq, hidden)` or `(seq, hidden)`; gamma, beta and bias are
 /// `(hidden)`: each is added to (or scales) input, recorded as a unidirectional broadcast onto
 /// it. `mean` and `inv_std_var` are left unknown: the doc gives no shape.
-pub(crate) fn skip(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn skip(ctx: &Ctx<'_>, form: Skip) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     ctx.required(1)?;
     ctx.required(2)?;
-    let simplified = ctx.node().op_type() == "SkipSimplifiedLayerNormalization";
+    let simplified = form == Skip::Simplified;
     // SkipSimplified has no beta: its bias is input 3, not 4.
     let params: &[usize] = if simplified {
         &[1, 2, 3]

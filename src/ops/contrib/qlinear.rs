@@ -74,7 +74,7 @@ pub(crate) fn average_pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if ctx.int("channels_last", 0)? != 0 {
         return Ok(Inferred::single(Output::shape(Shape::Unranked)));
     }
-    pool::pool(ctx)
+    pool::pool(ctx, pool::Pool::QLinearAverage)
 }
 
 /// `QLinearGlobalAveragePool(X, ...)`: `(N, C, 1, ..., 1)`, or `(N, 1, ..., 1, C)` with

@@ -23,14 +23,25 @@ pub(crate) fn kernel_of(
     Ok(weight.map(|w| w.iter().skip(2).cloned().collect()))
 }
 
+/// Which convolution a row names: the operand slots and the output type differ.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ConvOp {
+    /// `Conv(X, W, B)`.
+    Conv,
+    /// `ConvInteger(x, w, x_zero_point, w_zero_point)`: no bias, int32 output.
+    ConvInteger,
+    /// `QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B)`.
+    QLinearConv,
+}
+
 /// `Conv(X, W, B)`, `ConvInteger(x, w, ..)` and `QLinearConv(x, .., w, .., B)`: output
 /// `(N, M, spatial...)` with M the weight's first dim.
-pub(crate) fn conv(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn conv(ctx: &Ctx<'_>, form: ConvOp) -> Result<Inferred, RuleError> {
     let op = ctx.node().op_type().as_str();
-    let (w_slot, bias_slot, out_elem) = match op {
-        "ConvInteger" => (1, None, Some(elem::INT32)),
-        "QLinearConv" => (3, Some(8), ctx.input(7).and_then(|zp| zp.elem)),
-        _ => (1, Some(2), ctx.input(0).and_then(|x| x.elem)),
+    let (w_slot, bias_slot, out_elem) = match form {
+        ConvOp::ConvInteger => (1, None, Some(elem::INT32)),
+        ConvOp::QLinearConv => (3, Some(8), ctx.input(7).and_then(|zp| zp.elem)),
+        ConvOp::Conv => (1, Some(2), ctx.input(0).and_then(|x| x.elem)),
     };
     let x = data_dims(ctx.shape(0)?, op)?;
     let w = ctx.shape(w_slot)?.dims();

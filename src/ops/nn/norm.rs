@@ -17,10 +17,19 @@ pub(crate) fn same_as_x(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     ))
 }
 
+/// Which normalization a row names: `RMSNormalization` has no bias and no statistics outputs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Normalized {
+    /// `LayerNormalization`.
+    Layer,
+    /// `RMSNormalization`.
+    Rms,
+}
+
 /// `LayerNormalization(X, Scale, B)` and `RMSNormalization(X, scale)`: Y is X's shape; Scale
 /// and B must be unidirectionally broadcastable to X; `Mean` and `InvStdDev` are X's shape with
 /// the axes from `axis` on set to 1, typed by `stash_type`.
-pub(crate) fn layer_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn layer_norm(ctx: &Ctx<'_>, form: Normalized) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let scale = ctx.required(1)?;
     let axis = ctx.int("axis", -1)?;
@@ -41,15 +50,12 @@ pub(crate) fn layer_norm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Output::shape(stats.clone()).elem(stash),
         Output::shape(stats).elem(stash),
     ]);
-    if ctx.node().op_type() == "RMSNormalization" {
+    if form == Normalized::Rms {
         inferred.outputs.truncate(1);
     }
     let outcome = broadcast::unidirectional(x.shape, scale.shape);
     inferred = inferred.with_check(Rule::Unidirectional, vec![0, 1], outcome);
-    if let Some(bias) = ctx
-        .input(2)
-        .filter(|_| ctx.node().op_type() == "LayerNormalization")
-    {
+    if let Some(bias) = ctx.input(2).filter(|_| form == Normalized::Layer) {
         let outcome = broadcast::unidirectional(x.shape, bias.shape);
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 2], outcome);
     }

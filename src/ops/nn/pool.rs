@@ -9,18 +9,33 @@ use crate::ops::window::{Sizing, Window};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
+/// Which windowed pool a row names, with the `AveragePool` versions whose kernel differs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Pool {
+    /// `AveragePool` 1 to 11.
+    AverageBefore19,
+    /// `AveragePool` from 19.
+    Average,
+    /// `MaxPool`, with its optional `Indices` output.
+    Max,
+    /// `LpPool`.
+    Lp,
+    /// onnxruntime's `QLinearAveragePool`.
+    QLinearAverage,
+}
+
 /// Whether onnxruntime runs this pool through the kernel that refuses negative `SAME` padding
 /// ([`Window::require_same_padding`]): float and float16 `AveragePool` before version 19, and
 /// float and float16 `MaxPool` without `Indices` and with the default `storage_order`. The other
 /// forms (`AveragePool`-19, `LpPool`, `MaxPool` with indices, a column-major storage order, double or
 /// 8-bit data) run at those lengths.
-fn same_padding_checked(ctx: &Ctx<'_>, op: &str, x_elem: Option<i32>) -> Result<bool, RuleError> {
+fn same_padding_checked(ctx: &Ctx<'_>, kind: Pool, x_elem: Option<i32>) -> Result<bool, RuleError> {
     if !matches!(x_elem, Some(elem::FLOAT | elem::FLOAT16)) {
         return Ok(false);
     }
-    Ok(match op {
-        "AveragePool" => ctx.opset() < 19,
-        "MaxPool" => {
+    Ok(match kind {
+        Pool::AverageBefore19 => true,
+        Pool::Max => {
             // As the Indices output is made below: any second output slot.
             let indices = ctx.node().outputs().len() > 1;
             !indices && ctx.int("storage_order", 0)? == 0
@@ -31,7 +46,7 @@ fn same_padding_checked(ctx: &Ctx<'_>, op: &str, x_elem: Option<i32>) -> Result<
 
 /// Windowed pools: `(N, C, spatial...)`; `MaxPool`'s optional `Indices` output has the same
 /// shape, typed int64. `kernel_shape` is required.
-pub(crate) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn pool(ctx: &Ctx<'_>, kind: Pool) -> Result<Inferred, RuleError> {
     let op = ctx.node().op_type().as_str();
     let x_in = ctx.required(0)?;
     let x = data_dims(x_in.shape, op)?;
@@ -60,12 +75,12 @@ pub(crate) fn pool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let mut pending = Pending::default();
     let spatial = x.map(|d| d.get(2..).unwrap_or_default());
     dims.extend(window.checked_out(op, spatial, Sizing::Pool, &mut pending)?);
-    if same_padding_checked(ctx, op, x_in.elem)? {
+    if same_padding_checked(ctx, kind, x_in.elem)? {
         window.require_same_padding(op, spatial)?;
     }
     let shape = Shape::Ranked(dims);
     let mut outputs = vec![Output::shape(shape.clone()).elem(x_in.elem)];
-    if op == "MaxPool" && ctx.node().outputs().len() > 1 {
+    if kind == Pool::Max && ctx.node().outputs().len() > 1 {
         outputs.push(Output::shape(shape).elem(Some(elem::INT64)));
     }
     Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))

@@ -152,15 +152,24 @@ fn fold_all(reducer: Reducer, value: &ValueTensor, shape: &Shape) -> Option<Valu
     ValueTensor::new(dims, vec![total])
 }
 
+/// Which end of the order an arg-reduction picks, as its registry row names it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Extreme {
+    /// `ArgMin`.
+    Min,
+    /// `ArgMax`.
+    Max,
+}
+
 /// `ArgMax`/`ArgMin`: `axis` (default 0) removed or kept as 1; int64 output.
-pub(crate) fn arg_reduce(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn arg_reduce(ctx: &Ctx<'_>, extreme: Extreme) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let keep = ctx.int("keepdims", 1)? != 0;
     let shape = match x.shape.dims() {
         Some(dims) => reduced(dims, &[normalize(ctx.int("axis", 0)?, dims.len())?], keep),
         None => Shape::Unranked,
     };
-    let lower = ctx.node().op_type().as_str() == "ArgMin";
+    let lower = extreme == Extreme::Min;
     let last = ctx.int("select_last_index", 0)? != 0;
     if let Some(v) = x
         .value

@@ -61,25 +61,64 @@ fn known_scales(ctx: &Ctx<'_>, slot: usize) -> Option<Vec<f32>> {
         .collect()
 }
 
+/// Where an `Upsample` version takes its scales from, as its registry row names it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum UpsampleScales {
+    /// `Upsample`-1: per-axis float attributes this rule does not read.
+    Unread,
+    /// `Upsample`-7: the `scales` attribute.
+    Attribute,
+    /// `Upsample`-9 and -10: the `scales` input.
+    Input,
+}
+
+/// The inputs and attributes a `Resize` version has, as its registry row names them.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct ResizeVersion {
+    /// From version 11: `Resize(X, roi, scales, sizes)` and `coordinate_transformation_mode`
+    /// (version 10 has `Resize(X, scales)`).
+    pub(crate) sizes: bool,
+    /// From version 18: the `axes` and `keep_aspect_ratio_policy` attributes.
+    pub(crate) axes: bool,
+}
+
+impl ResizeVersion {
+    /// `Resize`-10.
+    pub(crate) const V10: Self = Self {
+        sizes: false,
+        axes: false,
+    };
+    /// `Resize`-11 and -13.
+    pub(crate) const V11: Self = Self {
+        sizes: true,
+        axes: false,
+    };
+    /// `Resize`-18 and -19.
+    pub(crate) const V18: Self = Self {
+        sizes: true,
+        axes: true,
+    };
+}
+
 /// `Upsample(X, scales)`: `scales` is an attribute in opsets 7-8 and an input from 9.
-pub(crate) fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn upsample(ctx: &Ctx<'_>, from: UpsampleScales) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let output = |shape: Shape| Ok(Inferred::single(Output::shape(shape).elem(input.elem)));
     let Some(dims) = input.shape.dims() else {
         return output(Shape::Unranked);
     };
-    let scales = if (7..9).contains(&ctx.opset()) {
+    let scales = if from == UpsampleScales::Attribute {
         let Some(scales) = ctx.attrs().floats("scales")? else {
             return Err(spec::missing_attr("Upsample-7", "scales"));
         };
         resize_lengths::require("Upsample", "scales", Some(scales.len()), dims.len())?;
         scales.to_vec()
     } else {
-        if ctx.opset() >= 9 {
+        if from == UpsampleScales::Input {
             let given = spec::list_len(ctx.input(1));
             resize_lengths::require("Upsample", "scales", given, dims.len())?;
         }
-        match known_scales(ctx, 1).filter(|_| ctx.opset() >= 9) {
+        match known_scales(ctx, 1).filter(|_| from == UpsampleScales::Input) {
             Some(scales) => scales,
             None => return output(unknown_dims(dims.len())),
         }
@@ -94,30 +133,30 @@ pub(crate) fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 
 /// `Resize(X, roi, scales, sizes)`: `sizes` from opset 11 (used when present and non-empty),
 /// `axes` and `keep_aspect_ratio_policy` from 18.
-pub(crate) fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn resize(ctx: &Ctx<'_>, version: ResizeVersion) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let output = |shape: Shape| Ok(Inferred::single(Output::shape(shape).elem(input.elem)));
     let Some(dims) = input.shape.dims() else {
         return output(Shape::Unranked);
     };
-    let resized: Vec<usize> = match ctx.attrs().ints("axes")?.filter(|_| ctx.opset() >= 18) {
+    let resized: Vec<usize> = match ctx.attrs().ints("axes")?.filter(|_| version.axes) {
         Some(list) => list
             .iter()
             .map(|&a| axes::require(a, dims.len(), "Resize axis"))
             .collect::<Result<_, _>>()?,
         None => (0..dims.len()).collect(),
     };
-    let stretch = ctx.opset() < 18
+    let stretch = !version.axes
         || ctx
             .attrs()
             .string("keep_aspect_ratio_policy")?
             .is_none_or(|p| p == "stretch");
-    let sizes = ctx.input(3).filter(|_| ctx.opset() >= 11).filter(|s| {
+    let sizes = ctx.input(3).filter(|_| version.sizes).filter(|s| {
         s.shape
             .dims()
             .is_none_or(|d| d.first() != Some(&Dim::known(0)))
     });
-    let scales_slot = if ctx.opset() >= 11 { 2 } else { 1 };
+    let scales_slot = if version.sizes { 2 } else { 1 };
     let lengths = [
         ("sizes", spec::list_len(sizes)),
         ("scales", spec::list_len(ctx.input(scales_slot))),
@@ -137,7 +176,7 @@ pub(crate) fn resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     } else {
         // Opset 10 has `Resize(X, scales)`; from 11 scales are the third input.
         let slot = scales_slot;
-        let crop = ctx.opset() >= 11
+        let crop = version.sizes
             && ctx.attrs().string("coordinate_transformation_mode")? == Some("tf_crop_and_resize");
         let scales = known_scales(ctx, slot).filter(|_| sizes.is_none() && !crop);
         match scales {

@@ -7,6 +7,28 @@ use crate::ops::constraint::Constraint;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
+/// The model family of a classifier or regressor row, which names its attributes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Model {
+    /// `LinearClassifier`, `LinearRegressor`.
+    Linear,
+    /// `SVMClassifier`, `SVMRegressor`.
+    Svm,
+    /// `TreeEnsembleClassifier`, `TreeEnsembleRegressor`, `TreeEnsemble`.
+    TreeEnsemble,
+}
+
+/// The output element type of a shape-keeping transformer row.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum OutElem {
+    /// `Normalizer`, `Scaler`: always float.
+    Float,
+    /// `LabelEncoder`: set by the value attributes, not read here.
+    Unknown,
+    /// `Binarizer`, `Imputer`: X's type.
+    Kept,
+}
+
 /// The batch size: dim 0 of a 2-D input. A 1-D input is read as one sample by some runtimes
 /// and as a batch by others, so it gives nothing.
 fn batch(x: &Shape) -> Dim {
@@ -30,9 +52,9 @@ fn count(ctx: &Ctx<'_>, ints: &str, strings: &str) -> Result<Option<i64>, RuleEr
 
 /// Labels `[N]` typed by the label list, and scores `[N, classes]`. With two classes or fewer
 /// runtimes differ (one score column or two), so that width stays unknown.
-pub(crate) fn classifier(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn classifier(ctx: &Ctx<'_>, model: Model) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let ints = if ctx.node().op_type() == "TreeEnsembleClassifier" {
+    let ints = if model == Model::TreeEnsemble {
         "classlabels_int64s"
     } else {
         "classlabels_ints"
@@ -52,14 +74,14 @@ pub(crate) fn classifier(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// `[N, targets]`: `targets` (`LinearRegressor`), `n_targets` (tree ensembles), 1 (SVM).
-pub(crate) fn regressor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn regressor(ctx: &Ctx<'_>, model: Model) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let targets = match ctx.node().op_type().as_str() {
-        "LinearRegressor" => Some(ctx.int("targets", 1)?),
-        "SVMRegressor" => Some(1),
+    let targets = match model {
+        Model::Linear => Some(ctx.int("targets", 1)?),
+        Model::Svm => Some(1),
         // `n_targets` is optional in every version of the tree ensembles: without it the
         // width is not known here, which is no fault of the model.
-        _ => ctx.attrs().int("n_targets")?,
+        Model::TreeEnsemble => ctx.attrs().int("n_targets")?,
     };
     let shape = Shape::Ranked(vec![
         batch(x.shape),
@@ -69,12 +91,12 @@ pub(crate) fn regressor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 }
 
 /// Element-wise transformers keep X's shape.
-pub(crate) fn same_shape(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+pub(crate) fn same_shape(ctx: &Ctx<'_>, out: OutElem) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
-    let elem = match ctx.node().op_type().as_str() {
-        "Normalizer" | "Scaler" => Some(FLOAT),
-        "LabelEncoder" => None,
-        _ => x.elem,
+    let elem = match out {
+        OutElem::Float => Some(FLOAT),
+        OutElem::Unknown => None,
+        OutElem::Kept => x.elem,
     };
     Ok(Inferred::single(Output::shape(x.shape.clone()).elem(elem)))
 }
