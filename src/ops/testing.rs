@@ -66,6 +66,17 @@ pub(crate) fn ints(values: ValueTensor) -> Option<Fact> {
     })
 }
 
+/// An int64 vector input with these known elements (a shape, axes or sizes operand).
+pub(crate) fn int_list(values: &[i64]) -> Option<Fact> {
+    ints(ValueTensor::vector(
+        values
+            .iter()
+            .copied()
+            .map(crate::shape::Dim::known)
+            .collect(),
+    )?)
+}
+
 /// A float input with known, integral elements (a constant such as Resize scales).
 #[allow(clippy::needless_pass_by_value, reason = "called like `ints`")]
 pub(crate) fn floats(values: ValueTensor) -> Option<Fact> {

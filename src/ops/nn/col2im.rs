@@ -60,15 +60,10 @@ pub(crate) fn col2im_18(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 #[cfg(test)]
 mod tests {
     use crate::ops::spec::verdict::{shape, unmet};
-    use crate::ops::testing::{dims, ints, run};
-    use crate::shape::values::ValueTensor;
-    use crate::shape::Dim;
+    use crate::ops::testing::int_list as list;
+    use crate::ops::testing::{dims, run};
 
     // Each case as `onnx.shape_inference.infer_shapes(strict_mode=True)` (onnx 1.23) gives it.
-
-    fn list(values: &[i64]) -> Option<crate::ops::testing::Fact> {
-        ints(ValueTensor::vector(values.iter().copied().map(Dim::known).collect()).unwrap())
-    }
 
     #[test]
     fn col2im_divides_channels_by_the_block() {

@@ -52,15 +52,10 @@ pub(crate) fn center_crop_pad_18(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 #[cfg(test)]
 mod tests {
     use crate::ops::spec::verdict::{shape, unmet};
-    use crate::ops::testing::{dims, ints, ints_attr, run};
-    use crate::shape::values::ValueTensor;
-    use crate::shape::Dim;
+    use crate::ops::testing::int_list as list;
+    use crate::ops::testing::{dims, ints_attr, run};
 
     // Each case as `onnx.shape_inference.infer_shapes(strict_mode=True)` (onnx 1.23) gives it.
-
-    fn list(values: &[i64]) -> Option<crate::ops::testing::Fact> {
-        ints(ValueTensor::vector(values.iter().copied().map(Dim::known).collect()).unwrap())
-    }
 
     #[test]
     fn center_crop_pad_replaces_the_axes() {

@@ -25,13 +25,10 @@ pub(super) fn same_lengths(lists: &[(&str, Option<usize>)]) -> Result<(), RuleEr
 #[cfg(test)]
 mod tests {
     use crate::ops::spec::verdict::{shape, unmet};
+    use crate::ops::testing::int_list as list;
     use crate::ops::testing::{self, dims as s, ints_attr};
-    use crate::shape::values::ValueTensor;
-    use crate::shape::{Dim, Shape};
 
-    fn list(v: &[i64]) -> Option<testing::Fact> {
-        testing::ints(ValueTensor::vector(v.iter().copied().map(Dim::known).collect()).unwrap())
-    }
+    use crate::shape::Shape;
 
     fn slice(
         inputs: &[Option<testing::Fact>],
