@@ -16,6 +16,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .expect import false_alarms, is_error, valid_reason
+from .first_loss import add_family, first_losses, section
 from .pool import HERE, run_jobs
 from .score import accuracy, add_counts, coverage, empty_counts, pct, run_engine, score
 
@@ -110,6 +111,7 @@ def main(argv=None):
     # 3. scoring
     results, fam_e, fam_o, op_e, op_o, wrong_rows, not_run = {}, {}, {}, {}, {}, [], []
     fam_time = {}
+    fam_loss, loss_rows = {}, []
     loader_rows = []
     for e in entries:
         mid, fam = e["id"], e["family"]
@@ -117,9 +119,14 @@ def main(argv=None):
         if "crashed" in r:
             truth = {"id": mid, "status": "failed", "reason": "harness worker: " + r["crashed"], "bindings": [], "notes": []}
             producers, onnx_res = {}, {"status": "failed", "shapes": {}, "mode": None, "error": r["crashed"], "time": None}
+            node_inputs = {}
         else:
             truth, producers, onnx_res = r["truth"], {k: tuple(v) for k, v in r["producers"].items()}, r["onnx"]
+            node_inputs = dict(enumerate(r.get("node_inputs") or []))
         er = eng[mid]
+        losses = first_losses(truth, producers, node_inputs, er["shapes"])
+        add_family(fam_loss.setdefault(fam, {}), losses)
+        loss_rows += [(mid, idx, opk, n) for idx, opk, n in losses]
         ce, pe, we = score(truth, producers, er["shapes"])
         co, po, wo = score(truth, producers, onnx_res["shapes"])
         for w in we:
@@ -152,6 +159,7 @@ def main(argv=None):
                      "time": onnx_res.get("time"), "counts": co},
         }
         results[mid]["truth_detail"] = truth
+        results[mid]["first_losses"] = [{"node": idx, "op": opk, "unknown_dims": n} for idx, opk, n in losses]
         # The loader must see what onnx.load sees (issue 2): nodes, initializers, value_info.
         stats = er.get("stats") or {}
         if er["status"] == "ok":
@@ -214,6 +222,11 @@ def main(argv=None):
     summary_lines += [f"- {alarm_line(mid, f)}" for mid, f in alarms[:40]]
     if len(alarms) > 40:
         summary_lines.append(f"- ... {len(alarms) - 40} more in out/false_alarms.md")
+    summary_lines += ["", section(fam_e, fam_loss, coverage), "", "Every first-loss node: out/first_loss.md."]
+    with open(os.path.join(out, "first_loss.md"), "w") as f:
+        f.write("# first losses: nodes with an unknown output dim whose inputs' dims are all known\n\n"
+                "| model | node | op | unknown dims at its outputs |\n|---|---:|---|---:|\n"
+                + "".join(f"| {mid} | {idx} | {opk} | {n} |\n" for mid, idx, opk, n in loss_rows))
     with open(os.path.join(out, "false_alarms.md"), "w") as f:
         f.write("# false alarms: error-severity findings on valid models\n\n"
                 + "".join(f"- {alarm_line(mid, fa)} [{results[mid]['valid']}; truth {results[mid]['truth']['status']}]\n"

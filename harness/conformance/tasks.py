@@ -21,6 +21,7 @@ def truth_and_onnx(job):
         "truth": truth,
         "onnx": inf,
         "producers": {k: list(v) for k, v in prod.items()},
+        "node_inputs": [list(n.input) for n in model.graph.node],
     }
 
 
