@@ -7,7 +7,11 @@ Sources (all from installed PyPI packages, nothing from a model hub):
   * models exported here with fixed seeds (scikit-learn via skl2onnx; torch and
     transformers when torch is importable, see exports_torch.py);
   * onnxruntime-optimized and -quantized transformer models (exports_ort.py), built with
-    onnx.helper and onnxruntime's own tools, so they need no torch.
+    onnx.helper and onnxruntime's own tools, so they need no torch;
+  * committed models (harness/committed/, listed in its index.json), made offline by the
+    generators in harness/generate/ with exporters CI does not install (torch, the GenAI model
+    builder, tensorflow/tf2onnx, Keras 3) and issue 38's patterns built with onnx.helper;
+  * onnxruntime's offline optimizer at each level over the CNN exports (ort_offline.py).
 """
 from __future__ import annotations
 
@@ -256,6 +260,21 @@ def collect_sklearn(col: Collector):
                 col.skipped.append({"id": f"sklearn/{name}", "reason": f"export: {type(e).__name__}: {e}"})
 
 
+def collect_committed(col: Collector):
+    """Every model harness/committed/index.json lists, under its family, with its source and hints."""
+    root = os.path.join(HERE, "committed")
+    index = os.path.join(root, "index.json")
+    if not os.path.exists(index):
+        col.skipped.append({"id": "committed/*", "reason": "harness/committed/index.json missing"})
+        return
+    with open(index) as f:
+        doc = json.load(f)
+    for e in doc.get("models", []):
+        col.add(e["family"], e["name"], os.path.join(root, e["path"]), e["source"], hints=e.get("hints") or {})
+    for s in doc.get("skipped", []):
+        col.skipped.append({"id": f"{s['family']}/{s['name']}", "reason": f"not generated: {s['reason']}"})
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--root", default=HERE)
@@ -267,7 +286,8 @@ def main(argv=None):
     steps = [("node tests", lambda: collect_node_tests(col, args.node_limit)),
              ("onnx data", lambda: collect_onnx_data(col)),
              ("packaged", lambda: collect_packaged(col)),
-             ("sklearn", lambda: collect_sklearn(col))]
+             ("sklearn", lambda: collect_sklearn(col)),
+             ("committed", lambda: collect_committed(col))]
     if not args.no_torch:
         def torch_step():
             try:
@@ -288,6 +308,13 @@ def main(argv=None):
         exports_ort.export_all(col)
 
     steps.append(("ort-optimized", ort_step))
+
+    def offline_step():
+        from conformance import ort_offline
+
+        ort_offline.export_all(col)
+
+    steps.append(("ort-offline", offline_step))
     for label, fn in steps:
         t = time.time()
         try:

@@ -1,0 +1,1 @@
+"""Generators of the committed models (harness/committed/): run offline, in a venv that has the exporter."""
