@@ -77,14 +77,16 @@ def models(keras, tf):
 
 
 def bindings(model, sizes):
-    """Two bindings of the model's input dim_params, from the example sizes of each axis."""
+    """Two bindings of the model's input dims, from the example sizes of each axis: by dim_param
+    (what onnxruntime's inputs are made from) and by `input:axis`, the name the engine gives an
+    axis whose dim_param is an exporter's placeholder (tf2onnx's `unk__N`)."""
     out = [{}, {}]
     for vi in model.graph.input:
         for ax, d in enumerate(vi.type.tensor_type.shape.dim):
             if ax in sizes and not d.HasField("dim_value"):
-                key = d.dim_param if d.dim_param else f"{vi.name}:{ax}"
+                keys = [d.dim_param, f"{vi.name}:{ax}"] if d.dim_param else [f"{vi.name}:{ax}"]
                 for b in range(2):
-                    out[b][key] = sizes[ax][b]
+                    out[b].update({k: sizes[ax][b] for k in keys})
     return {"bindings": out}
 
 

@@ -96,10 +96,26 @@ GENAI_CONFIGS = {
 }
 COMMON = dict(vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
               max_position_embeddings=128, tie_word_embeddings=False)
-# GroupQueryAttention takes a prompt with a past only for one sequence (exports_ort.py's gqa).
+# GroupQueryAttention takes a prompt with a past only for one sequence (exports_ort.py's gqa);
+# kv_cache_dim is the head size, 16 in every config above.
 GENAI_HINTS = {"bindings": [
-    {"batch_size": 2, "sequence_length": 1, "past_sequence_length": 7, "total_sequence_length": 8},
-    {"batch_size": 1, "sequence_length": 5, "past_sequence_length": 3, "total_sequence_length": 8}]}
+    {"batch_size": 2, "sequence_length": 1, "past_sequence_length": 7, "total_sequence_length": 8,
+     "kv_cache_dim": 16},
+    {"batch_size": 1, "sequence_length": 5, "past_sequence_length": 3, "total_sequence_length": 8,
+     "kv_cache_dim": 16}]}
+
+
+def _save_tokenizer(path, vocab_size):
+    """A word-level tokenizer of `vocab_size` made-up words: the builder loads the checkpoint's
+    tokenizer (and writes its files beside the model), and a random checkpoint has none."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {f"w{i}": i for i in range(vocab_size)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="w0"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="w0", bos_token="w1", eos_token="w2",
+                            pad_token="w0").save_pretrained(path)
 
 
 def genai_builder(w, precisions=("fp32", "int4")):
@@ -116,6 +132,7 @@ def genai_builder(w, precisions=("fp32", "int4")):
                 torch.manual_seed(0)
                 cfg = getattr(transformers, cfg_name)(**dict(COMMON, **extra))
                 getattr(transformers, cls_name)(cfg).save_pretrained(src)
+                _save_tokenizer(src, COMMON["vocab_size"])
             except Exception as e:
                 for p in precisions:
                     w.skip("genai-builder", f"{arch}_{p}", f"config: {type(e).__name__}: {str(e)[:300]}")
