@@ -78,6 +78,12 @@ def check(entry, engine):
     hinted = ((entry.get("hints") or {}).get("bindings") or [{}])[0]
     for size in SIZES:
         env = {s: size for s in syms}
+        # The engine names an axis whose dim_param is an exporter's placeholder (tf2onnx's
+        # `unk__N`) `input:axis`, which the hints bind too: that name takes the axis's size here.
+        for vi in model.graph.input:
+            for ax, d in enumerate(vi.type.tensor_type.shape.dim):
+                if d.dim_param in syms:
+                    env.setdefault(f"{vi.name}:{ax}", size)
         env.update({k: v for k, v in hinted.items() if k not in env})
         try:
             feeds = T.make_inputs(model, env, entry, np.random.default_rng(0))
