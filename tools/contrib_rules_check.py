@@ -11,6 +11,7 @@ cases must get an error from the linter (E1/E4) and be rejected by the reference
     harness/.venv/bin/python tools/contrib_rules_check.py target/debug/onnx-bcast-lint
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -180,7 +181,9 @@ case("NhwcMaxPool", model("NhwcMaxPool", [("x", U8, ["N", "H", "W", 5])], ["y"],
 
 
 def main():
-    binary = sys.argv[1] if len(sys.argv) > 1 else "target/debug/onnx-bcast-lint"
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/debug/onnx-bcast-lint")
+    # onnxruntime's symbolic inference leaves a temporary model in the working directory.
+    os.chdir(tempfile.mkdtemp())
     totals = {"dims": 0, "known": 0, "wrong": 0, "faults": 0, "found": 0}
     for name, m, faulty in CASES:
         shapes, codes = lint(binary, m)
