@@ -8,7 +8,11 @@ when it runs the node (CPU), or, where onnxruntime has no CPU kernel, with
 `onnx.shape_inference.infer_shapes(strict_mode=True)` on the model with the dims bound. Fault
 cases must get an error from the linter (E1/E4) and be rejected by the reference.
 
-    harness/.venv/bin/python tools/contrib_rules_check.py target/debug/onnx-bcast-lint
+    harness/.venv/bin/python tools/contrib_rules_check.py target/debug/onnx-bcast-lint \
+        [harness/models/onnx-node]
+
+With the directory of ONNX's backend test models, it also compares the output shapes inferred
+for the new ops' test models with the outputs recorded beside them.
 """
 import json
 import os
@@ -180,8 +184,45 @@ case("QLinearConv channels_last channels", model("QLinearConv", qbad, ["y"], {"c
 case("NhwcMaxPool", model("NhwcMaxPool", [("x", U8, ["N", "H", "W", 5])], ["y"], {"kernel_shape": [2, 2], "strides": [2, 2]}, MS, ms, out_types=[u8]))
 
 
+NEW_OPS = ("optional", "sequence_map", "linear_attention", "flexattention", "adagrad", "adam", "momentum")
+
+
+def backend(binary, directory):
+    """ONNX's backend test models of the new ops (`<name>.onnx` beside `<name>.data.pkl`, the
+    harness's copy): every output shape the linter infers must be the recorded output's."""
+    import glob
+    import pickle
+
+    dims = known = wrong = 0
+    for path in sorted(glob.glob(os.path.join(directory, "test_*.onnx"))):
+        if not any(op in os.path.basename(path) for op in NEW_OPS):
+            continue
+        with open(path[: -len(".onnx")] + ".data.pkl", "rb") as f:
+            outputs = pickle.load(f)["outputs"]  # noqa: S301 (the harness's own recording)
+        shapes, codes = lint(binary, onnx.load(path))
+        for name, array in outputs.items():
+            if not isinstance(array, np.ndarray):
+                continue
+            got = shapes.get(name)
+            for i, want in enumerate(array.shape):
+                dims += 1
+                have = got[i] if got is not None and i < len(got) else None
+                if isinstance(have, int):
+                    known += 1
+                    wrong += have != want
+                    if have != want:
+                        print(f"BAD {os.path.basename(path)} {name}[{i}] {have} vs {want}")
+        if any(c in ("E1", "E4", "W1", "W4", "W2") for c in codes):
+            wrong += 1
+            print(f"BAD {os.path.basename(path)}: {codes}")
+    print(json.dumps({"backend_dims": dims, "known": known, "wrong": wrong}))
+    return wrong
+
+
 def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/debug/onnx-bcast-lint")
+    if len(sys.argv) > 2:
+        sys.argv[2] = os.path.abspath(sys.argv[2])
     # onnxruntime's symbolic inference leaves a temporary model in the working directory.
     os.chdir(tempfile.mkdtemp())
     totals = {"dims": 0, "known": 0, "wrong": 0, "faults": 0, "found": 0}
@@ -219,6 +260,8 @@ def main():
                         notes.append(f"{out}[{i}] {have} vs {want}")
         print(f"{'BAD' if notes else 'ok '} {name} ({which}): {shapes} {' '.join(notes)}")
     print(json.dumps(totals))
+    if len(sys.argv) > 2:
+        totals["wrong"] += backend(binary, os.path.abspath(sys.argv[2]))
     return 1 if totals["wrong"] or totals["found"] != totals["faults"] else 0
 
 
