@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes src/ops/schemas.tsv: every (domain, op type, since_version) that the `onnx` package
-defines for the default and `ai.onnx.ml` domains, with the newest opset of each domain.
+defines for the default, `ai.onnx.ml`, `ai.onnx.preview` and `ai.onnx.preview.training` domains,
+with the newest opset of each domain.
 
 The Rust registry (src/ops/registry.rs) is checked against this table by a unit test, so that a
 schema version is either covered by a shape rule or deliberately listed as unknown. Run it when
@@ -14,7 +15,7 @@ import sys
 import onnx
 from onnx import defs
 
-DOMAINS = ("", "ai.onnx.ml")
+DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
 
 
 def main():

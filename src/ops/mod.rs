@@ -25,6 +25,7 @@ mod image;
 mod math;
 mod nn;
 mod object_detection;
+mod optional;
 mod quantization;
 mod ranks;
 mod reduction;
@@ -38,6 +39,7 @@ mod tensor;
 pub(crate) mod testing;
 mod text;
 mod traditionalml;
+mod training;
 mod values;
 mod window;
 

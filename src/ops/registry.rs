@@ -65,6 +65,9 @@ const fn rule(domain: &'static str, op: &'static str, versions: &'static [u16], 
 /// onnxruntime's contrib domain.
 const CONTRIB: &str = "com.microsoft";
 
+/// ONNX's training-preview domain.
+const TRAINING: &str = "ai.onnx.preview.training";
+
 /// Every schema version the engine has a rule for.
 const ROWS: &[Row] = &[
     rule("", "PRelu", &[1, 6], math::elementwise::prelu_1),
@@ -921,19 +924,83 @@ const ROWS: &[Row] = &[
         &[1],
         super::traditionalml::category_mapper::category_mapper,
     ),
+    rule("", "Optional", &[15, 28], super::optional::optional),
+    rule(
+        "",
+        "OptionalGetElement",
+        &[15, 18, 28],
+        super::optional::get_element,
+    ),
+    rule(
+        "",
+        "OptionalHasElement",
+        &[15],
+        super::optional::has_element_15,
+    ),
+    rule(
+        "",
+        "OptionalHasElement",
+        &[18, 28],
+        super::optional::has_element_18,
+    ),
+    rule("", "SequenceMap", &[17], sequence::map::sequence_map_17),
+    rule(
+        "",
+        "LinearAttention",
+        &[27],
+        super::nn::linear_attention::linear_attention_27,
+    ),
+    rule(
+        "ai.onnx.preview",
+        "FlexAttention",
+        &[1],
+        super::nn::flex_attention::flex_attention_1,
+    ),
+    rule(TRAINING, "Adagrad", &[1], |c| {
+        super::training::optimizer(c, super::training::Optimizer::Adagrad)
+    }),
+    rule(TRAINING, "Adam", &[1], |c| {
+        super::training::optimizer(c, super::training::Optimizer::Adam)
+    }),
+    rule(TRAINING, "Momentum", &[1], |c| {
+        super::training::optimizer(c, super::training::Optimizer::Momentum)
+    }),
+    rule(TRAINING, "Gradient", &[1], super::training::gradient),
+    rule(CONTRIB, "NhwcConv", &[1], contrib::nhwc::nhwc_conv),
+    rule(
+        CONTRIB,
+        "NhwcFusedConv",
+        &[1],
+        contrib::nhwc::nhwc_fused_conv,
+    ),
+    rule(CONTRIB, "NhwcMaxPool", &[1], contrib::nhwc::nhwc_max_pool),
+    rule(CONTRIB, "QLinearConv", &[1], contrib::nhwc::qlinear_conv),
+    rule(
+        CONTRIB,
+        "GemmFastGelu",
+        &[1],
+        contrib::gemm_fast_gelu::gemm_fast_gelu,
+    ),
+    rule(CONTRIB, "GroupNorm", &[1], contrib::group_norm::group_norm),
+    rule(
+        CONTRIB,
+        "SkipGroupNorm",
+        &[1],
+        contrib::group_norm::skip_group_norm,
+    ),
+    rule(
+        CONTRIB,
+        "BiasSoftmax",
+        &[1],
+        contrib::bias_softmax::bias_softmax,
+    ),
+    rule(CONTRIB, "TransposeMatMul", &[1], contrib::matmul::fused),
 ];
 
-/// Schema versions deliberately left to I1: their outputs are unknown (unless declared).
-/// Random and window generators, string ops, training losses, sequence maps and optionals,
-/// signal processing, and newer operators nobody has written a rule for yet.
+/// Schema versions deliberately left to I1: their outputs are unknown (unless declared). None
+/// through onnx 1.23 (issue 37): a version added by a newer `onnx` goes here or gets a row.
 #[cfg(test)]
-const UNKNOWN: &[(&str, &str, &[u16])] = &[
-    ("", "LinearAttention", &[27]),
-    ("", "Optional", &[15, 28]),
-    ("", "OptionalGetElement", &[15, 18, 28]),
-    ("", "OptionalHasElement", &[15, 18, 28]),
-    ("", "SequenceMap", &[17]),
-];
+const UNKNOWN: &[(&str, &str, &[u16])] = &[];
 
 /// Operators whose nodes carry subgraphs: inferred by `infer::control`, not by a rule.
 #[cfg(test)]
@@ -1142,7 +1209,11 @@ mod tests {
         ));
         assert!(matches!(
             resolve("", "SequenceMap", Some(17)),
-            Resolved::Unknown(_, 17)
+            Resolved::Rule(_)
+        ));
+        assert!(matches!(
+            resolve("", "SequenceMap", Some(16)),
+            Resolved::Unknown(_, 16)
         ));
     }
 }

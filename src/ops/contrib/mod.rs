@@ -13,12 +13,16 @@
 
 pub(super) mod activation;
 pub(super) mod attention;
+pub(super) mod bias_softmax;
 pub(super) mod causal_conv;
 pub(super) mod embed;
 pub(super) mod fused;
+pub(super) mod gemm_fast_gelu;
+pub(super) mod group_norm;
 pub(super) mod group_query;
 pub(super) mod heads;
 pub(super) mod matmul;
 pub(super) mod moe;
+pub(super) mod nhwc;
 pub(super) mod norm;
 pub(super) mod qlinear;

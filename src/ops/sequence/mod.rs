@@ -2,6 +2,8 @@
 //! out of one, whose shape depends on which element) stays unknown; `SequenceLength` is a
 //! scalar int64 (ONNX SequenceLength-11).
 
+pub(crate) mod map;
+
 use crate::model::dtype::elem;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::Shape;
