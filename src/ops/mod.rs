@@ -25,6 +25,7 @@ mod image;
 mod math;
 mod nn;
 mod object_detection;
+mod overflow;
 mod quantization;
 mod ranks;
 mod reduction;

@@ -7,6 +7,7 @@
 
 use crate::ops::axes::input_ints;
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::overflow::sized;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
@@ -100,7 +101,8 @@ fn dft_dims(
                 *slot = match (onesided, inverse) {
                     (false, _) => n,
                     (true, false) => unique_bins(&n),
-                    (true, true) => n.sub(&Dim::known(1)).mul(&Dim::known(2)),
+                    (true, true) => sized("the inverse one-sided DFT's length (2 * (n - 1))", &[0])
+                        .mul(&n.sub(&Dim::known(1)), &Dim::known(2))?,
                 };
             }
         }
