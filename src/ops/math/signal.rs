@@ -84,9 +84,9 @@ fn dft_dims(
     let (wanted, kind) = if inverse { (2, "complex") } else { (1, "real") };
     if let Some(d) = last.as_known().filter(|&d| onesided && d != wanted) {
         let which = if inverse {
-            "An inverse one-sided"
+            "an inverse one-sided"
         } else {
-            "A one-sided"
+            "a one-sided"
         };
         return Err(Constraint::new(
             format!("{which} DFT needs a {kind} input: its last dimension must be {wanted}"),
