@@ -83,18 +83,32 @@ fn float_unary(
 /// axis of the input, `[-r, r-1]` (the range the docs give from Softmax-11; onnxruntime's kernels
 /// enforce it for the opset 1-10 versions too, whose docs coerce the input to 2-D around the
 /// axis). `default` is the axis a node that writes none takes (`None`: not checked, as the
-/// opset < 13 default axis 1, which a 1-D input lacks).
+/// opset < 13 default axis 1, which a 1-D input lacks). A scalar has no axis at all, whatever
+/// the attribute: onnx's inference rejects it from Softmax-11 ("Input rank must be >= 1 for
+/// Softmax"), and onnxruntime fails every version on it, `LpNormalization` too ("axis -1 is not
+/// in valid range [-0,-1]").
 pub(crate) fn axis_in_range(ctx: &Ctx<'_>, default: Option<i64>) -> Result<(), RuleError> {
     let shape = ctx.shape(0)?;
+    let op = ctx.node().op_type();
+    if shape.rank() == Some(0) {
+        return Err(crate::ops::Constraint::new(
+            format!(
+                "{op}'s input must have rank >= 1: it works along an axis, which a scalar lacks"
+            ),
+            "the input is a scalar",
+            &[0],
+        )
+        .fix("Unsqueeze the input to 1-D")
+        .unmet());
+    }
     let Some(axis) = ctx.attrs().int("axis")?.or(default) else {
         return Ok(());
     };
-    // A scalar has no axis to name; its verdict is left to the runtime.
-    let Some(rank) = shape.rank().filter(|&r| r > 0) else {
+    let Some(rank) = shape.rank() else {
         return Ok(());
     };
     // The op type names the attribute in the constraint's text; it decides nothing.
-    let what = format!("{} axis", ctx.node().op_type());
+    let what = format!("{op} axis");
     crate::ops::axes::require(axis, rank, &what).map(|_| ())
 }
 
@@ -255,6 +269,25 @@ mod tests {
         // The opset < 13 default axis (1) on a 1-D input is left to the runtime.
         let one_d = testing::run("Softmax", 11, &[testing::shape(known(&[4]))], vec![]);
         assert!(one_d.is_ok());
+    }
+
+    #[test]
+    fn a_scalar_has_no_axis_to_work_along() {
+        // onnx strict inference: "Input rank must be >= 1 for Softmax" (from opset 11);
+        // onnxruntime fails every version, and LpNormalization, on a scalar.
+        let scalar = || testing::shape(known(&[]));
+        for op in ["Softmax", "LogSoftmax", "Hardmax"] {
+            for opset in [1, 11, 13] {
+                let got = testing::unmet(testing::run(op, opset, &[scalar()], vec![]));
+                assert_eq!(got.found, "the input is a scalar", "{op}-{opset}");
+                assert!(got
+                    .requires
+                    .starts_with(&format!("{op}'s input must have rank >= 1")));
+            }
+        }
+        let lp = testing::run("LpNormalization", 1, &[scalar()], vec![]);
+        assert!(matches!(lp, Err(crate::ops::RuleError::Unmet(_))));
+        assert!(testing::run("Softmax", 13, &[testing::shape(known(&[1]))], vec![]).is_ok());
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod math;
 mod nn;
 mod object_detection;
 mod optional;
+mod overflow;
 mod quantization;
 mod ranks;
 mod reduction;

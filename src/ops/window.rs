@@ -9,6 +9,7 @@
 //! padding, the case where runtimes differ (some drop that window).
 
 use super::constraint::{Constraint, Pending};
+use super::overflow::sized;
 use super::{Ctx, RuleError};
 use crate::shape::{Binding, Condition, Dim};
 
@@ -27,6 +28,8 @@ enum AutoPad {
 #[derive(Debug)]
 pub(crate) struct Window {
     kernel: Vec<Dim>,
+    /// The dilated kernel extent `(k - 1) * d + 1` per axis.
+    extents: Vec<Dim>,
     strides: Vec<i64>,
     dilations: Vec<i64>,
     /// `[begin..., end...]`.
@@ -105,8 +108,22 @@ impl Window {
                 .unmet())
             }
         };
+        let extents = kernel
+            .iter()
+            .zip(&dilations)
+            .enumerate()
+            .map(|(i, (k, &d))| {
+                let what = format!(
+                    "the dilated kernel extent ((k - 1) * dilation + 1) on spatial axis {i}"
+                );
+                let checked = sized(&what, &[]);
+                let span = checked.mul(&checked.sub(k, &Dim::known(1))?, &Dim::known(d))?;
+                checked.add(&span, &Dim::known(1))
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Window {
             kernel,
+            extents,
             strides,
             dilations,
             pads,
@@ -141,16 +158,12 @@ impl Window {
 
     /// The dilated kernel extent `(k - 1) * d + 1` on axis `i`.
     fn extent(&self, i: usize) -> Dim {
-        let k = self.kernel.get(i).cloned().unwrap_or(Dim::Unknown);
-        let d = self.dilations.get(i).copied().unwrap_or(1);
-        k.sub(&Dim::known(1))
-            .mul(&Dim::known(d))
-            .add(&Dim::known(1))
+        self.extents.get(i).cloned().unwrap_or(Dim::Unknown)
     }
 
     /// Output sizes of a convolution or pool for input spatial dims `spatial` (unknown input
     /// gives unknown sizes, one per kernel axis).
-    fn sizes(&self, spatial: Option<&[Dim]>, sizing: Sizing) -> Vec<Dim> {
+    fn sizes(&self, spatial: Option<&[Dim]>, sizing: Sizing) -> Result<Vec<Dim>, RuleError> {
         (0..self.kernel.len())
             .map(|i| {
                 let input = input_at(spatial, i);
@@ -173,7 +186,7 @@ impl Window {
         sizing: Sizing,
         pending: &mut Pending,
     ) -> Result<Vec<Dim>, RuleError> {
-        let out = self.sizes(spatial, sizing);
+        let out = self.sizes(spatial, sizing)?;
         self.require(op, spatial, out, sizing.least(), pending)
     }
 
@@ -284,16 +297,19 @@ impl Window {
         .unmet())
     }
 
-    fn axis_out(&self, i: usize, input: &Dim, sizing: Sizing) -> Dim {
+    fn axis_out(&self, i: usize, input: &Dim, sizing: Sizing) -> Result<Dim, RuleError> {
         let s = self.strides.get(i).copied().unwrap_or(1);
         let stride = Dim::known(s);
-        match self.auto_pad {
+        Ok(match self.auto_pad {
             // ceil(in / s) = (in + s - 1) // s, exact for in >= 0.
             AutoPad::Same => input.add(&Dim::known(s - 1)).floor_div(&stride),
             AutoPad::Valid | AutoPad::NotSet => {
                 let (begin, end) = self.pads_of(i);
                 let extent = self.extent(i);
-                let numerator = input.add(&Dim::known(begin + end)).sub(&extent);
+                let what = format!("the padded input size (input + pads) on spatial axis {i}");
+                let checked = sized(&what, &[0]);
+                let padding = checked.add(&Dim::known(begin), &Dim::known(end))?;
+                let numerator = checked.add(input, &padding)?.sub(&extent);
                 if self.ceil && s > 1 {
                     ceil_out(input, &numerator, &extent, s, begin, end)
                 } else if sizing == Sizing::Pool {
@@ -302,7 +318,7 @@ impl Window {
                     floor_out(&numerator, s)
                 }
             }
-        }
+        })
     }
 
     /// `ConvTranspose` sizes: `s * (in - 1) + output_padding + extent - begin - end`. With
@@ -313,7 +329,7 @@ impl Window {
         &self,
         spatial: Option<&[Dim]>,
         output_padding: &[i64],
-    ) -> Vec<Dim> {
+    ) -> Result<Vec<Dim>, RuleError> {
         (0..self.kernel.len())
             .map(|i| {
                 let input = input_at(spatial, i);
@@ -325,19 +341,25 @@ impl Window {
                         .extent(i)
                         .as_known()
                         .and_then(|e| e.checked_add(extra)?.checked_sub(stride));
+                    let what = format!("the output size (input * stride) on spatial axis {i}");
+                    let checked = sized(&what, &[0]);
                     return match padding {
-                        Some(p) if p >= 0 => input.mul(&s),
-                        Some(p) => input.mul(&s).add(&Dim::known(p)),
-                        None => Dim::Unknown,
+                        Some(p) if p >= 0 => checked.mul(&input, &s),
+                        Some(p) => checked.add(&checked.mul(&input, &s)?, &Dim::known(p)),
+                        None => Ok(Dim::Unknown),
                     };
                 }
                 let (begin, end) = self.pads_of(i);
-                input
-                    .sub(&Dim::known(1))
-                    .mul(&s)
-                    .add(&Dim::known(extra))
-                    .add(&self.extent(i))
-                    .sub(&Dim::known(begin + end))
+                let what = format!(
+                    "the output size (stride * (input - 1) + output_padding + extent - pads) \
+                     on spatial axis {i}"
+                );
+                let checked = sized(&what, &[0]);
+                let strided = checked.mul(&input.sub(&Dim::known(1)), &s)?;
+                let grown = checked.add(&strided, &Dim::known(extra))?;
+                let grown = checked.add(&grown, &self.extent(i))?;
+                let trimmed = checked.sub(&grown, &Dim::known(begin))?;
+                checked.sub(&trimmed, &Dim::known(end))
             })
             .collect()
     }

@@ -7,6 +7,7 @@
 
 use crate::ops::axes::input_ints;
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::overflow::sized;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
@@ -77,6 +78,24 @@ fn dft_dims(
     }
     let inverse = ctx.int("inverse", 0)? != 0;
     let onesided = ctx.int("onesided", 0)? != 0;
+    // onnx.shape_inference (DFT-17 and -20), which onnxruntime runs at session creation: "one-sided
+    // DFT requires real input (last dimension must be 1)", "inverse one-sided DFT requires
+    // complex input (last dimension must be 2)".
+    let (wanted, kind) = if inverse { (2, "complex") } else { (1, "real") };
+    if let Some(d) = last.as_known().filter(|&d| onesided && d != wanted) {
+        let which = if inverse {
+            "an inverse one-sided"
+        } else {
+            "a one-sided"
+        };
+        return Err(Constraint::new(
+            format!("{which} DFT needs a {kind} input: its last dimension must be {wanted}"),
+            format!("its last dimension is {d}"),
+            &[0],
+        )
+        .fix(format!("give a {kind} input, or set onesided to 0"))
+        .unmet());
+    }
     let mut out = dims.to_vec();
     let rank_i = i64::try_from(rank).unwrap_or(i64::MAX);
     let axis = match axis {
@@ -100,7 +119,8 @@ fn dft_dims(
                 *slot = match (onesided, inverse) {
                     (false, _) => n,
                     (true, false) => unique_bins(&n),
-                    (true, true) => n.sub(&Dim::known(1)).mul(&Dim::known(2)),
+                    (true, true) => sized("the inverse one-sided DFT's length (2 * (n - 1))", &[0])
+                        .mul(&n.sub(&Dim::known(1)), &Dim::known(2))?,
                 };
             }
         }
@@ -251,6 +271,27 @@ mod tests {
             shape(&run("MelWeightMatrix", 17, &inputs, vec![])),
             "[9, 8]"
         );
+    }
+
+    #[test]
+    fn one_sided_dfts_need_a_real_input_and_inverse_ones_a_complex_one() {
+        // onnx strict inference and onnxruntime, DFT-17 and -20, input [1, 8, last].
+        for opset in [17, 20] {
+            for (last, inverse, fails) in [(1, 0, false), (1, 1, true), (2, 0, true), (2, 1, false)]
+            {
+                let r = run(
+                    "DFT",
+                    opset,
+                    &[dims(&["1", "8", &last.to_string()])],
+                    vec![int_attr("onesided", 1), int_attr("inverse", inverse)],
+                );
+                assert_eq!(
+                    unmet(&r),
+                    fails,
+                    "DFT-{opset} last {last} inverse {inverse}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! not change shapes.
 
 use crate::ops::constraint::Constraint;
+use crate::ops::overflow::sized;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::broadcast::{self, Rule};
 use crate::shape::{Dim, Shape};
@@ -116,7 +117,8 @@ fn infer(ctx: &Ctx<'_>, short_mask: bool) -> Result<Inferred, RuleError> {
             .unwrap_or(Dim::Unknown),
     };
     let kv_seq = field(k.as_ref(), |k| k.seq.clone());
-    let total = past_seq.add(&kv_seq);
+    let total =
+        sized("the present key/value length (past + new)", &[1, 4]).add(&past_seq, &kv_seq)?;
     let batch = field(q.as_ref(), |q| q.batch.clone());
     let heads = field(q.as_ref(), |q| q.heads.clone());
     let q_seq = field(q.as_ref(), |q| q.seq.clone());
@@ -124,7 +126,12 @@ fn infer(ctx: &Ctx<'_>, short_mask: bool) -> Result<Inferred, RuleError> {
     let y = match &q {
         None => Shape::Unranked,
         Some(q) if q.packed => {
-            Shape::Ranked(vec![batch.clone(), q_seq.clone(), heads.mul(&v_head)])
+            let width = sized(
+                "the output's hidden size (heads times V's head size)",
+                &[0, 2],
+            )
+            .mul(&heads, &v_head)?;
+            Shape::Ranked(vec![batch.clone(), q_seq.clone(), width])
         }
         Some(_) => Shape::Ranked(vec![
             batch.clone(),

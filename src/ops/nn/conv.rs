@@ -8,6 +8,7 @@ use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::nn::conv_channels::{self, Operands};
 use crate::ops::nn::per_channel::{self, Channels};
 use crate::ops::nn::spatial::{data_dims, dim_at};
+use crate::ops::overflow::sized;
 use crate::ops::window::{Sizing, Window};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
@@ -93,7 +94,8 @@ pub(crate) fn conv_transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     conv_channels::kernel(ctx, &ops, &mut pending)?;
     let group = conv_channels::group(ctx)?;
     conv_channels::transpose(&ops, group, &mut pending)?;
-    let channels = dim_at(w, 1).mul(&Dim::known(group));
+    let channels = sized("the output channels (W's dim 1 times group)", &[1])
+        .mul(&dim_at(w, 1), &Dim::known(group))?;
     let out_channels = Channels {
         len: &channels,
         name: "M (W's dim 1 times group)",
@@ -131,7 +133,7 @@ pub(crate) fn conv_transpose(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         None => {
             // onnxruntime: "Computed output dimension is <= 0".
             let spatial = x.map(|d| d.get(2..).unwrap_or_default());
-            let sizes = window.transpose_out(spatial, padding);
+            let sizes = window.transpose_out(spatial, padding)?;
             dims.extend(window.require("ConvTranspose", spatial, sizes, 1, &mut pending)?);
         }
     }

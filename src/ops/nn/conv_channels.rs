@@ -12,6 +12,7 @@
 //! channel number`).
 
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::overflow::sized;
 use crate::ops::{Ctx, RuleError};
 use crate::shape::Dim;
 
@@ -115,7 +116,8 @@ pub(crate) fn kernel(
 pub(crate) fn conv(ops: &Operands<'_>, group: i64, pending: &mut Pending) -> Result<(), RuleError> {
     let c = ops.x_dim(1);
     let per_group = ops.w_dim(1);
-    let wanted = per_group.mul(&Dim::known(group));
+    let wanted = sized("W's dim 1 (C/group) times group", &[ops.w_slot])
+        .mul(&per_group, &Dim::known(group))?;
     pending.equal(&c, &wanted, || {
         Constraint::new(
             "X's channels (C) must equal W's dim 1 (C/group) times group",

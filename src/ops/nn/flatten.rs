@@ -1,7 +1,8 @@
 //! `Flatten` (`onnx/defs/nn`): `[prod(dims[..axis]), prod(dims[axis..])]`.
 
-use crate::ops::axes::{product, unknown_dims};
+use crate::ops::axes::unknown_dims;
 use crate::ops::constraint::Constraint;
+use crate::ops::overflow::sized;
 use crate::ops::tensor::reshape::reshaped;
 use crate::ops::{Ctx, Inferred, RuleError};
 use crate::shape::Shape;
@@ -34,9 +35,19 @@ fn flatten(ctx: &Ctx<'_>, negative_axis: bool) -> Result<Inferred, RuleError> {
             .unmet()
         })?;
     let (outer, inner) = dims.split_at(axis);
+    let outer = sized(
+        "the output's dim 0 (the product of the dims before axis)",
+        &[0],
+    )
+    .product(outer)?;
+    let inner = sized(
+        "the output's dim 1 (the product of the dims from axis)",
+        &[0],
+    )
+    .product(inner)?;
     Ok(Inferred::single(reshaped(
         ctx,
-        Shape::Ranked(vec![product(outer), product(inner)]),
+        Shape::Ranked(vec![outer, inner]),
     )))
 }
 

@@ -4,6 +4,7 @@
 
 use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::nn::spatial::{data_dims, dim_at};
+use crate::ops::overflow::sized;
 use crate::ops::single::single;
 use crate::ops::{Ctx, Inferred, RuleError};
 use crate::shape::{Dim, Shape};
@@ -70,12 +71,13 @@ pub(crate) fn max_unpool(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         let (Some(&s), Some(&b), Some(&e)) = (s, b, e) else {
             continue;
         };
-        let base = input.sub(&Dim::known(1)).mul(&Dim::known(s));
-        dims.push(
-            base.add(&Dim::known(k))
-                .sub(&Dim::known(b))
-                .sub(&Dim::known(e)),
-        );
+        let what =
+            format!("the output size (stride * (input - 1) + kernel - pads) on spatial axis {i}");
+        let checked = sized(&what, &[0]);
+        let base = checked.mul(&input.sub(&Dim::known(1)), &Dim::known(s))?;
+        let grown = checked.add(&base, &Dim::known(k))?;
+        let trimmed = checked.sub(&grown, &Dim::known(b))?;
+        dims.push(checked.sub(&trimmed, &Dim::known(e))?);
     }
     Ok(single(Shape::Ranked(dims), x_in.elem, pending))
 }

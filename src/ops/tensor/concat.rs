@@ -5,6 +5,7 @@ use crate::model::dtype::elem;
 use crate::model::tensor::MAX_VALUE_ELEMENTS;
 use crate::ops::axes::{self, unknown_dims};
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::overflow::sized;
 use crate::ops::values::moves;
 use crate::ops::{spec, Ctx, Inferred, Input, Output, RuleError};
 use crate::shape::values::ValueTensor;
@@ -57,7 +58,9 @@ fn concat(ctx: &Ctx<'_>, axis_default: Option<i64>) -> Result<Inferred, RuleErro
             .map(|(s, d)| (*s, d.get(i).cloned().unwrap_or(Dim::Unknown)))
             .collect();
         if i == axis {
-            dims.push(column.iter().fold(Dim::known(0), |acc, (_, d)| acc.add(d)));
+            let slots: Vec<usize> = column.iter().map(|(s, _)| *s).collect();
+            let what = format!("Concat's output length on axis {axis} (the sum of the inputs')");
+            dims.push(sized(&what, &slots).sum(column.iter().map(|(_, d)| d))?);
             continue;
         }
         dims.push(agreed(&mut pending, &column, i, axis)?);
@@ -198,7 +201,16 @@ fn tile(ctx: &Ctx<'_>, repeats_input: bool) -> Result<Inferred, RuleError> {
     if let Some(v) = input.value.and_then(|v| moves::tile_values(v, &r.data)) {
         return Ok(Inferred::single(Output::value(v, input.elem)));
     }
-    let shape = Shape::Ranked(dims.iter().zip(&r.data).map(|(d, k)| d.mul(k)).collect());
+    let shape = Shape::Ranked(
+        dims.iter()
+            .zip(&r.data)
+            .enumerate()
+            .map(|(axis, (d, k))| {
+                let what = format!("Tile's output dim {axis} (the input's times repeats)");
+                sized(&what, &[0, 1]).mul(d, k)
+            })
+            .collect::<Result<_, _>>()?,
+    );
     Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
 }
 

@@ -4,6 +4,7 @@
 
 use crate::ops::axes::{self, unknown_dims};
 use crate::ops::constraint::Constraint;
+use crate::ops::overflow::sized;
 use crate::ops::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
@@ -73,7 +74,10 @@ fn pad(ctx: &Ctx<'_>, version: i64) -> Result<Inferred, RuleError> {
         if let Some(slot) = out.get_mut(axis) {
             // Negative pads crop. The sum is right for every input the model accepts (a size
             // below 0 fails at run time); a static negative size can never run.
-            let grown = slot.add(begin).add(end);
+            let what = format!("Pad's output dim {axis} (size + pads)");
+            let checked = sized(&what, &[0, 1]);
+            // The pads' total first, as onnx.shape_inference adds them.
+            let grown = checked.add(slot, &checked.add(begin, end)?)?;
             if grown.as_known().is_some_and(|v| v < 0) {
                 return Err(Constraint::new(
                     "negative pads may crop an axis at most to size 0",

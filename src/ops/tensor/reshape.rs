@@ -4,6 +4,7 @@
 
 use crate::ops::axes::{product, unknown_dims};
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::overflow::sized;
 use crate::ops::tensor::reshape_target::{minus_one, target_dims};
 use crate::ops::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
@@ -67,13 +68,21 @@ fn reshape(ctx: &Ctx<'_>, version: u16) -> Result<Inferred, RuleError> {
         return Ok(Inferred::single(reshaped(ctx, Shape::Ranked(dims))));
     };
     let mut pending = Pending::default();
+    // onnx.shape_inference multiplies the known dims of both (Reshape-5 on): a count beyond
+    // int64 is no tensor.
+    let known: Vec<Dim> = dims
+        .iter()
+        .filter(|d| d.as_known().is_some())
+        .cloned()
+        .collect();
+    sized("the target's element count", &[1]).product(&known)?;
     let dims = match inferred_at {
         // Most reshapes keep some dims and regroup the others: when what is left after striking
         // out the shared dims has equal counts, so do the whole shapes, without multiplying
         // symbols (a third of a transformer's inference time otherwise).
         None if same_count_outside_shared(input_dims, &dims) => dims,
         None => {
-            let total = product(input_dims);
+            let total = input_count(input_dims)?;
             let count = product(&dims);
             pending.equal(&total, &count, || {
                 Constraint::new(
@@ -85,9 +94,14 @@ fn reshape(ctx: &Ctx<'_>, version: u16) -> Result<Inferred, RuleError> {
             })?;
             dims
         }
-        Some(at) => minus_one(dims, at, &product(input_dims))?,
+        Some(at) => minus_one(dims, at, &input_count(input_dims)?)?,
     };
     Ok(Inferred::single(reshaped(ctx, Shape::Ranked(dims))).with_conditions(pending.into_checks()))
+}
+
+/// The input's element count, which must fit in int64 (the input can hold no more).
+fn input_count(dims: &[Dim]) -> Result<Dim, RuleError> {
+    sized("the input's element count", &[0]).product(dims)
 }
 
 /// `Reshape-1`: the target is the `shape` attribute.

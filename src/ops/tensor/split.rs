@@ -5,6 +5,7 @@
 
 use crate::ops::axes;
 use crate::ops::constraint::{Constraint, Pending};
+use crate::ops::overflow::sized;
 use crate::ops::values::moves;
 use crate::ops::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
@@ -214,7 +215,7 @@ fn checked_sizes(pending: &mut Pending, sizes: &[Dim], whole: &Dim) -> Result<()
         .fix("correct the split sizes")
         .unmet());
     }
-    let total = sizes.iter().fold(Dim::known(0), |acc, s| acc.add(s));
+    let total = sized("the sum of Split's `split` sizes", &[1]).sum(sizes)?;
     pending.equal(&total, whole, || {
         Constraint::new(
             "Split's `split` sizes must add up to the dim of the split axis",

@@ -4,6 +4,7 @@
 
 use crate::ops::axes::unknown_dims;
 use crate::ops::constraint::Constraint;
+use crate::ops::overflow::sized;
 use crate::ops::values::rearrange;
 use crate::ops::{spec, Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
@@ -87,8 +88,9 @@ fn space_depth(ctx: &Ctx<'_>, to_space: bool) -> Result<Inferred, RuleError> {
         )
         .unmet());
     }
+    // onnx.shape_inference computes the block area first, whatever the input.
     let block = Dim::known(block);
-    let square = block.mul(&block);
+    let square = sized("the block area (blocksize * blocksize)", &[]).mul(&block, &block)?;
     let shape = match input.shape.dims() {
         Some([batch, depth, height, width]) => {
             // "input depth to be a multiple of (block_size * block_size)" / "input height (and
@@ -115,19 +117,33 @@ fn space_depth(ctx: &Ctx<'_>, to_space: bool) -> Result<Inferred, RuleError> {
                 vec![
                     batch.clone(),
                     depth.div_exact(&square),
-                    height.mul(&block),
-                    width.mul(&block),
+                    sized("the output height (H * blocksize)", &[0]).mul(height, &block)?,
+                    sized("the output width (W * blocksize)", &[0]).mul(width, &block)?,
                 ]
             } else {
                 vec![
                     batch.clone(),
-                    depth.mul(&square),
+                    sized("the output depth (C * blocksize * blocksize)", &[0])
+                        .mul(depth, &square)?,
                     height.div_exact(&block),
                     width.div_exact(&block),
                 ]
             })
         }
-        _ => unknown_dims(4),
+        // onnx.shape_inference and onnxruntime: "Input tensor must be 4-dimensional".
+        Some(dims) => {
+            return Err(Constraint::new(
+                format!(
+                    "{}'s input must be 4-D (N x C x H x W)",
+                    ctx.node().op_type()
+                ),
+                format!("the input has rank {}", dims.len()),
+                &[0],
+            )
+            .fix("Reshape or Unsqueeze the input to [N, C, H, W]")
+            .unmet())
+        }
+        None => unknown_dims(4),
     };
     Ok(Inferred::single(Output::shape(shape).elem(input.elem)))
 }
@@ -164,6 +180,31 @@ mod tests {
             out.outputs[0].shape,
             Shape::Ranked(vec![b(), Dim::known(3), s()])
         );
+    }
+
+    #[test]
+    fn space_and_depth_need_a_4d_input() {
+        // onnx strict inference and onnxruntime: "Input tensor must be 4-dimensional".
+        for op in ["DepthToSpace", "SpaceToDepth"] {
+            for rank in [0, 3, 5] {
+                let x = Shape::Ranked(vec![Dim::known(4); rank]);
+                let got = testing::run(
+                    op,
+                    13,
+                    &[testing::shape(x)],
+                    vec![testing::int_attr("blocksize", 2)],
+                );
+                let c = testing::unmet(got);
+                assert_eq!(c.found, format!("the input has rank {rank}"), "{op}");
+            }
+            let unranked = testing::run(
+                op,
+                13,
+                &[testing::shape(Shape::Unranked)],
+                vec![testing::int_attr("blocksize", 2)],
+            );
+            assert_eq!(unranked.unwrap().outputs[0].shape.rank(), Some(4));
+        }
     }
 
     #[test]

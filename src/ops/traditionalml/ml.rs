@@ -4,6 +4,7 @@
 
 use crate::model::dtype::elem::{self, FLOAT, STRING};
 use crate::ops::constraint::Constraint;
+use crate::ops::overflow::sized;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
@@ -134,9 +135,10 @@ pub(crate) fn one_hot(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 pub(crate) fn feature_extractor(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let indices = ctx.shape(1)?;
-    let picked = indices.dims().map_or(Dim::Unknown, |d| {
-        d.iter().fold(Dim::known(1), |acc, d| acc.mul(d))
-    });
+    let picked = match indices.dims() {
+        Some(d) => sized("the number of indices (Y's element count)", &[1]).product(d)?,
+        None => Dim::Unknown,
+    };
     let shape = match x.shape.dims() {
         Some([_]) => Shape::Ranked(vec![Dim::known(1), picked]),
         Some([lead @ .., _]) if !lead.is_empty() => {
