@@ -65,6 +65,15 @@ impl Options {
         self
     }
 
+    /// The largest dim size a real input is taken to reach: a condition that fails only for a
+    /// dim above it (`tokens ≤ 1000000000`) is not reported. Default 10^9, just below 2^30:
+    /// the "no limit" exporters write (Keras' `min(tokens, 1000000000)`) counts as none.
+    #[must_use]
+    pub fn with_size_limit(mut self, limit: i64) -> Self {
+        self.checks.size_limit = crate::check::SizeLimit(limit);
+        self
+    }
+
     /// Replaces the resource limits.
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {

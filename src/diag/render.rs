@@ -40,6 +40,16 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
         Facts::ConditionalBroadcast { condition, .. } => {
             format!("{what}: broadcasting is valid only if {condition}")
         }
+        Facts::BroadcastEmptyOnly { condition, .. } => format!(
+            "{what}: inputs cannot broadcast for any non-empty input: it holds only if {condition}"
+        ),
+        Facts::ConstraintEmptyOnly {
+            constraint,
+            condition,
+            ..
+        } => format!(
+            "{what}: {constraint}, which fails for every non-empty input: it holds only if {condition}"
+        ),
         Facts::ConditionalConstraint {
             constraint,
             condition,
@@ -207,6 +217,18 @@ pub(super) fn help(facts: &Facts, node: Option<&NodeSite>, assumed: bool) -> Str
             );
         }
     }
+    if let Facts::ConditionalBroadcast { implied_at, .. }
+    | Facts::ConditionalConstraint { implied_at, .. } = facts
+    {
+        for other in implied_at {
+            let _ = write!(
+                help,
+                "; it also covers {}, which needs {}",
+                node_name(&other.node),
+                other.condition
+            );
+        }
+    }
     if assumed {
         help.push_str("; ");
         help.push_str(ASSUMED);
@@ -251,6 +273,31 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             requirement(*rule, operands),
             breaks(counterexample.as_ref()),
             binding_advice(data_dependent, *bindable)
+        ),
+        Facts::BroadcastEmptyOnly {
+            rule,
+            operands,
+            counterexample,
+            data_dependent,
+            ..
+        } => format!(
+            "{}: {}{}{}",
+            rule_text(*rule),
+            requirement(*rule, operands),
+            breaks(counterexample.as_ref()),
+            binding_advice(data_dependent, false)
+        ),
+        Facts::ConstraintEmptyOnly {
+            fix,
+            counterexample,
+            data_dependent,
+            ..
+        } => format!(
+            "{}{}{}",
+            fix.as_deref()
+                .unwrap_or("the model fails for every non-empty input"),
+            breaks(counterexample.as_ref()),
+            binding_advice(data_dependent, false)
         ),
         Facts::ConditionalConstraint {
             fix,
