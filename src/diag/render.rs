@@ -220,12 +220,18 @@ pub(super) fn help(facts: &Facts, node: Option<&NodeSite>, assumed: bool) -> Str
     if let Facts::ConditionalBroadcast { implied_at, .. }
     | Facts::ConditionalConstraint { implied_at, .. } = facts
     {
-        for other in implied_at {
+        // Nodes of one weaker condition together: `Conv `a`, Conv `b`, which need h ≥ 2`.
+        for same in implied_at.chunk_by(|a, b| a.condition == b.condition) {
+            let Some(first) = same.first() else {
+                continue;
+            };
+            let nodes: Vec<String> = same.iter().map(|other| node_name(&other.node)).collect();
+            let verb = if nodes.len() > 1 { "need" } else { "needs" };
             let _ = write!(
                 help,
-                "; it also covers {}, which needs {}",
-                node_name(&other.node),
-                other.condition
+                "; it also covers {}, which {verb} {}",
+                nodes.join(", "),
+                first.condition
             );
         }
     }

@@ -114,8 +114,23 @@ fn folded(groups: &[(&Conditional<'_>, Vec<NodeName>)], limit: i64) -> Vec<Optio
         (Some(x), Some(y)) => x.implies(y, limit),
         _ => false,
     };
+    // A condition met in a branch (`If`, `Loop` body) is needed only when the branch runs:
+    // it may report one of its own graph or of a graph inside it, never one of the graph
+    // around it, which is needed whichever branch runs.
+    let encloses = |j: usize, i: usize| match (groups.get(j), groups.get(i)) {
+        (Some((outer, _)), Some((inner, _))) => {
+            let (outer, inner) = (&outer.graph.path, &inner.graph.path);
+            inner == outer
+                || inner
+                    .strip_prefix(outer.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        }
+        _ => false,
+    };
     let step: Vec<Option<usize>> = (0..n)
-        .map(|i| (0..n).find(|&j| j != i && implies(j, i) && (j < i || !implies(i, j))))
+        .map(|i| {
+            (0..n).find(|&j| j != i && encloses(j, i) && implies(j, i) && (j < i || !implies(i, j)))
+        })
         .collect();
     (0..n)
         .map(|i| {
