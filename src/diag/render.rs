@@ -280,31 +280,9 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             breaks(counterexample.as_ref()),
             binding_advice(data_dependent, *bindable)
         ),
-        Facts::BroadcastEmptyOnly {
-            rule,
-            operands,
-            counterexample,
-            data_dependent,
-            ..
-        } => format!(
-            "{}: {}{}{}",
-            rule_text(*rule),
-            requirement(*rule, operands),
-            breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, false)
-        ),
-        Facts::ConstraintEmptyOnly {
-            fix,
-            counterexample,
-            data_dependent,
-            ..
-        } => format!(
-            "{}{}{}",
-            fix.as_deref()
-                .unwrap_or("the model fails for every non-empty input"),
-            breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, false)
-        ),
+        Facts::BroadcastEmptyOnly { .. } | Facts::ConstraintEmptyOnly { .. } => {
+            empty_only_help(facts)
+        }
         Facts::ConditionalConstraint {
             fix,
             counterexample,
@@ -364,6 +342,39 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
         Facts::InitializerMismatch { input, .. } => format!(
             "make the declaration of `{input}` match its initializer's dims, or re-export the initializer"
         ),
+    }
+}
+
+/// The help of an E1 or E4 that holds only at an empty dim: the W1's or W4's, without the
+/// advice to bind the dims (no binding of non-empty dims makes it hold).
+fn empty_only_help(facts: &Facts) -> String {
+    match facts {
+        Facts::BroadcastEmptyOnly {
+            rule,
+            operands,
+            counterexample,
+            data_dependent,
+            ..
+        } => format!(
+            "{}: {}{}{}",
+            rule_text(*rule),
+            requirement(*rule, operands),
+            breaks(counterexample.as_ref()),
+            binding_advice(data_dependent, false)
+        ),
+        Facts::ConstraintEmptyOnly {
+            fix,
+            counterexample,
+            data_dependent,
+            ..
+        } => format!(
+            "{}{}{}",
+            fix.as_deref()
+                .unwrap_or("the model fails for every non-empty input"),
+            breaks(counterexample.as_ref()),
+            binding_advice(data_dependent, false)
+        ),
+        _ => String::new(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! dims. A `dim_param` names one value across the model, so the conditions are solved together
 //! (`shape::condition::forced_jointly`): symbols they force to one value are reported once, at
 //! the nodes that force them; the same condition met again downstream is one finding, and a
-//! condition implied by a stronger one reported elsewhere is folded into it (EfficientNet's
+//! condition implied by a stronger one reported elsewhere is folded into it (`EfficientNet`'s
 //! strided convolutions need `H ≥ 2`, `H ≥ 4`, ... `H ≥ 32`: one finding, `H ≥ 32`, naming
 //! the others).
 

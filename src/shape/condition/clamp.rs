@@ -63,10 +63,10 @@ impl Condition {
 
     /// The members in `lo..=hi`, the condition resolved there.
     fn on_piece(&self, symbol: &str, lo: i64, hi: Option<i64>) -> Option<Piece> {
-        let s = Expr::symbol(symbol);
-        let mut facts = vec![s.sub(&Expr::constant(lo))?];
+        let var = Expr::symbol(symbol);
+        let mut facts = vec![var.sub(&Expr::constant(lo))?];
         if let Some(hi) = hi {
-            facts.push(Expr::constant(hi).sub(&s)?);
+            facts.push(Expr::constant(hi).sub(&var)?);
         }
         let resolve =
             |d: &Dim| -> Option<Dim> { Some(Dim::from_expr(d.to_expr()?.given_nonneg(&facts)?)) };
@@ -89,17 +89,17 @@ impl Condition {
             // One clause: each atom `a*s + b = 0` holds at its root only.
             let mut roots = Vec::new();
             for atom in resolved.atoms() {
-                let (x, y) = match atom {
-                    Atom::Eq(x, y) => (x.clone(), y.clone()),
-                    Atom::IsOne(x) => (x.clone(), Dim::Known(1)),
+                let (lhs, rhs) = match atom {
+                    Atom::Eq(lhs, rhs) => (lhs.clone(), rhs.clone()),
+                    Atom::IsOne(lhs) => (lhs.clone(), Dim::Known(1)),
                 };
-                let h = x.to_expr()?.sub(&y.to_expr()?)?;
-                let (name, a, b) = h.as_linear_in_one_symbol()?;
-                if name != symbol || a == 0 {
+                let gap = lhs.to_expr()?.sub(&rhs.to_expr()?)?;
+                let (name, slope, offset) = gap.as_linear_in_one_symbol()?;
+                if name != symbol || slope == 0 {
                     return None;
                 }
-                if b.checked_rem(a)? == 0 {
-                    let root = b.checked_neg()?.checked_div(a)?;
+                if offset.checked_rem(slope)? == 0 {
+                    let root = offset.checked_neg()?.checked_div(slope)?;
                     if root >= lo && hi.is_none_or(|hi| root <= hi) {
                         roots.push(root);
                     }

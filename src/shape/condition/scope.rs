@@ -138,11 +138,11 @@ mod tests {
     #[test]
     fn empty_dim_disjuncts_are_dropped() {
         // The rapidocr rec Reshape: n = 0 ∨ h ≤ 4 ∨ 33 ≤ w ≤ 80.
-        let (n, h, w) = (Dim::sym("n"), Dim::sym("h"), Dim::sym("x:2"));
-        let rows = half(&half(&h)).floor_div(&Dim::known(2));
-        let cols = half(&half(&half(&half(&w)))).floor_div(&Dim::known(3));
-        let c = Condition::eq(&n.mul(&rows).mul(&cols), &n.mul(&rows));
-        assert_eq!(requires(&c), "h ≤ 4 ∨ 33 ≤ `x:2` ≤ 80");
+        let (batch, height, width) = (Dim::sym("n"), Dim::sym("h"), Dim::sym("x:2"));
+        let rows = half(&half(&height)).floor_div(&Dim::known(2));
+        let cols = half(&half(&half(&half(&width)))).floor_div(&Dim::known(3));
+        let reshape = Condition::eq(&batch.mul(&rows).mul(&cols), &batch.mul(&rows));
+        assert_eq!(requires(&reshape), "h ≤ 4 ∨ 33 ≤ `x:2` ≤ 80");
         let m = Dim::sym("m");
         let c = Condition::any_of([Atom::Eq(m.clone(), Dim::known(0)), Atom::IsOne(m)]);
         assert_eq!(c.plain().to_string(), "m ∈ {0, 1}");
