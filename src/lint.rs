@@ -65,6 +65,28 @@ impl Options {
         self
     }
 
+    /// The largest dim size a real input is taken to reach: a condition that fails only for a
+    /// dim above it (`tokens ≤ 1000000000`) is not reported. Default 10^9, just below 2^30:
+    /// the "no limit" exporters write (Keras' `min(tokens, 1000000000)`) counts as none.
+    ///
+    /// ```
+    /// use onnx_bcast_lint::{lint_path, Code, Options};
+    /// // A 64-row position table: valid only if seq ≤ 64.
+    /// let path = std::path::Path::new("tests/models/w1_position_table.onnx");
+    /// let w1s = |options: &Options| {
+    ///     let report = lint_path(path, options).unwrap();
+    ///     report.findings().iter().filter(|f| f.code == Code::W1).count()
+    /// };
+    /// assert_eq!(w1s(&Options::new()), 1);
+    /// assert_eq!(w1s(&Options::new().with_size_limit(64)), 0);
+    /// assert_eq!(w1s(&Options::new().with_size_limit(65)), 1);
+    /// ```
+    #[must_use]
+    pub fn with_size_limit(mut self, limit: i64) -> Self {
+        self.checks.size_limit = crate::check::SizeLimit(limit);
+        self
+    }
+
     /// Replaces the resource limits.
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {

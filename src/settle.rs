@@ -71,7 +71,7 @@ pub(crate) fn settle(
             let mut trial = forced.clone();
             trial.push((graph, index, taken));
             let facts = infer::infer_forcing(model, limits, assumptions, &trial);
-            let findings = collect(model, &facts);
+            let findings = collect(model, &facts, options);
             let fails = Failures::new(model, &facts, &findings, &trial).graph_fails(home, 0);
             let body =
                 branches(node).map(|(then_id, else_id)| if taken { then_id } else { else_id });

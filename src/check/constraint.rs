@@ -8,18 +8,19 @@
 //! at run time. Example: `MatMul(a: [2, 3], b: [4, 5])`, K is 3 vs 4. Fix: correct the weight or
 //! the Reshape/Transpose that feeds the node.
 //!
-//! Every E4 is built here. The conditional form (W4) is the same carrier holding under a
+//! Every E4 is built here, that of a constraint holding only when some dim is 0 (it fails for
+//! every non-empty input) too. The conditional form (W4) is the same carrier holding under a
 //! condition ([`crate::ops::constraint::Holds::If`]), reported with the broadcast conditions in
 //! `broadcast/conditional.rs` so that one set of symbols is solved once.
 
 use super::site::{input_sites, node_site};
-use crate::diag::{Facts, Finding};
+use crate::diag::{Facts, Finding, SizeOrigin};
 use crate::infer::GraphFacts;
 use crate::infer::{Inference, NodeStatus};
 use crate::model::declared;
 use crate::model::{Graph, Model, Node};
-use crate::ops::RuleError;
-use crate::shape::verify;
+use crate::ops::{Constraint, RuleError};
+use crate::shape::{verify, Binding};
 
 /// One E4 per node whose rule found its spec violated, and per graph input whose initializer
 /// contradicts its declared shape.
@@ -72,6 +73,32 @@ fn unmet(graph: &Graph, facts: &GraphFacts, node: &Node, error: &RuleError) -> F
         facts_of,
         Some(node_site(graph, node)),
         input_sites(graph, Some(facts), node, offending),
+    )
+}
+
+/// E4 for a constraint that holds only when some dim is 0 (`condition`), so it fails for every
+/// non-empty input; the W4 it would otherwise be is built with the other conditions
+/// (`broadcast/conditional.rs`), which find this one.
+pub(super) fn empty_only(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    constraint: &Constraint,
+    condition: String,
+    counterexample: Option<Binding>,
+    data_dependent: Vec<SizeOrigin>,
+) -> Finding {
+    let facts_of = Facts::ConstraintEmptyOnly {
+        constraint: constraint.requires.clone(),
+        fix: constraint.fix.clone(),
+        condition,
+        counterexample,
+        data_dependent,
+    };
+    Finding::new(
+        facts_of,
+        Some(node_site(graph, node)),
+        input_sites(graph, Some(facts), node, &constraint.slots),
     )
 }
 

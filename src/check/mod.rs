@@ -31,11 +31,30 @@ pub struct CheckOptions {
     /// Inference assumed initializers listed as graph inputs keep their values: findings that
     /// may depend on them say so.
     pub initializers_as_constants: bool,
+    /// A condition that fails only for a dim above this size is not reported: no real input
+    /// reaches it (Keras writes `min(tokens, 1000000000)` for "no limit").
+    pub size_limit: SizeLimit,
+}
+
+/// The largest dim size a real input is taken to reach (see [`CheckOptions::size_limit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeLimit(pub i64);
+
+impl SizeLimit {
+    /// The default: 10^9. Just below 2^30, so that the 10^9 exporters write for "no limit"
+    /// (Keras' `min(tokens, 1000000000)`, magika's `bytes ≤ 1000000000`) counts as one.
+    pub const DEFAULT: SizeLimit = SizeLimit(1_000_000_000);
+}
+
+impl Default for SizeLimit {
+    fn default() -> Self {
+        SizeLimit::DEFAULT
+    }
 }
 
 /// Runs every check and returns the findings in graph order.
 pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
-    let mut findings = collect(model, inference);
+    let mut findings = collect(model, inference, options);
     findings.retain(|finding| !options.allowed.contains(&finding.code));
     if options.initializers_as_constants {
         assumed::note(model, &mut findings);
@@ -46,9 +65,13 @@ pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<
 }
 
 /// Every check's findings, unsorted, with none dropped: what settling (`settle.rs`) decides by.
-pub(crate) fn collect(model: &Model, inference: &Inference) -> Vec<Finding> {
+pub(crate) fn collect(
+    model: &Model,
+    inference: &Inference,
+    options: &CheckOptions,
+) -> Vec<Finding> {
     let mut findings = structure::check(model);
-    findings.extend(broadcast::check(model, inference));
+    findings.extend(broadcast::check(model, inference, options.size_limit.0));
     findings.extend(constraint::check(model, inference));
     findings.extend(declared::check(model, inference));
     findings.extend(unsupported::check(model, inference));

@@ -24,9 +24,9 @@ declare_codes! {
         E1 = 0 {
             severity: Error,
             sarif: "IncompatibleBroadcast",
-            facts: [BroadcastClash, BroadcastBroken],
+            facts: [BroadcastClash, BroadcastBroken, BroadcastEmptyOnly],
             summary: "inputs of a broadcasting node can never be broadcast together",
-            meaning: "inputs of a broadcasting node can never be broadcast together: multidirectional (element-wise binary and variadic ops, `Where`, `MatMul` batch dims), unidirectional (`Gemm` C, `PRelu` slope, `LayerNormalization` scale and bias, `Attention` mask), bidirectional (`Expand`), and the opset < 7 `broadcast`/`axis` form; also a condition made false by `--dim`",
+            meaning: "inputs of a broadcasting node can never be broadcast together: multidirectional (element-wise binary and variadic ops, `Where`, `MatMul` batch dims), unidirectional (`Gemm` C, `PRelu` slope, `LayerNormalization` scale and bias, `Attention` mask), bidirectional (`Expand`), and the opset < 7 `broadcast`/`axis` form; also a condition made false by `--dim`, and one that holds only when some dim is 0 (it fails for every non-empty input)",
             why_heading: FAILS,
             why: "The sizes that conflict are fixed by the model, so every run fails: runtimes check broadcast compatibility when the node executes (onnxruntime: `Add: left operand cannot broadcast on dim 1`) or refuse the model at session creation when their own shape inference sees it. Under `--dim` (or `dims` in a configuration) a size may come from the binding instead: the message then says so (`axis 1 is 77 vs 64 (seq = 77, bound by --dim)`) and the facts carry the binding, and only runs of that deployment fail; the model may run with other sizes (without the binding, such a node is a `W1`).",
             example: r#"<ir_version: 8, opset_import: ["" : 18]>
@@ -90,9 +90,9 @@ main (float[2] x) => (float[2] z) {
         E4 = 5 {
             severity: Error,
             sarif: "OperatorConstraintViolated",
-            facts: [ConstraintUnmet, MissingInput, BadAttribute, InvalidNode, InitializerMismatch],
+            facts: [ConstraintUnmet, ConstraintEmptyOnly, MissingInput, BadAttribute, InvalidNode, InitializerMismatch],
             summary: "an operator's own shape constraint fails for every input",
-            meaning: "an operator's own shape constraint (not broadcasting) fails for every input the model accepts: `MatMul`/`Gemm` contracted dims (K), channels, parameter lengths, element counts, ranks, an output size onnxruntime cannot produce (below 1 for a convolution or transposed convolution, below 0 for a pool, which truncates so that a window that does not fit still gives 1), axis attributes out of range, a required input or attribute missing or mistyped; the message states the constraint from the operator doc and the dims found, the labels point at the inputs, `help` gives a likely fix; also such a condition made false by `--dim`",
+            meaning: "an operator's own shape constraint (not broadcasting) fails for every input the model accepts: `MatMul`/`Gemm` contracted dims (K), channels, parameter lengths, element counts, ranks, an output size onnxruntime cannot produce (below 1 for a convolution or transposed convolution, below 0 for a pool, which truncates so that a window that does not fit still gives 1), axis attributes out of range, a required input or attribute missing or mistyped; the message states the constraint from the operator doc and the dims found, the labels point at the inputs, `help` gives a likely fix; also such a condition made false by `--dim`, and one that holds only when some dim is 0 (`Reshape` element counts equal only for an empty input: it fails for every non-empty input)",
             why_heading: FAILS,
             why: "The operator checks its own constraint when it runs (MatMul's K, Conv's channels, Concat's other dims, Reshape's element count...): with the sizes fixed by the model, the session fails at run time whatever the input values (onnxruntime: `MatMul dimension mismatch`).",
             example: r#"<ir_version: 8, opset_import: ["" : 18]>

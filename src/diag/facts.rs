@@ -70,6 +70,10 @@ pub enum Facts {
         counterexample: Option<Binding>,
         /// Later nodes that need the same condition (reported once, here).
         also_at: Vec<NodeName>,
+        /// Nodes whose own, weaker condition this one implies (reported once, here, with the
+        /// strongest); left out of JSON when none.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        implied_at: Vec<ImpliedAt>,
         /// The condition's symbols that `--dim` cannot bind, with where each comes from; left
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -91,6 +95,10 @@ pub enum Facts {
         counterexample: Option<Binding>,
         /// Later nodes that need the same condition (reported once, here).
         also_at: Vec<NodeName>,
+        /// Nodes whose own, weaker condition this one implies (reported once, here, with the
+        /// strongest); left out of JSON when none.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        implied_at: Vec<ImpliedAt>,
         /// The condition's symbols that `--dim` cannot bind, with where each comes from; left
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -98,6 +106,41 @@ pub enum Facts {
         /// Whether the condition has a symbol `--dim` can bind (a main-graph input's dim).
         #[serde(skip)]
         bindable: bool,
+    },
+    /// E1: broadcasting holds only when some dim is 0, so it fails for every non-empty input.
+    #[non_exhaustive]
+    BroadcastEmptyOnly {
+        /// The broadcasting rule the node uses.
+        #[serde(serialize_with = "rule_name")]
+        rule: Rule,
+        /// The inputs the rule broadcasts, in its order.
+        operands: Vec<Operand>,
+        /// The condition, in plain form (`batch = 0 ∨ seq = 0`).
+        condition: String,
+        /// The smallest binding that breaks it, when one is found.
+        counterexample: Option<Binding>,
+        /// The condition's symbols that `--dim` cannot bind, with where each comes from; left
+        /// out of JSON when none.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        data_dependent: Vec<SizeOrigin>,
+    },
+    /// E4: an operator's own shape constraint holds only when some dim is 0, so it fails for
+    /// every non-empty input (a `Reshape` whose target's element count differs from its
+    /// input's unless the input is empty).
+    #[non_exhaustive]
+    ConstraintEmptyOnly {
+        /// What the operator requires, in its doc's words.
+        constraint: String,
+        /// A likely fix, when one can be named.
+        fix: Option<String>,
+        /// The condition, in plain form.
+        condition: String,
+        /// The smallest binding that breaks it, when one is found.
+        counterexample: Option<Binding>,
+        /// The condition's symbols that `--dim` cannot bind, with where each comes from; left
+        /// out of JSON when none.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        data_dependent: Vec<SizeOrigin>,
     },
     /// W1 (W4 when only operator constraints take part): the conditions of several nodes
     /// together force a symbol to one value.
@@ -289,6 +332,23 @@ impl NodeName {
     /// The node `name` of type `op_type`.
     pub(crate) fn new(op_type: String, name: String) -> Self {
         Self { op_type, name }
+    }
+}
+
+/// A node whose condition a stronger one, reported with it, implies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ImpliedAt {
+    /// The node.
+    pub node: NodeName,
+    /// Its own condition, in plain form.
+    pub condition: String,
+}
+
+impl ImpliedAt {
+    /// `node`, which needs `condition`.
+    pub(crate) fn new(node: NodeName, condition: String) -> Self {
+        Self { node, condition }
     }
 }
 

@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::shape::Binding;
 // Every code is declared once, in `codes.rs`.
 pub use codes::Code;
-pub use facts::{Facts, Mismatch, NodeName, Operand, SizeAt, SizeOrigin, Structure};
+pub use facts::{Facts, ImpliedAt, Mismatch, NodeName, Operand, SizeAt, SizeOrigin, Structure};
 // Where an offending dim comes from: the data of `InputSite::provenance`.
 pub use provenance::{DimProvenance, Source, SourceKind, Step};
 
@@ -312,6 +312,7 @@ mod tests {
             condition: "seq ≤ 64".into(),
             counterexample: Some([("seq".to_owned(), 65)].into_iter().collect()),
             also_at: Vec::new(),
+            implied_at: Vec::new(),
             data_dependent: Vec::new(),
             bindable: true,
         };

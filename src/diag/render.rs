@@ -40,6 +40,16 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
         Facts::ConditionalBroadcast { condition, .. } => {
             format!("{what}: broadcasting is valid only if {condition}")
         }
+        Facts::BroadcastEmptyOnly { condition, .. } => format!(
+            "{what}: inputs cannot broadcast for any non-empty input: it holds only if {condition}"
+        ),
+        Facts::ConstraintEmptyOnly {
+            constraint,
+            condition,
+            ..
+        } => format!(
+            "{what}: {constraint}, which fails for every non-empty input: it holds only if {condition}"
+        ),
         Facts::ConditionalConstraint {
             constraint,
             condition,
@@ -207,6 +217,24 @@ pub(super) fn help(facts: &Facts, node: Option<&NodeSite>, assumed: bool) -> Str
             );
         }
     }
+    if let Facts::ConditionalBroadcast { implied_at, .. }
+    | Facts::ConditionalConstraint { implied_at, .. } = facts
+    {
+        // Nodes of one weaker condition together: `Conv `a`, Conv `b`, which need h ≥ 2`.
+        for same in implied_at.chunk_by(|a, b| a.condition == b.condition) {
+            let Some(first) = same.first() else {
+                continue;
+            };
+            let nodes: Vec<String> = same.iter().map(|other| node_name(&other.node)).collect();
+            let verb = if nodes.len() > 1 { "need" } else { "needs" };
+            let _ = write!(
+                help,
+                "; it also covers {}, which {verb} {}",
+                nodes.join(", "),
+                first.condition
+            );
+        }
+    }
     if assumed {
         help.push_str("; ");
         help.push_str(ASSUMED);
@@ -252,6 +280,9 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             breaks(counterexample.as_ref()),
             binding_advice(data_dependent, *bindable)
         ),
+        Facts::BroadcastEmptyOnly { .. } | Facts::ConstraintEmptyOnly { .. } => {
+            empty_only_help(facts)
+        }
         Facts::ConditionalConstraint {
             fix,
             counterexample,
@@ -311,6 +342,39 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
         Facts::InitializerMismatch { input, .. } => format!(
             "make the declaration of `{input}` match its initializer's dims, or re-export the initializer"
         ),
+    }
+}
+
+/// The help of an E1 or E4 that holds only at an empty dim: the W1's or W4's, without the
+/// advice to bind the dims (no binding of non-empty dims makes it hold).
+fn empty_only_help(facts: &Facts) -> String {
+    match facts {
+        Facts::BroadcastEmptyOnly {
+            rule,
+            operands,
+            counterexample,
+            data_dependent,
+            ..
+        } => format!(
+            "{}: {}{}{}",
+            rule_text(*rule),
+            requirement(*rule, operands),
+            breaks(counterexample.as_ref()),
+            binding_advice(data_dependent, false)
+        ),
+        Facts::ConstraintEmptyOnly {
+            fix,
+            counterexample,
+            data_dependent,
+            ..
+        } => format!(
+            "{}{}{}",
+            fix.as_deref()
+                .unwrap_or("the model fails for every non-empty input"),
+            breaks(counterexample.as_ref()),
+            binding_advice(data_dependent, false)
+        ),
+        _ => String::new(),
     }
 }
 

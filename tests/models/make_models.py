@@ -1180,6 +1180,44 @@ def w1_conv_frames():
     return model(g)
 
 
+@fixture("w4_strided_convs_fold.onnx")
+def w4_strided_convs_fold():
+    """Three stride-2 convolutions (kernel 2, no padding) need H >= 2, H >= 4 and H >= 8 (and the
+    same of W) for their outputs to have a size of at least 1: the last implies the others, so one
+    W4 states H >= 8 and W >= 8 and names the other two nodes (issue 37, EfficientNet)."""
+    g = graph(
+        [
+            node("Conv", ["image", "k"], ["c1"], name="conv1", kernel_shape=[2, 2], strides=[2, 2]),
+            node("Conv", ["c1", "k"], ["c2"], name="conv2", kernel_shape=[2, 2], strides=[2, 2]),
+            node("Conv", ["c2", "k"], ["c3"], name="conv3", kernel_shape=[2, 2], strides=[2, 2]),
+        ],
+        "w4_strided_convs_fold",
+        [vi("image", F, [1, 1, "H", "W"])],
+        [vi("c3", F, None)],
+        initializer=[init("k", weights([1, 1, 2, 2]))],
+    )
+    return model(g)
+
+
+@fixture("e4_reshape_count_empty_only.onnx")
+def e4_reshape_count_empty_only():
+    """A Reshape to [batch, seq, 3] (taken from the input's own Shape) of a [batch, seq, 4] input:
+    the element counts agree only when batch = 0 or seq = 0, so it fails for every non-empty input:
+    an error, not a warning (issue 37)."""
+    g = graph(
+        [
+            node("Shape", ["x"], ["s"], name="shape", end=2),
+            node("Concat", ["s", "three"], ["target"], name="target", axis=0),
+            node("Reshape", ["x", "target"], ["y"], name="reshape"),
+        ],
+        "e4_reshape_count_empty_only",
+        [vi("x", F, ["batch", "seq", 4])],
+        [vi("y", F, None)],
+        initializer=[i64s("three", [3])],
+    )
+    return model(g)
+
+
 # =========================================================================== W2: declared shape
 
 

@@ -1,10 +1,10 @@
 //! E1 for a broadcast that fails on every input (under `--dim` bindings, on this deployment's
-//! dims, written into the shapes before inference). Broadcasting.md states the rule the verdict
-//! came from.
+//! dims, written into the shapes before inference), or on every non-empty one (it holds only
+//! when some dim is 0). Broadcasting.md states the rule the verdict came from.
 
 use super::fix::{stretch_fix, suggest_fix};
 use super::{input_sites, node_site, operands, shapes_of, slot_names};
-use crate::diag::{Facts, Finding, SizeAt};
+use crate::diag::{Facts, Finding, SizeAt, SizeOrigin};
 use crate::infer::GraphFacts;
 use crate::model::{Graph, Node};
 use crate::ops::BroadcastCheck;
@@ -60,5 +60,30 @@ pub(super) fn incompatible(
         facts_of,
         Some(node_site(graph, node)),
         input_sites(graph, Some(facts), node, &offending),
+    )
+}
+
+/// E1 for a broadcast that holds only when some dim is 0, so it fails for every non-empty
+/// input: the condition, a binding that breaks it, and the sizes no `--dim` can bind.
+pub(super) fn empty_only(
+    graph: &Graph,
+    node: &Node,
+    facts: &GraphFacts,
+    check: &BroadcastCheck,
+    condition: String,
+    counterexample: Option<Binding>,
+    data_dependent: Vec<SizeOrigin>,
+) -> Finding {
+    let facts_of = Facts::BroadcastEmptyOnly {
+        rule: check.rule,
+        operands: operands(graph, node, facts, check),
+        condition,
+        counterexample,
+        data_dependent,
+    };
+    Finding::new(
+        facts_of,
+        Some(node_site(graph, node)),
+        input_sites(graph, Some(facts), node, &check.slots),
     )
 }

@@ -1,18 +1,30 @@
 //! W1 and W4: broadcasts (and operator constraints) that hold only under a condition on symbolic
 //! dims. A `dim_param` names one value across the model, so the conditions are solved together
 //! (`shape::condition::forced_jointly`): symbols they force to one value are reported once, at
-//! the nodes that force them; the same condition met again downstream is one finding.
+//! the nodes that force them; the same condition met again downstream is one finding, and a
+//! condition implied by a stronger one reported elsewhere is folded into it (`EfficientNet`'s
+//! strided convolutions need `H ≥ 2`, `H ≥ 4`, ... `H ≥ 32`: one finding, `H ≥ 32`, naming
+//! the others).
 
 use std::collections::{BTreeSet, HashMap};
 
 use super::origin::Origins;
-use super::{input_sites, node_site, operands, Conditional, Conditioned};
-use crate::diag::{Facts, Finding, NodeName};
+use super::{input_sites, node_site, operands, Conditional, Conditioned, Scope};
+use crate::diag::{Facts, Finding, ImpliedAt, NodeName};
 use crate::shape::condition::forced_jointly;
 
+/// Most distinct conditions compared pairwise for implication: a model of thousands of
+/// distinct conditions keeps them apart rather than spend quadratic time.
+const MAX_FOLDED: usize = 512;
+
 /// W1 and W4 findings: one per conditional node, except that symbols the conditions force together to a
-/// single value are reported once, at the nodes that force them.
-pub(super) fn findings(conditionals: &[Conditional<'_>], origins: &Origins) -> Vec<Finding> {
+/// single value are reported once, at the nodes that force them, a condition met at several
+/// nodes is reported at the first, and one implied by another's is reported with it.
+pub(super) fn findings(
+    conditionals: &[Conditional<'_>],
+    origins: &Origins,
+    limit: i64,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     let conditions: Vec<_> = conditionals.iter().map(|c| &c.condition).collect();
     let mut reported_jointly = BTreeSet::new();
@@ -34,30 +46,106 @@ pub(super) fn findings(conditionals: &[Conditional<'_>], origins: &Origins) -> V
     // condition met again downstream (an Add of `seq` with 77 whose result meets `seq` again)
     // is the same fault; the later nodes are named in the first one's help.
     let mut first_with: HashMap<(bool, &str), usize> = HashMap::new();
-    // The later nodes of each finding, given to it once at the end (see `also_needed_at`).
-    let mut also_at: HashMap<usize, Vec<NodeName>> = HashMap::new();
+    // The first node of each condition, and the later nodes that need it too.
+    let mut groups: Vec<(&Conditional<'_>, Vec<NodeName>)> = Vec::new();
     for c in conditionals {
         if reported_jointly.contains(&(c.graph.id, c.node.index)) {
             continue;
         }
         // Plain forms are exact, so equal texts are equivalent conditions.
         let key = (c.what.is_constraint(), c.readable.text.as_str());
-        if let Some(&first) = first_with.get(&key) {
-            also_at.entry(first).or_default().push(NodeName::new(
-                c.node.op_type().to_string(),
-                c.graph.text(c.node.name).to_owned(),
-            ));
+        if let Some(group) = first_with.get(&key).and_then(|&i| groups.get_mut(i)) {
+            group.1.push(name_of(c));
             continue;
         }
-        first_with.insert(key, findings.len());
-        findings.push(conditional_finding(c, origins));
+        first_with.insert(key, groups.len());
+        groups.push((c, Vec::new()));
     }
-    for (index, nodes) in also_at {
-        if let Some(finding) = findings.get_mut(index) {
-            finding.also_needed_at(nodes);
+    let into = folded(&groups, limit);
+    let mut implied: Vec<Vec<ImpliedAt>> = vec![Vec::new(); groups.len()];
+    for (i, (c, also)) in groups.iter().enumerate() {
+        if let Some(slot) = into
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|r| implied.get_mut(r))
+        {
+            let condition = &c.readable.text;
+            slot.extend(
+                std::iter::once(name_of(c))
+                    .chain(also.iter().cloned())
+                    .map(|node| ImpliedAt::new(node, condition.clone())),
+            );
         }
     }
+    for ((i, (c, also)), implied_at) in groups.into_iter().enumerate().zip(implied) {
+        if into.get(i).copied().flatten().is_some() {
+            continue;
+        }
+        let mut finding = conditional_finding(c, origins, implied_at);
+        finding.also_needed_at(also);
+        findings.push(finding);
+    }
     findings
+}
+
+fn name_of(c: &Conditional<'_>) -> NodeName {
+    NodeName::new(
+        c.node.op_type().to_string(),
+        c.graph.text(c.node.name).to_owned(),
+    )
+}
+
+/// For each group, the group whose stronger condition reports it (`None`: reported itself).
+/// A group goes to one that implies it, strictly or, when both imply each other, earlier;
+/// following those steps ends at a group that none implies, the strongest.
+fn folded(groups: &[(&Conditional<'_>, Vec<NodeName>)], limit: i64) -> Vec<Option<usize>> {
+    let n = groups.len();
+    if n > MAX_FOLDED {
+        return vec![None; n];
+    }
+    let plain = |i: usize| {
+        groups.get(i).and_then(|(c, _)| match &c.readable.scope {
+            Scope::Requires(plain) => Some(plain),
+            Scope::EmptyOnly | Scope::Immaterial => None,
+        })
+    };
+    let implies = |a: usize, b: usize| match (plain(a), plain(b)) {
+        (Some(x), Some(y)) => x.implies(y, limit),
+        _ => false,
+    };
+    // A condition met in a branch (`If`, `Loop` body) is needed only when the branch runs:
+    // it may report one of its own graph or of a graph inside it, never one of the graph
+    // around it, which is needed whichever branch runs.
+    let encloses = |j: usize, i: usize| match (groups.get(j), groups.get(i)) {
+        (Some((outer, _)), Some((inner, _))) => {
+            let (outer, inner) = (&outer.graph.path, &inner.graph.path);
+            inner == outer
+                || inner
+                    .strip_prefix(outer.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        }
+        _ => false,
+    };
+    let step: Vec<Option<usize>> = (0..n)
+        .map(|i| {
+            (0..n).find(|&j| j != i && encloses(j, i) && implies(j, i) && (j < i || !implies(i, j)))
+        })
+        .collect();
+    (0..n)
+        .map(|i| {
+            let mut at = step.get(i).copied().flatten()?;
+            // Each step goes to a strictly stronger condition or an earlier equivalent one, so
+            // no step returns; the bound only guards that.
+            for _ in 0..n {
+                match step.get(at).copied().flatten() {
+                    Some(next) => at = next,
+                    None => break,
+                }
+            }
+            Some(at)
+        })
+        .collect()
 }
 
 /// The finding for a symbol the conditions of `involved` force together to `value`.
@@ -89,8 +177,13 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
     ))
 }
 
-/// The W1 (broadcast) or W4 (operator constraint) of one conditional node.
-fn conditional_finding(c: &Conditional<'_>, origins: &Origins) -> Finding {
+/// The W1 (broadcast) or W4 (operator constraint) of one conditional node, with the nodes
+/// whose weaker conditions it implies.
+fn conditional_finding(
+    c: &Conditional<'_>,
+    origins: &Origins,
+    implied_at: Vec<ImpliedAt>,
+) -> Finding {
     let condition = c.readable.text.clone();
     let (data_dependent, bindable) = origins.split(&c.condition);
     let counterexample = c
@@ -105,6 +198,7 @@ fn conditional_finding(c: &Conditional<'_>, origins: &Origins) -> Finding {
             condition,
             counterexample,
             also_at: Vec::new(),
+            implied_at,
             data_dependent,
             bindable,
         },
@@ -114,6 +208,7 @@ fn conditional_finding(c: &Conditional<'_>, origins: &Origins) -> Finding {
             condition,
             counterexample,
             also_at: Vec::new(),
+            implied_at,
             data_dependent,
             bindable,
         },

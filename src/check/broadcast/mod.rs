@@ -31,7 +31,7 @@ use crate::diag::{Finding, Operand};
 use crate::infer::{GraphFacts, Inference};
 use crate::model::{Graph, Model, Node};
 use crate::ops::{BroadcastCheck, Constraint};
-use crate::shape::condition::Plain;
+use crate::shape::condition::{Plain, Scope};
 use crate::shape::{Condition, Shape, Verdict};
 use clash::incompatible;
 
@@ -72,12 +72,30 @@ impl Conditioned<'_> {
 /// `Add`s of two rank-1000 inputs spent most of their time writing it out again (issue 19
 /// hunt).
 struct Readable {
+    /// What it asks of real inputs (`Requires`: the plain form without empty-dim disjuncts).
+    scope: Scope,
+    /// The plain form stated: the one `Requires` holds, else the whole condition's.
     plain: Plain,
     text: String,
 }
 
-/// E1, W1 and W4 findings of the whole model.
-pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
+impl Readable {
+    fn of(condition: &Condition, limit: i64) -> Readable {
+        let whole = condition.plain();
+        let scope = whole.scope(limit);
+        let plain = match &scope {
+            Scope::Requires(plain) => plain.clone(),
+            Scope::EmptyOnly | Scope::Immaterial => whole,
+        };
+        let text = plain.to_string();
+        Readable { scope, plain, text }
+    }
+}
+
+/// E1, W1 and W4 findings of the whole model (and the E4 of a constraint that holds only at an
+/// empty dim); conditions that fail only at an empty dim or for a dim above `limit` are not
+/// reported.
+pub(super) fn check(model: &Model, inference: &Inference, limit: i64) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut conditionals = Vec::new();
     let mut readables: HashMap<Condition, Rc<Readable>> = HashMap::new();
@@ -87,11 +105,11 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
         facts,
         what,
         condition: condition.clone(),
-        readable: Rc::clone(readables.entry(condition.clone()).or_insert_with(|| {
-            let plain = condition.plain();
-            let text = plain.to_string();
-            Rc::new(Readable { plain, text })
-        })),
+        readable: Rc::clone(
+            readables
+                .entry(condition.clone())
+                .or_insert_with(|| Rc::new(Readable::of(condition, limit))),
+        ),
     };
     for (g, graph) in model.graphs.iter().enumerate() {
         let Some(facts) = inference.graphs.get(g) else {
@@ -127,8 +145,48 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
         }
     }
     let origins = origin::Origins::of(model, inference, readables.keys());
-    findings.extend(conditional::findings(&conditionals, &origins));
+    let mut material = Vec::new();
+    for c in conditionals {
+        match &c.readable.scope {
+            Scope::EmptyOnly => findings.push(empty_only(&c, &origins)),
+            Scope::Immaterial => {}
+            Scope::Requires(_) => material.push(c),
+        }
+    }
+    findings.extend(conditional::findings(&material, &origins, limit));
     findings
+}
+
+/// The E1 (broadcast) or E4 (operator constraint) of a condition that holds only when some dim
+/// is 0: it fails for every non-empty input.
+fn empty_only(c: &Conditional<'_>, origins: &origin::Origins) -> Finding {
+    let (data_dependent, _) = origins.split(&c.condition);
+    let counterexample = c
+        .readable
+        .plain
+        .breaking()
+        .or_else(|| c.condition.counterexample());
+    let condition = c.readable.text.clone();
+    match c.what {
+        Conditioned::Broadcast(check) => clash::empty_only(
+            c.graph,
+            c.node,
+            c.facts,
+            check,
+            condition,
+            counterexample,
+            data_dependent,
+        ),
+        Conditioned::Constraint(constraint) => super::constraint::empty_only(
+            c.graph,
+            c.node,
+            c.facts,
+            constraint,
+            condition,
+            counterexample,
+            data_dependent,
+        ),
+    }
 }
 
 /// The names of the inputs the check broadcasts (`input N` for a missing one), in its order.

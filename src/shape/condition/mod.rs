@@ -6,6 +6,7 @@
 //! by the bounded search in `search.rs`; `plain.rs` rewrites them as people read them.
 
 mod candidates;
+mod clamp;
 mod conjunction;
 mod joint;
 #[cfg(test)]
@@ -14,12 +15,14 @@ mod periodic;
 mod plain;
 #[cfg(test)]
 mod plain_laws;
+mod scope;
 mod search;
 mod value_set;
 
 pub(crate) use conjunction::Conjunction;
 pub(crate) use joint::forced_jointly;
 pub(crate) use plain::Plain;
+pub(crate) use scope::Scope;
 
 use std::collections::BTreeSet;
 use std::fmt::{self, Display, Formatter};

@@ -18,12 +18,12 @@ use crate::shape::{Binding, Dim, Tri};
 /// A condition in plain form; evaluates exactly as the condition it came from.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Plain {
-    parts: Vec<Part>,
+    pub(super) parts: Vec<Part>,
 }
 
 /// One conjunct.
 #[derive(Clone, PartialEq, Eq, Debug)]
-enum Part {
+pub(super) enum Part {
     /// The symbol takes a value of the set (all the clauses in that symbol alone).
     Set { symbol: String, set: ValueSet },
     /// A clause over several symbols: at least one piece holds.
@@ -32,7 +32,7 @@ enum Part {
 
 /// One disjunct of a clause over several symbols.
 #[derive(Clone, PartialEq, Eq, Debug)]
-enum Piece {
+pub(super) enum Piece {
     /// The clause's atoms in this symbol alone, as a set.
     Set { symbol: String, set: ValueSet },
     /// An atom as written.
@@ -131,7 +131,9 @@ fn factored(clause: &Clause) -> Option<Condition> {
 
 /// The set of `symbol`'s values satisfying `c`, when it is decided and plain.
 fn set_of(c: &Condition, symbol: &str) -> Option<ValueSet> {
-    c.table(symbol).and_then(|t| ValueSet::from_table(&t))
+    c.table(symbol)
+        .and_then(|t| ValueSet::from_table(&t))
+        .or_else(|| c.clamped_set(symbol))
 }
 
 /// A clause over several symbols as pieces: its atoms in one symbol gathered into a set per

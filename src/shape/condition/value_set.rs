@@ -13,6 +13,16 @@ use crate::shape::Dim;
 const MAX_PIECES: usize = 3;
 /// Most values listed in one `∈ {...}`.
 const MAX_LISTED: usize = 6;
+/// Most values [`ValueSet::within`] tries.
+const MAX_SCAN: i64 = 1 << 16;
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    x
+}
 
 /// A set of non-negative integers.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -130,6 +140,149 @@ impl ValueSet {
         (1..=bound)
             .find(|v| !self.contains(*v))
             .or_else(|| (!self.contains(0)).then_some(0))
+    }
+
+    /// The set of the values in `ranges` (inclusive, increasing, apart) and, with `from`, every
+    /// value from it on; `None` when it would not be plain.
+    pub(super) fn from_ranges(ranges: Vec<(i64, i64)>, from: Option<i64>) -> Option<ValueSet> {
+        let mut head = ranges;
+        let mut tail = from.map_or(Tail::Empty, |from| Tail::All { from });
+        // A run that ends where the tail starts is the tail.
+        while let (Some(&(lo, hi)), Tail::All { from }) = (head.last(), &tail) {
+            if hi.checked_add(1) != Some(*from) {
+                break;
+            }
+            tail = Tail::All { from: lo };
+            head.pop();
+        }
+        let set = ValueSet { head, tail };
+        set.is_plain().then_some(set)
+    }
+
+    /// Whether every value of `lo..=hi` is a member.
+    pub(super) fn covers(&self, lo: i64, hi: i64) -> bool {
+        let mut v = lo;
+        while v <= hi {
+            if let Some(&(_, end)) = self.head.iter().find(|(a, b)| (*a..=*b).contains(&v)) {
+                let Some(next) = end.checked_add(1) else {
+                    return true;
+                };
+                v = next;
+                continue;
+            }
+            match &self.tail {
+                Tail::All { from } if *from <= v => return true,
+                // Not every class is a member, so this walks less than one period.
+                Tail::Residues { .. } if self.contains(v) => v += 1,
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// Whether no value `≥ lo` is a member.
+    pub(super) fn empty_from(&self, lo: i64) -> bool {
+        self.tail == Tail::Empty && self.head.iter().all(|(_, hi)| *hi < lo)
+    }
+
+    /// The same set with 0 a member (`member`) or not.
+    fn with_zero(&self, member: bool) -> ValueSet {
+        let mut set = self.clone();
+        if self.contains(0) == member {
+            return set;
+        }
+        if member {
+            match set.head.first_mut() {
+                Some((lo, _)) if *lo == 1 => *lo = 0,
+                _ => set.head.insert(0, (0, 0)),
+            }
+            if let (true, Tail::All { from: 1 }) = (self.head.is_empty(), &self.tail) {
+                set.head.clear();
+                set.tail = Tail::All { from: 0 };
+            }
+            return set;
+        }
+        match set.head.first().copied() {
+            Some((0, 0)) => {
+                set.head.remove(0);
+            }
+            Some((0, hi)) => {
+                if let Some(first) = set.head.first_mut() {
+                    *first = (1, hi);
+                }
+            }
+            _ => match &mut set.tail {
+                Tail::All { from } => *from = 1,
+                Tail::Residues {
+                    from,
+                    modulus,
+                    residues,
+                } => {
+                    // The first member above 0: the smallest positive value of its classes.
+                    *from = residues
+                        .iter()
+                        .map(|r| if *r == 0 { *modulus } else { *r })
+                        .min()
+                        .unwrap_or(*modulus);
+                }
+                Tail::Empty => {}
+            },
+        }
+        set
+    }
+
+    /// The set as it reads best for dims that are never 0: with 0 added or taken out,
+    /// whichever says it in fewer words (`n = 0 ∨ n ≥ 5` reads `n ≥ 5`, `1 ≤ w ≤ 80` reads
+    /// `w ≤ 80`). The two agree on every positive value.
+    pub(super) fn plainest_positive(&self) -> ValueSet {
+        let (with, without) = (self.with_zero(true), self.with_zero(false));
+        if with.describe("s").chars().count() < without.describe("s").chars().count() {
+            with
+        } else {
+            without
+        }
+    }
+
+    /// Whether every member of `self` in `lo..=hi` is a member of `other`; `false` when the
+    /// check would exceed its bound.
+    pub(super) fn within(&self, other: &ValueSet, lo: i64, hi: i64) -> bool {
+        // Between consecutive edges of either set membership is constant or periodic with
+        // the moduli's lcm, so one period after each edge decides it.
+        let mut period = 1i64;
+        let mut edges = vec![lo, hi.saturating_add(1)];
+        for set in [self, other] {
+            for &(a, b) in &set.head {
+                edges.extend([a, b.saturating_add(1)]);
+            }
+            match &set.tail {
+                Tail::Empty => {}
+                Tail::All { from } => edges.push(*from),
+                Tail::Residues { from, modulus, .. } => {
+                    edges.push(*from);
+                    let g = gcd(period, *modulus);
+                    period = match (period / g.max(1)).checked_mul(*modulus) {
+                        Some(p) if p <= MAX_SCAN => p,
+                        _ => return false,
+                    };
+                }
+            }
+        }
+        edges.retain(|e| (lo..=hi).contains(e));
+        edges.sort_unstable();
+        edges.dedup();
+        let mut scanned = 0i64;
+        for (i, &start) in edges.iter().enumerate() {
+            let end = edges.get(i + 1).copied().unwrap_or(hi.saturating_add(1));
+            let stop = end.min(start.saturating_add(period));
+            scanned = scanned.saturating_add(stop - start);
+            if scanned > MAX_SCAN {
+                return false;
+            }
+            if (start..stop).any(|v| self.contains(v) && !other.contains(v)) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Single values and short runs listed (`∈ {...}`); longer runs as ranges.

@@ -33,6 +33,33 @@ impl Expr {
         Some(acc)
     }
 
+    /// The constants `c` of the `min(symbol, c)` and `max(symbol, c)` atoms at any depth: where
+    /// the expression changes form as `symbol` grows (`min(tokens, 1000000000)` is `tokens` up to
+    /// 10^9 and 10^9 past it).
+    pub fn clamps_of(&self, symbol: &str) -> Vec<i64> {
+        let mut out = Vec::new();
+        for (m, _) in self.terms() {
+            for (a, _) in &m.0 {
+                match a {
+                    Atom::Sym(_) => {}
+                    Atom::FloorDiv(e, _) | Atom::Mod(e, _) => out.extend(e.clamps_of(symbol)),
+                    Atom::Min(x, y) | Atom::Max(x, y) => {
+                        for (s, c) in [(x, y), (y, x)] {
+                            if let (Some(name), Some(c)) = (s.as_symbol(), c.as_const()) {
+                                if name == symbol {
+                                    out.push(c);
+                                }
+                            }
+                        }
+                        out.extend(x.clamps_of(symbol));
+                        out.extend(y.clamps_of(symbol));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Whether a `min` or `max` atom occurs at any depth.
     fn has_min_max(&self) -> bool {
         self.terms().iter().any(|(m, _)| {
