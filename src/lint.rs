@@ -131,11 +131,20 @@ impl Options {
     /// raises a thousand.
     ///
     /// ```
-    /// use onnx_bcast_lint::{lint_path, Code, Options};
-    /// let path = std::path::Path::new("tests/models/e3_many_structure.onnx");
-    /// let report = lint_path(path, &Options::new().with_max_findings(1))?;
+    /// use onnx_bcast_lint::proto::{GraphProto, ModelProto, NodeProto, OperatorSetIdProto};
+    /// use onnx_bcast_lint::{lint_model, Code, Options};
+    /// // Three nodes without an op type: three E3 findings.
+    /// let graph = GraphProto { node: vec![NodeProto::default(); 3], ..Default::default() };
+    /// let opset = OperatorSetIdProto { domain: Some(String::new()), version: Some(18) };
+    /// let model = ModelProto {
+    ///     ir_version: Some(10),
+    ///     opset_import: vec![opset],
+    ///     graph: Some(graph),
+    ///     ..Default::default()
+    /// };
+    /// let report = lint_model(model, &Options::new().with_max_findings(1))?;
     /// assert_eq!(report.findings().len(), 1);
-    /// assert_eq!(report.omitted().total(), 2);
+    /// assert_eq!(report.omitted().of(Code::E3), 2);
     /// assert!(report.has_errors());
     /// # Ok::<(), onnx_bcast_lint::LoadError>(())
     /// ```
