@@ -332,7 +332,8 @@ class Report:
 
     @property
     def findings(self) -> List[Finding]:
-        """Every finding, in graph order (graph path, node index, code)."""
+        """The findings in graph order (graph path, node index, code): the first
+        ``max_findings`` of them; :attr:`omitted` counts the others."""
         with self._lock:
             if self._findings is None:
                 self._findings = [
