@@ -174,8 +174,16 @@ fn which_findings_are_kept_does_not_depend_on_the_entry_point_or_the_run() {
     let first = lint(&model, &options);
     for _ in 0..3 {
         let again = lint_bytes(bytes.clone(), Path::new("m.onnx"), &options).unwrap();
-        let kept: Vec<_> = again.findings().iter().map(|f| f.fingerprint()).collect();
-        let before: Vec<_> = first.findings().iter().map(|f| f.fingerprint()).collect();
+        let kept: Vec<_> = again
+            .findings()
+            .iter()
+            .map(onnx_bcast_lint::Finding::fingerprint)
+            .collect();
+        let before: Vec<_> = first
+            .findings()
+            .iter()
+            .map(onnx_bcast_lint::Finding::fingerprint)
+            .collect();
         assert_eq!(kept, before);
         assert_eq!(again.omitted(), first.omitted());
     }
