@@ -78,6 +78,7 @@ pub use error::{Limits, LoadError};
 pub use fingerprint::Fingerprint;
 pub use lint::{
     lint_bytes, lint_model, lint_path, lint_path_timed, LintReport, Options, Stats, Timings,
+    DEFAULT_MAX_FINDINGS,
 };
 pub use shape::{Binding, Dim, Expr, Rule, Shape, ViolationKind};
 pub use unknown_dim::{unknown_dims, UnknownDim};

@@ -9,7 +9,8 @@ use bytes::Bytes;
 
 use crate::bind;
 use crate::check::{self, CheckOptions};
-use crate::diag::{Code, Finding};
+use crate::diag::omitted::{self, Omitted};
+use crate::diag::{Code, Finding, Severity};
 use crate::error::{Limits, LoadError};
 use crate::infer::{self, Inference};
 use crate::model::{self, Graph, LoadTimes, Model};
@@ -27,10 +28,25 @@ pub struct Options {
     assumptions: infer::Assumptions,
     /// Bound names the model does not declare are the caller's to check (a batch's).
     dims_unchecked: bool,
+    max_findings: MaxFindings,
+}
+
+/// Findings kept per lint by default ([`Options::with_max_findings`]).
+pub const DEFAULT_MAX_FINDINGS: usize = 1_000;
+
+/// The findings cap: `None` keeps every finding.
+#[derive(Debug, Clone, Copy)]
+struct MaxFindings(Option<usize>);
+
+impl Default for MaxFindings {
+    fn default() -> Self {
+        MaxFindings(Some(DEFAULT_MAX_FINDINGS))
+    }
 }
 
 impl Options {
-    /// Default options: no symbol bound, every code reported, default limits.
+    /// Default options: no symbol bound, every code reported, default limits, at most
+    /// [`DEFAULT_MAX_FINDINGS`] findings kept.
     pub fn new() -> Self {
         Self::default()
     }
@@ -129,6 +145,42 @@ impl Options {
         self
     }
 
+    /// Keeps at most `max` findings per lint (`--max-findings`; `0` keeps every one; the
+    /// default is [`DEFAULT_MAX_FINDINGS`]). The first `max` in graph order are kept, whatever
+    /// the threads did; the others are never given a provenance or rendered, only counted per
+    /// code ([`LintReport::omitted`]), and still count for [`LintReport::has_errors`]. A model
+    /// built to raise a million findings then costs as little memory and output as one that
+    /// raises a thousand.
+    ///
+    /// ```
+    /// use onnx_bcast_lint::proto::{GraphProto, ModelProto, NodeProto, OperatorSetIdProto};
+    /// use onnx_bcast_lint::{lint_model, Code, Options};
+    /// // Three nodes without an op type: three E3 findings.
+    /// let graph = GraphProto { node: vec![NodeProto::default(); 3], ..Default::default() };
+    /// let opset = OperatorSetIdProto { domain: Some(String::new()), version: Some(18) };
+    /// let model = ModelProto {
+    ///     ir_version: Some(10),
+    ///     opset_import: vec![opset],
+    ///     graph: Some(graph),
+    ///     ..Default::default()
+    /// };
+    /// let report = lint_model(model, &Options::new().with_max_findings(1))?;
+    /// assert_eq!(report.findings().len(), 1);
+    /// assert_eq!(report.omitted().of(Code::E3), 2);
+    /// assert!(report.has_errors());
+    /// # Ok::<(), onnx_bcast_lint::LoadError>(())
+    /// ```
+    #[must_use]
+    pub fn with_max_findings(mut self, max: usize) -> Self {
+        self.max_findings = MaxFindings((max > 0).then_some(max));
+        self
+    }
+
+    /// The findings cap: `None` when every finding is kept.
+    pub fn max_findings(&self) -> Option<usize> {
+        self.max_findings.0
+    }
+
     /// Whether a lint refuses bound names the model does not declare.
     pub fn dims_checked(&self) -> bool {
         !self.dims_unchecked
@@ -172,6 +224,8 @@ pub struct LintReport {
     pub(crate) inference: Inference,
     /// Findings in graph order (the command's gate drops the suppressed ones in place).
     pub(crate) findings: Vec<Finding>,
+    /// Findings over the cap, counted per code.
+    pub(crate) omitted: Omitted,
     /// Symbols the main graph's inputs declare, before bindings.
     pub(crate) declared_dims: BTreeSet<String>,
 }
@@ -195,7 +249,8 @@ pub struct Stats {
 }
 
 impl LintReport {
-    /// Findings in graph order: by graph, node, then code.
+    /// Findings in graph order: by graph, node, then code; at most
+    /// [`Options::with_max_findings`] of them.
     pub fn findings(&self) -> &[Finding] {
         &self.findings
     }
@@ -205,11 +260,25 @@ impl LintReport {
         self.findings
     }
 
-    /// Whether any finding is an error.
+    /// The findings over [`Options::with_max_findings`], which the report does not hold:
+    /// how many of each code.
+    pub fn omitted(&self) -> &Omitted {
+        &self.omitted
+    }
+
+    /// Whether any finding is an error, the omitted ones included.
     pub fn has_errors(&self) -> bool {
-        self.findings
-            .iter()
-            .any(|f| f.severity() == crate::diag::Severity::Error)
+        self.omitted.of_severity(Severity::Error) > 0
+            || self
+                .findings
+                .iter()
+                .any(|f| f.severity() == Severity::Error)
+    }
+
+    /// Keeps the first `max` findings and counts the others (the command caps a model whose
+    /// findings it gates only after the gate, so that `ignore` and baselines see every one).
+    pub(crate) fn cap(&mut self, max: Option<usize>) {
+        omitted::cap(&mut self.findings, max, &mut self.omitted);
     }
 
     /// Every symbol the main graph's inputs declare, before [`Options::with_dim`] bindings:
@@ -453,13 +522,16 @@ fn lint_loaded_timed(
     );
     timings.settle = start.elapsed();
     let start = Instant::now();
-    let mut findings = check::run(&model, &inference, &options.checks);
+    let mut omitted = Omitted::default();
+    let max = options.max_findings();
+    let mut findings = check::run_capped(&model, &inference, &options.checks, max, &mut omitted);
     check::attribute(&mut findings, &bound);
     timings.check = start.elapsed();
     Ok(LintReport {
         model,
         inference,
         findings,
+        omitted,
         declared_dims,
     })
 }

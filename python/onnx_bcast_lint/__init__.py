@@ -39,6 +39,7 @@ from . import _native
 
 __all__ = [
     "CODES",
+    "DEFAULT_MAX_FINDINGS",
     "Finding",
     "Input",
     "Limits",
@@ -61,6 +62,15 @@ __version__: str = _native.VERSION
 #: Every diagnostic code the engine knows (``E1`` ``W1`` ``E2`` ``E3`` ``I1`` ``E4`` ``W4`` ``W2``;
 #: ``E2`` is retired: declared-shape contradictions are ``W2`` warnings).
 CODES: Tuple[str, ...] = tuple(_native.CODES)
+
+#: Findings a report keeps by default (``max_findings``); the others are counted per code in
+#: :attr:`Report.omitted`.
+DEFAULT_MAX_FINDINGS: int = _native.DEFAULT_MAX_FINDINGS
+
+# A code's severity is its letter: E error, W warning, I info.
+_SEVERITY: Dict[str, str] = {
+    code: {"E": "error", "W": "warning", "I": "info"}[code[0]] for code in CODES
+}
 
 Dim = Union[int, str, None]
 Shape = Optional[List[Dim]]
@@ -109,12 +119,21 @@ class LintError(ValueError):
     E1
     """
 
-    def __init__(self, report: "Report", denied: Sequence["Finding"]) -> None:
-        lines = [f"{report.path}: {_count(len(denied), 'finding')} denied"]
+    def __init__(
+        self, report: "Report", denied: Sequence["Finding"], omitted: int = 0
+    ) -> None:
+        lines = [f"{report.path}: {_count(len(denied) + omitted, 'finding')} denied"]
         lines.extend(f"{f.code} {f.message}" for f in denied)
+        if omitted:
+            lines.append(f"... and {omitted:,} more over max_findings")
         super().__init__("\n".join(lines))
         self.report = report
         self.findings: List[Finding] = list(denied)
+
+
+def _omitted_of(report: "Report", severities: Sequence[str]) -> int:
+    """How many of ``report``'s omitted findings have one of ``severities``."""
+    return sum(n for code, n in report.omitted.items() if _SEVERITY[code] in severities)
 
 
 def _count(n: int, word: str) -> str:
@@ -313,7 +332,8 @@ class Report:
 
     @property
     def findings(self) -> List[Finding]:
-        """Every finding, in graph order (graph path, node index, code)."""
+        """The findings in graph order (graph path, node index, code): the first
+        ``max_findings`` of them; :attr:`omitted` counts the others."""
         with self._lock:
             if self._findings is None:
                 self._findings = [
@@ -338,9 +358,16 @@ class Report:
         return [f for f in self.findings if f.severity == "info"]
 
     @property
+    def omitted(self) -> Dict[str, int]:
+        """Findings over ``max_findings``, not in :attr:`findings`: how many of each code (empty
+        when the cap was not reached). They count for :attr:`ok` and :func:`check`."""
+        return dict(self._native.omitted())
+
+    @property
     def ok(self) -> bool:
-        """No errors (warnings and infos allowed): what makes the command exit 0."""
-        return not self.errors
+        """No errors (warnings and infos allowed), the omitted ones included: what makes the
+        command exit 0."""
+        return not self.errors and not _omitted_of(self, ("error",))
 
     @property
     def shapes(self) -> Dict[str, Shape]:
@@ -535,7 +562,14 @@ def _options(
     allow: Iterable[str],
     limits: Any,
     initializers_as_constants: bool,
-) -> Tuple[List[Tuple[str, int]], List[str], Optional[Tuple[int, int, int]], bool]:
+    max_findings: int,
+) -> Tuple[List[Tuple[str, int]], List[str], Optional[Tuple[int, int, int]], bool, int]:
+    if isinstance(max_findings, bool) or not isinstance(max_findings, int):
+        raise TypeError(f"{caller}(): max_findings must be an int (0 keeps every finding), got "
+                        f"{type(max_findings).__name__}")
+    if max_findings < 0:
+        raise ValueError(f"{caller}(): max_findings cannot be negative ({max_findings}); 0 keeps "
+                         "every finding")
     if not isinstance(initializers_as_constants, bool):
         raise TypeError(f"{caller}(): initializers_as_constants must be a bool, got "
                         f"{type(initializers_as_constants).__name__}")
@@ -578,7 +612,7 @@ def _options(
         for value in triple:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{caller}(): limits must be non-negative ints: {limits}")
-    return bound, codes, triple, initializers_as_constants
+    return bound, codes, triple, initializers_as_constants, max_findings
 
 
 def _report(native: Any) -> Report:
@@ -596,6 +630,7 @@ def lint(
     allow: Iterable[str] = (),
     limits: Optional[Union[Limits, Mapping[str, int]]] = None,
     initializers_as_constants: bool = False,
+    max_findings: int = DEFAULT_MAX_FINDINGS,
 ) -> Report:
     """Lint one model and return its :class:`Report`.
 
@@ -606,6 +641,8 @@ def lint(
     :class:`Limits`. ``initializers_as_constants=True`` is ``--initializers-as-constants``:
     initializers that are also graph inputs (from IR 4 on, defaults a caller may override)
     keep their stored values, and findings that depend on them say so in their help.
+    ``max_findings`` is ``--max-findings``: the report keeps the first findings in graph order
+    and counts the others per code (:attr:`Report.omitted`); ``0`` keeps every one.
 
     Raises :class:`LoadError` when the model cannot be read, ``TypeError`` for a model of
     another type (a ``GraphProto`` included), ``ValueError`` for a ``dims`` name that no input
@@ -617,7 +654,7 @@ def lint(
     >>> for finding in report.findings:  # doctest: +SKIP
     ...     print(finding.code, finding.node.name, finding.message)
     """
-    options = _options("lint", dims, allow, limits, initializers_as_constants)
+    options = _options("lint", dims, allow, limits, initializers_as_constants, max_findings)
     is_path, data, label = _source(model, "lint")
     native = _native.lint(is_path, data, label, options)
     _raise_unknown_dims("lint", native.unknown_dims())
@@ -632,6 +669,7 @@ def check(
     allow: Iterable[str] = (),
     limits: Optional[Union[Limits, Mapping[str, int]]] = None,
     initializers_as_constants: bool = False,
+    max_findings: int = DEFAULT_MAX_FINDINGS,
 ) -> Report:
     """Like ``onnx.checker.check_model``: lint ``model`` and raise :class:`LintError` (a
     ``ValueError`` carrying the report) when it has errors, or warnings too with
@@ -647,6 +685,7 @@ def check(
         allow=allow,
         limits=limits,
         initializers_as_constants=initializers_as_constants,
+        max_findings=max_findings,
     )
     _raise_denied(report, deny_warnings)
     return report
@@ -658,8 +697,10 @@ def _raise_denied(report: Report, deny_warnings: bool) -> None:
         for f in report.findings
         if f.severity == "error" or (deny_warnings and f.severity == "warning")
     ]
-    if denied:
-        raise LintError(report, denied)
+    # Findings over the cap fail the check too: only their count is known.
+    omitted = _omitted_of(report, ("error", "warning") if deny_warnings else ("error",))
+    if denied or omitted:
+        raise LintError(report, denied, omitted)
 
 
 def lint_many(
@@ -671,6 +712,7 @@ def lint_many(
     limits: Optional[Union[Limits, Mapping[str, int]]] = None,
     return_exceptions: bool = False,
     initializers_as_constants: bool = False,
+    max_findings: int = DEFAULT_MAX_FINDINGS,
 ) -> List[Report]:
     """Lint several models in parallel on the engine's threads (``jobs`` of them, default all
     cores) and return their reports in the order given.
@@ -691,7 +733,9 @@ def lint_many(
         )
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ValueError("lint_many(): jobs must be a positive int or None")
-    options = _options("lint_many", dims, allow, limits, initializers_as_constants)
+    options = _options(
+        "lint_many", dims, allow, limits, initializers_as_constants, max_findings
+    )
     sources = [_source(model, "lint_many") for model in models]
     results: List[Any] = []
     first_error: Optional[LoadError] = None

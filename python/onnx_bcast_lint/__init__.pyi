@@ -20,6 +20,7 @@ from typing import (
 
 __version__: str
 CODES: Tuple[str, ...]
+DEFAULT_MAX_FINDINGS: int
 
 Dim = Union[int, str, None]
 """A dim: ``int`` static, ``str`` symbolic (``"batch"``, ``"seq+1"``), ``None`` unknown."""
@@ -54,7 +55,9 @@ class LoadError(ValueError):
 class LintError(ValueError):
     report: Report
     findings: List[Finding]
-    def __init__(self, report: Report, denied: Sequence[Finding]) -> None: ...
+    def __init__(
+        self, report: Report, denied: Sequence[Finding], omitted: int = 0
+    ) -> None: ...
 
 class Limits:
     max_depth: int
@@ -159,6 +162,8 @@ class Report:
     @property
     def infos(self) -> List[Finding]: ...
     @property
+    def omitted(self) -> Dict[str, int]: ...
+    @property
     def ok(self) -> bool: ...
     @property
     def shapes(self) -> Dict[str, Shape]: ...
@@ -183,6 +188,7 @@ def lint(
     allow: Iterable[str] = (),
     limits: _Limits = None,
     initializers_as_constants: bool = False,
+    max_findings: int = ...,
 ) -> Report: ...
 def check(
     model: Model,
@@ -192,6 +198,7 @@ def check(
     allow: Iterable[str] = (),
     limits: _Limits = None,
     initializers_as_constants: bool = False,
+    max_findings: int = ...,
 ) -> Report: ...
 @overload
 def lint_many(
@@ -203,6 +210,7 @@ def lint_many(
     limits: _Limits = None,
     return_exceptions: Literal[False] = False,
     initializers_as_constants: bool = False,
+    max_findings: int = ...,
 ) -> List[Report]: ...
 @overload
 def lint_many(
@@ -214,5 +222,6 @@ def lint_many(
     limits: _Limits = None,
     return_exceptions: bool,
     initializers_as_constants: bool = False,
+    max_findings: int = ...,
 ) -> List[Union[Report, LoadError]]: ...
 def main(argv: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None) -> int: ...

@@ -45,17 +45,23 @@ fn guarded<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult
 }
 
 /// The options as the Python layer passes them, already validated: dim bindings, allowed
-/// codes, limits `(max_depth, max_rank, max_nodes)`, initializers taken as constants.
+/// codes, limits `(max_depth, max_rank, max_nodes)`, initializers taken as constants, the
+/// findings cap (0: none).
 type PyOptions = (
     Vec<(String, i64)>,
     Vec<String>,
     Option<(usize, usize, usize)>,
     bool,
+    usize,
 );
 
 /// Builds the engine's options from what the Python layer has already validated.
-fn options((dims, allow, limits, initializers_as_constants): PyOptions) -> PyResult<Options> {
-    let mut options = Options::new().with_initializers_as_constants(initializers_as_constants);
+fn options(
+    (dims, allow, limits, initializers_as_constants, max_findings): PyOptions,
+) -> PyResult<Options> {
+    let mut options = Options::new()
+        .with_initializers_as_constants(initializers_as_constants)
+        .with_max_findings(max_findings);
     for (name, value) in dims {
         options = options.with_dim(&name, value);
     }
@@ -271,6 +277,17 @@ impl NativeReport {
         Ok(list)
     }
 
+    /// `{code: count}` of the findings over the cap, in the codes' order (empty under it).
+    fn omitted<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        if let Some(report) = self.report() {
+            for (code, n) in report.omitted().iter() {
+                dict.set_item(code.as_str(), n)?;
+            }
+        }
+        Ok(dict)
+    }
+
     /// `{value name: shape}` for every value of the main graph, in value order.
     fn shapes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
@@ -467,6 +484,10 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
             .iter()
             .map(|code| code.as_str())
             .collect::<Vec<_>>(),
+    )?;
+    module.add(
+        "DEFAULT_MAX_FINDINGS",
+        onnx_bcast_lint::DEFAULT_MAX_FINDINGS,
     )?;
     let limits = Limits::default();
     module.add(

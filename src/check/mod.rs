@@ -12,7 +12,7 @@ mod unsupported;
 
 use std::collections::BTreeSet;
 
-use crate::diag::{Code, Finding};
+use crate::diag::{Code, Finding, Omitted};
 use crate::infer::Inference;
 use crate::model::Model;
 use crate::shape::Binding;
@@ -52,14 +52,29 @@ impl Default for SizeLimit {
     }
 }
 
-/// Runs every check and returns the findings in graph order.
+/// Runs every check and returns the findings in graph order (what the stage benchmark times;
+/// a lint runs [`run_capped`]).
+#[cfg(feature = "bench")]
 pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
+    run_capped(model, inference, options, None, &mut Omitted::default())
+}
+
+/// [`run`] keeping the first `max` findings in graph order and counting the others into
+/// `omitted`: capped before the provenance walk, which the dropped ones never cost.
+pub(crate) fn run_capped(
+    model: &Model,
+    inference: &Inference,
+    options: &CheckOptions,
+    max: Option<usize>,
+    omitted: &mut Omitted,
+) -> Vec<Finding> {
     let mut findings = collect(model, inference, options);
     findings.retain(|finding| !options.allowed.contains(&finding.code));
     if options.initializers_as_constants {
         assumed::note(model, &mut findings);
     }
     findings.sort_by_cached_key(Finding::sort_key);
+    crate::diag::omitted::cap(&mut findings, max, omitted);
     crate::provenance::attach(model, inference, &mut findings);
     findings
 }

@@ -22,8 +22,8 @@ Examples:
 
 Configuration: the nearest onnx-bcast-lint.toml (or [tool.onnx-bcast-lint] in
 pyproject.toml) above each model; keys allow, deny-warnings, dims, exclude,
-ignore, initializers-as-constants and [[per-file]] tables with a glob. Flags
-override it.
+ignore, initializers-as-constants, max-findings and [[per-file]] tables with
+a glob. Flags override it.
 
 Exit codes: 0 no errors, 1 errors found (or warnings with --deny warnings),
 2 usage error (including a --dim name no input declares) or unreadable model
@@ -62,6 +62,10 @@ pub(super) struct Cli {
     /// depend on their values say so.
     #[arg(long)]
     pub(super) initializers_as_constants: bool,
+    /// Findings shown per model (default 1000; 0 shows all): the others are counted per code,
+    /// still fail the run, and cost no memory or output.
+    #[arg(long, value_name = "N")]
+    pub(super) max_findings: Option<usize>,
     /// Threads for everything: files in parallel, a large model's nodes decoded ahead, reports
     /// rendered (default: all cores).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
@@ -139,6 +143,9 @@ pub(super) fn flag_settings(cli: &Cli) -> Settings {
     }
     if cli.initializers_as_constants {
         settings.initializers_as_constants = Some(true);
+    }
+    if let Some(max) = cli.max_findings {
+        settings.max_findings = Some(max);
     }
     if !cli.dims.is_empty() {
         settings.dims = Some(

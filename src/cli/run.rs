@@ -97,6 +97,7 @@ where
     for dir in &empty {
         eprintln!("warning: no *.onnx model found under `{}`", dir.display());
     }
+    let gated = cli.baseline.is_some() || cli.write_baseline.is_some();
     let progress = super::progress::Progress::new(files.len(), std::io::stderr().is_terminal());
     let lint_all = || -> Vec<(FileReport, Timings)> {
         let reports = files
@@ -107,7 +108,7 @@ where
             .zip(&effective)
             .map(|(path, effective)| {
                 // `--dim` names are checked over the batch once all are linted.
-                let options = effective.options.clone().with_dims_checked(false);
+                let options = gate::cap::lint_options(effective, gated).with_dims_checked(false);
                 let (outcome, timings) = lint_path_timed(path, &options);
                 progress.tick(outcome.as_ref().map_or(0, |r| r.findings().len()));
                 let report = FileReport {
@@ -251,6 +252,7 @@ fn finish(
     let Some(gated) = gate_findings(cli, &mut reports, effective) else {
         return 2;
     };
+    gate::cap::apply(&mut reports, effective);
     let deny_warnings: Vec<bool> = effective.iter().map(|e| e.deny_warnings).collect();
     let mut totals = Totals::of(&reports);
     totals.ignored = gated.ignored;

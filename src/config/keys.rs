@@ -36,6 +36,12 @@ impl Layer for bool {
     }
 }
 
+impl Layer for usize {
+    fn layer(&mut self, over: Self) {
+        *self = over;
+    }
+}
+
 impl<K: Ord, V> Layer for BTreeMap<K, V> {
     fn layer(&mut self, over: Self) {
         self.extend(over);
@@ -158,5 +164,9 @@ keys! {
     "initializers-as-constants" initializers_as_constants: bool => |effective, value| {
         effective.options =
             std::mem::take(&mut effective.options).with_initializers_as_constants(value);
+    }
+    /// Findings kept per model, the others only counted (`--max-findings`; 0 keeps all).
+    "max-findings" max_findings: usize => |effective, value| {
+        effective.options = std::mem::take(&mut effective.options).with_max_findings(value);
     }
 }

@@ -8,6 +8,7 @@ mod codes_tests;
 mod declare;
 pub(crate) mod explain;
 mod facts;
+pub(crate) mod omitted;
 mod provenance;
 mod render;
 
@@ -19,6 +20,7 @@ use crate::shape::Binding;
 // Every code is declared once, in `codes.rs`.
 pub use codes::Code;
 pub use facts::{Facts, ImpliedAt, Mismatch, NodeName, Operand, SizeAt, SizeOrigin, Structure};
+pub use omitted::Omitted;
 // Where an offending dim comes from: the data of `InputSite::provenance`.
 pub use provenance::{DimProvenance, Source, SourceKind, Step};
 

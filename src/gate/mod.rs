@@ -4,6 +4,7 @@
 //! they name (stale ones, reported so they get cleaned up).
 
 pub(crate) mod baseline;
+pub(crate) mod cap;
 pub(crate) mod excluded;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -98,7 +99,8 @@ pub(crate) fn denied_warnings(reports: &[FileReport], effective: &[Effective]) -
                 .findings
                 .iter()
                 .filter(|f| f.severity() == Severity::Warning)
-                .count();
+                .count()
+                + report.omitted.of_severity(Severity::Warning);
         }
     }
     let everywhere = !effective.is_empty() && effective.iter().all(|e| e.deny_warnings);

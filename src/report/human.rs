@@ -142,6 +142,14 @@ pub(crate) fn write_findings(
                     );
                     out.write_all(text.as_bytes())?;
                 }
+                let shows = |severity| {
+                    !style.quiet
+                        || severity == Severity::Error
+                        || (severity == Severity::Warning && deny_warnings)
+                };
+                for line in super::omitted::lines(&report.omitted, &file.path, shows) {
+                    writeln!(out, "{line}")?;
+                }
             }
         }
     }

@@ -1,7 +1,8 @@
 //! `--format json`: the machine contract, schema version 1 (README: "JSON output").
 //!
 //! `{"version": 1, "tool": {"name", "version"}, "files": [{"path", "status", "error",
-//! "diagnostics": [...], "shapes": {...}}]}`; dims are integers (static), strings (symbolic
+//! "diagnostics": [...], "omitted": {...}, "shapes": {...}}]}` ("omitted", the findings over
+//! `--max-findings` per code, only when there are any); dims are integers (static), strings (symbolic
 //! expressions) or null (unknown); a shape of null is an unknown rank.
 
 use rayon::prelude::*;
@@ -102,6 +103,16 @@ fn file_json(file: &FileReport, with_shapes: bool) -> Part<'_> {
                 "diagnostics",
                 Part::Items(Box::new(report.findings.iter().map(finding_json))),
             ));
+            if !report.omitted.is_empty() {
+                // Only when the cap was reached: an additive member, absent from every other
+                // document.
+                let omitted: Map<String, Value> = report
+                    .omitted
+                    .iter()
+                    .map(|(code, n)| (code.as_str().to_owned(), n.into()))
+                    .collect();
+                members.push(("omitted", Part::Value(Value::Object(omitted))));
+            }
             let stats = report.stats();
             members.push((
                 "stats",

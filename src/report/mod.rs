@@ -18,6 +18,7 @@ pub mod json;
 #[cfg(feature = "cli")]
 pub(crate) mod junit;
 mod numbered;
+mod omitted;
 mod place;
 mod provenance;
 pub mod sarif;
@@ -77,6 +78,8 @@ pub(crate) struct Totals {
     pub baselined: Option<usize>,
     /// Warnings that fail the run (`--deny warnings`), when some model's settings deny them.
     pub denied_warnings: Option<usize>,
+    /// Of `errors`, `warnings` and `infos`, those over the findings cap (not shown).
+    pub omitted: omitted::BySeverity,
 }
 
 impl Totals {
@@ -97,6 +100,7 @@ impl Totals {
                             crate::diag::Severity::Info => totals.infos += 1,
                         }
                     }
+                    totals.count_omitted(&report.omitted);
                 }
             }
         }
@@ -114,15 +118,20 @@ impl Totals {
             }
         };
         let denied = match self.denied_warnings {
-            Some(n) if n == self.warnings => " (denied)".to_owned(),
-            Some(n) if n > 0 => format!(" ({n} denied)"),
-            _ => String::new(),
+            Some(n) if n == self.warnings => Some("denied".to_owned()),
+            Some(n) if n > 0 => Some(format!("{n} denied")),
+            _ => None,
         };
+        let shown =
+            |n: usize, omitted: usize| (omitted > 0).then(|| format!("{} shown", n - omitted));
         let mut line = format!(
-            "{}, {}{denied}, {} in {}",
+            "{}{}, {}{}, {}{} in {}",
             plural(self.errors, "error"),
+            omitted::notes([shown(self.errors, self.omitted.errors)]),
             plural(self.warnings, "warning"),
+            omitted::notes([shown(self.warnings, self.omitted.warnings), denied]),
             plural(self.infos, "info"),
+            omitted::notes([shown(self.infos, self.omitted.infos)]),
             plural(self.files, "file")
         );
         if self.unreadable > 0 {

@@ -3,7 +3,8 @@
 //! directory (`uriBaseId` `SRCROOT`) with a region: the node's line in its graph's text form (line
 //! 1 is the graph's `name {`, node `i` is on line `i + 2`) plus its byte range in the file. A finding without a node (a model without a graph) has a
 //! logical location only. Each result carries its fingerprint in `partialFingerprints`. Files
-//! that could not be read become tool execution notifications. `properties.facts` holds the
+//! that could not be read become tool execution notifications, and so do the findings over
+//! `--max-findings` (a note per model and code, with the count). `properties.facts` holds the
 //! finding's facts as the JSON output's `facts` does. Results follow the files' order,
 //! then graph order: the same input gives the same bytes.
 
@@ -71,7 +72,7 @@ pub fn write_relative(out: &mut dyn Write, files: &[FileReport], root: &Path) ->
         .enumerate()
         .map(|(index, file)| artifact(&root, &file.path, Some(index)))
         .collect();
-    let notifications: Vec<Value> = files
+    let mut notifications: Vec<Value> = files
         .iter()
         .zip(&located)
         .filter_map(|(file, location)| {
@@ -84,6 +85,8 @@ pub fn write_relative(out: &mut dyn Write, files: &[FileReport], root: &Path) ->
             }))
         })
         .collect();
+    let execution_successful = notifications.is_empty();
+    notifications.extend(omitted_notes(files, &located));
     let artifacts: Vec<Value> = files
         .iter()
         .map(|file| json!({"location": artifact(&root, &file.path, None)}))
@@ -114,7 +117,7 @@ pub fn write_relative(out: &mut dyn Write, files: &[FileReport], root: &Path) ->
         (
             "invocations",
             Part::Value(json!([{
-                "executionSuccessful": notifications.is_empty(),
+                "executionSuccessful": execution_successful,
                 "toolExecutionNotifications": notifications,
             }])),
         ),
@@ -127,6 +130,34 @@ pub fn write_relative(out: &mut dyn Write, files: &[FileReport], root: &Path) ->
         ("runs", Part::Array(vec![run])),
     ]);
     stream::write(out, log, 0)
+}
+
+/// A note per model and code of the findings over `--max-findings`, which the log has no
+/// result for: its text says how many, `properties` gives the code and the count.
+fn omitted_notes<'a>(
+    files: &'a [FileReport],
+    located: &'a [Value],
+) -> impl Iterator<Item = Value> + 'a {
+    files
+        .iter()
+        .zip(located)
+        .filter_map(|(file, location)| Some((file, file.outcome.as_ref().ok()?, location)))
+        .flat_map(|(file, report, location)| {
+            let lines = super::omitted::lines(&report.omitted, &file.path, |_| true);
+            report
+                .omitted
+                .iter()
+                .zip(lines)
+                .map(move |((code, n), text)| {
+                    json!({
+                        "level": "note",
+                        "message": {"text": text},
+                        "descriptor": {"id": "max-findings"},
+                        "locations": [{"physicalLocation": {"artifactLocation": location}}],
+                        "properties": {"code": code.as_str(), "omitted": n},
+                    })
+                })
+        })
 }
 
 fn level(severity: Severity) -> &'static str {

@@ -2,6 +2,8 @@
 //! are inline, the drawings inline SVG) from the same report data the JSON prints. A summary
 //! (files, counts per code, the worst first, a filter by code), then per file a coverage panel
 //! and per finding its message, facts, help, a drawing of its subgraph and its provenance.
+//! Findings over `--max-findings` are in the counts, which say how many are shown, and a line
+//! per code ends their file's findings.
 //!
 //! Every string a model provides is escaped ([`escape`]). Nothing depends on the time or the
 //! machine: the same input gives the same bytes. Findings are written as they are made, so
@@ -19,7 +21,7 @@ mod svg;
 use std::io::{self, Write};
 
 use super::FileReport;
-use crate::diag::{Code, Finding};
+use crate::diag::{Code, Finding, Omitted};
 
 /// The stylesheet, scoped to `.obl`.
 const STYLE: &str = include_str!("page.css");
@@ -85,7 +87,11 @@ fn write_fragment(out: &mut dyn Write, files: &[FileReport]) -> io::Result<()> {
     write_summary(out, files)?;
     let with_findings = files
         .iter()
-        .filter(|f| f.outcome.as_ref().is_ok_and(|r| !r.findings().is_empty()))
+        .filter(|f| {
+            f.outcome
+                .as_ref()
+                .is_ok_and(|r| !r.findings().is_empty() || !r.omitted().is_empty())
+        })
         .count();
     let open = with_findings <= OPEN_FILES;
     let mut clean = Vec::new();
@@ -98,14 +104,16 @@ fn write_fragment(out: &mut dyn Write, files: &[FileReport]) -> io::Result<()> {
                 escape::text(error.code()),
                 escape::text(&error.to_string())
             )?,
-            Ok(report) if report.findings().is_empty() => clean.push(file.path.as_str()),
+            Ok(report) if report.findings().is_empty() && report.omitted().is_empty() => {
+                clean.push(file.path.as_str());
+            }
             Ok(report) => {
                 writeln!(
                     out,
                     r#"<details class="file"{}><summary>{} <span class="count">{}</span></summary>"#,
                     if open { " open" } else { "" },
                     escape::text(&file.path),
-                    escape::text(&counts_text(report.findings()))
+                    escape::text(&counts_text(report.findings(), report.omitted()))
                 )?;
                 writeln!(out, "{}", coverage::panel(report))?;
                 for (j, finding) in report.findings().iter().enumerate() {
@@ -115,6 +123,9 @@ fn write_fragment(out: &mut dyn Write, files: &[FileReport]) -> io::Result<()> {
                         "{}",
                         finding::section(finding, Some(report), &id, j < OPEN_FINDINGS)
                     )?;
+                }
+                for line in super::omitted::lines(report.omitted(), &file.path, |_| true) {
+                    writeln!(out, r#"<p class="omitted">{}</p>"#, escape::text(&line))?;
                 }
                 writeln!(out, "</details>")?;
             }
@@ -136,27 +147,45 @@ fn write_fragment(out: &mut dyn Write, files: &[FileReport]) -> io::Result<()> {
     writeln!(out, "</div>")
 }
 
-/// Counts per code over `findings`, the worst first (errors, warnings, infos; within a
-/// severity in the codes' order).
-fn per_code<'f>(findings: impl Iterator<Item = &'f Finding>) -> Vec<(Code, usize)> {
-    let mut counts: Vec<(Code, usize)> = Code::ALL.iter().map(|&c| (c, 0)).collect();
+/// Counts per code over `findings` and of `omitted` (the findings over the cap), as `(code,
+/// findings, of which omitted)`, the worst first (errors, warnings, infos; within a severity in
+/// the codes' order).
+fn per_code<'f>(
+    findings: impl Iterator<Item = &'f Finding>,
+    omitted: &[&Omitted],
+) -> Vec<(Code, usize, usize)> {
+    let mut counts: Vec<(Code, usize, usize)> = Code::ALL.iter().map(|&c| (c, 0, 0)).collect();
     for finding in findings {
-        if let Some(entry) = counts.iter_mut().find(|(c, _)| *c == finding.code) {
+        if let Some(entry) = counts.iter_mut().find(|(c, _, _)| *c == finding.code) {
             entry.1 += 1;
         }
     }
-    counts.retain(|(_, n)| *n > 0);
-    counts.sort_by_key(|(code, _)| code.severity());
+    for (code, n, left_out) in &mut counts {
+        let more: usize = omitted.iter().map(|o| o.of(*code)).sum();
+        *n += more;
+        *left_out += more;
+    }
+    counts.retain(|(_, n, _)| *n > 0);
+    counts.sort_by_key(|(code, _, _)| code.severity());
     counts
 }
 
-/// `2 E1, 1 W1`.
-fn counts_text(findings: &[Finding]) -> String {
-    per_code(findings.iter())
+/// `2 E1, 1 W1`; `1500 E3 (1000 shown)` over the cap.
+fn counts_text(findings: &[Finding], omitted: &Omitted) -> String {
+    per_code(findings.iter(), &[omitted])
         .iter()
-        .map(|(code, n)| format!("{n} {code}"))
+        .map(|(code, n, left_out)| format!("{n} {code}{}", shown(*n, *left_out)))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// ` (1000 shown)` for a count of which some were over the cap.
+fn shown(n: usize, omitted: usize) -> String {
+    if omitted == 0 {
+        String::new()
+    } else {
+        format!(" ({} shown)", n - omitted)
+    }
 }
 
 fn write_summary(out: &mut dyn Write, files: &[FileReport]) -> io::Result<()> {
@@ -165,7 +194,11 @@ fn write_summary(out: &mut dyn Write, files: &[FileReport]) -> io::Result<()> {
         .iter()
         .filter_map(|f| f.outcome.as_ref().ok())
         .flat_map(|r| r.findings().iter());
-    let counts = per_code(all);
+    let omitted: Vec<&Omitted> = files
+        .iter()
+        .filter_map(|f| Some(f.outcome.as_ref().ok()?.omitted()))
+        .collect();
+    let counts = per_code(all, &omitted);
     let s = if files.len() == 1 { "" } else { "s" };
     write!(
         out,
@@ -180,16 +213,17 @@ fn write_summary(out: &mut dyn Write, files: &[FileReport]) -> io::Result<()> {
         out,
         r#"<table class="counts"><tr><th>code</th><th>findings</th><th>meaning</th></tr>"#
     )?;
-    for (code, n) in &counts {
+    for (code, n, left_out) in &counts {
         let severity = code.severity().as_str();
         write!(
             out,
-            r#"<tr><td><span class="code {severity}">{code}</span></td><td>{n}</td><td>{}</td></tr>"#,
+            r#"<tr><td><span class="code {severity}">{code}</span></td><td>{n}{}</td><td>{}</td></tr>"#,
+            shown(*n, *left_out),
             escape::text(code.summary())
         )?;
     }
     write!(out, r#"</table><p class="filter">show: "#)?;
-    for (code, n) in &counts {
+    for (code, n, _) in &counts {
         // Disabled until the script runs: without it the boxes would do nothing.
         write!(
             out,
