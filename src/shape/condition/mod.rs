@@ -16,6 +16,7 @@ mod plain;
 mod plain_laws;
 mod search;
 mod value_set;
+mod work;
 
 pub(crate) use conjunction::Conjunction;
 pub(crate) use joint::forced_jointly;
