@@ -971,7 +971,10 @@ fn a_variadic_operator_of_sizes_all_1_together_is_left_to_run_time() {
 /// `rank` clauses (`d_i = d_j ∨ d_i = 1 ∨ d_j = 1`), from a node of a few bytes.
 fn rotations_of_one_shape(rank: usize, rotations: usize) -> ModelProto {
     let dims: Vec<String> = (0..rank).map(|i| format!("d{i}")).collect();
-    let perm: Vec<i64> = (1..rank).chain([0]).map(|i| i as i64).collect();
+    let perm: Vec<i64> = (1..rank)
+        .chain([0])
+        .map(|i| i64::try_from(i).unwrap())
+        .collect();
     let names: Vec<String> = (0..rotations)
         .map(|k| if k == 0 { "x".into() } else { format!("t{k}") })
         .collect();
