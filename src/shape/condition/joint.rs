@@ -44,9 +44,24 @@ pub(crate) fn forced_jointly(conditions: &[&Condition]) -> Vec<Forced> {
             })
         })
         .collect();
-    let symbols: Vec<BTreeSet<String>> = distinct.iter().map(|c| c.symbols()).collect();
+    // A condition past its work budget (`work.rs`) takes no part: the others still force what
+    // they force (the whole implies each part), and reading its symbols alone cost the rank.
+    let symbols: Vec<BTreeSet<String>> = distinct
+        .iter()
+        .map(|c| {
+            if c.over_budget() {
+                BTreeSet::new()
+            } else {
+                c.symbols()
+            }
+        })
+        .collect();
     let mut joint = Vec::new();
     for group in symbol_groups(&symbols) {
+        let group: Vec<usize> = group
+            .into_iter()
+            .filter(|&i| distinct.get(i).is_some_and(|c| !c.over_budget()))
+            .collect();
         let members: Vec<&Condition> = group
             .iter()
             .filter_map(|&i| distinct.get(i).copied())

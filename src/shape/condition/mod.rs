@@ -18,6 +18,7 @@ mod plain_laws;
 mod scope;
 mod search;
 mod value_set;
+mod work;
 
 pub(crate) use conjunction::Conjunction;
 pub(crate) use joint::forced_jointly;

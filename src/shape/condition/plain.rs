@@ -19,6 +19,9 @@ use crate::shape::{Binding, Dim, Tri};
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Plain {
     pub(super) parts: Vec<Part>,
+    /// The clauses past the condition's work budget (`work.rs`), from the given index on, kept
+    /// as written: rewriting each costs far more than showing it.
+    pub(super) rest: Option<(Condition, usize)>,
 }
 
 /// One conjunct.
@@ -173,12 +176,16 @@ fn pieces(clause: &Condition) -> Option<Vec<Piece>> {
 }
 
 impl Condition {
-    /// The plain form of the condition (see the module docs).
+    /// The plain form of the condition (see the module docs). Only the clauses within the
+    /// condition's work budget are rewritten; the others follow as written.
     pub fn plain(&self) -> Plain {
+        let head = self.head_len();
+        let rest = head.map(|from| (self.clone(), from));
         // Slots in order of first appearance: a symbol's clauses, or one multi-symbol clause.
         let mut slots: Vec<Result<String, Condition>> = Vec::new();
         let mut by_symbol: BTreeMap<String, Vec<Clause>> = BTreeMap::new();
-        for clause in self.clauses.iter() {
+        let rewritten = self.clauses.get(..head.unwrap_or(self.clauses.len()));
+        for clause in rewritten.unwrap_or_default() {
             let Some(one) = factored(clause) else {
                 continue;
             };
@@ -220,7 +227,7 @@ impl Condition {
                 }
             }
         }
-        Plain { parts }
+        Plain { parts, rest }
     }
 
     /// A binding that breaks the condition: one symbol at its smallest breaking positive value
@@ -234,14 +241,29 @@ impl Condition {
 impl Plain {
     /// The truth value under `binding`, equal to the original condition's.
     pub fn eval(&self, binding: &Binding) -> Tri {
+        let rest = self
+            .rest_clauses()
+            .fold(Tri::Yes, |acc, c| acc.and(c.eval(binding)));
         self.parts
             .iter()
-            .fold(Tri::Yes, |acc, p| acc.and(p.eval(binding)))
+            .fold(rest, |acc, p| acc.and(p.eval(binding)))
+    }
+
+    /// The clauses kept as written (past the work budget).
+    fn rest_clauses(&self) -> impl Iterator<Item = &Clause> {
+        self.rest
+            .iter()
+            .flat_map(|(c, from)| c.clauses.get(*from..).unwrap_or_default())
+    }
+
+    /// Whether clauses past the condition's work budget are kept as written.
+    pub fn is_capped(&self) -> bool {
+        self.rest.is_some()
     }
 
     /// Holds for every value of the symbols.
     pub fn is_true(&self) -> bool {
-        self.parts.is_empty()
+        self.parts.is_empty() && self.rest.is_none()
     }
 
     /// Holds for no value of the symbols.
@@ -301,6 +323,31 @@ impl Plain {
 
 impl Display for Plain {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.rest.is_some() {
+            // Past the budget: every part, then every clause as written, its atoms joined as
+            // a clause over several symbols is.
+            let rest = self.rest_clauses().map(|c| {
+                let atoms: Vec<String> = c.0.iter().map(ToString::to_string).collect();
+                atoms.join(" ∨ ")
+            });
+            let texts: Vec<String> = self
+                .parts
+                .iter()
+                .map(ToString::to_string)
+                .chain(rest)
+                .collect();
+            let wrapped: Vec<String> = texts
+                .into_iter()
+                .map(|text| {
+                    if text.contains(" ∨ ") {
+                        format!("({text})")
+                    } else {
+                        text
+                    }
+                })
+                .collect();
+            return f.write_str(&wrapped.join(" ∧ "));
+        }
         match self.parts.as_slice() {
             [] => f.write_str("true"),
             [one] => write!(f, "{one}"),
@@ -417,6 +464,30 @@ mod tests {
         let c = Condition::eq(&n.mul(&rows).mul(&cols), &n.mul(&rows));
         assert_eq!(plain(&c), "n = 0 ∨ h ≤ 4 ∨ 33 ≤ w ≤ 80");
         assert_eq!(breaks(&c), "h=5, n=1, w=1");
+    }
+
+    /// Past the work budget the clauses are kept as written: the plain form still states and
+    /// evaluates as the whole condition.
+    #[test]
+    fn a_condition_past_the_budget_keeps_its_other_clauses_as_written() {
+        let s = |i: usize| Dim::sym(&format!("s{}", i % 400));
+        let c = (0..400).fold(Condition::truth(), |c, i| {
+            c.and(&broadcast(&s(i), &s(i + 1)))
+        });
+        let plain = c.plain();
+        assert!(plain.is_capped());
+        assert!(!plain.is_true() && !plain.is_false());
+        assert_eq!(plain.to_string().matches(" ∧ ").count(), 399);
+        assert!(plain
+            .to_string()
+            .ends_with("(s399 = s0 ∨ s399 = 1 ∨ s0 = 1)"));
+        for (at, value) in [(0, 3), (250, 3), (399, 1)] {
+            let b = (0..400)
+                .map(|i| (format!("s{i}"), if i == at { value } else { 2 }))
+                .collect();
+            assert_eq!(plain.eval(&b), c.eval(&b), "s{at}={value}");
+        }
+        assert!(!broadcast(&s(0), &s(1)).plain().is_capped());
     }
 
     #[test]

@@ -77,10 +77,14 @@ impl Plain {
                 }
             }
         }
-        if parts.is_empty() {
-            Scope::Immaterial
-        } else {
-            Scope::Requires(Plain { parts })
+        // Clauses past the work budget were not read: an empty-only head makes the whole
+        // condition empty-only (it implies its head), but nothing can be dropped unread.
+        match &self.rest {
+            None if parts.is_empty() => Scope::Immaterial,
+            rest => Scope::Requires(Plain {
+                parts,
+                rest: rest.clone(),
+            }),
         }
     }
 
@@ -88,6 +92,10 @@ impl Plain {
     /// too: each of `other`'s parts follows from one of `self`'s (a set of the same symbol
     /// within it, or the same clause). `false` when that cannot be shown.
     pub(crate) fn implies(&self, other: &Plain, limit: i64) -> bool {
+        if other.rest.is_some() {
+            // Clauses kept as written past the work budget are compared as a whole only.
+            return self == other;
+        }
         other.parts.iter().all(|theirs| match theirs {
             Part::Set { symbol, set } => self.parts.iter().any(|mine| match mine {
                 Part::Set {

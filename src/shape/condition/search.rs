@@ -58,8 +58,12 @@ impl Condition {
     /// a single value `v` become unit clauses `s = v`, substituted into every other clause
     /// (`n ∈ {1, 3} ∧ n ∈ {1, 4}` becomes `n = 1`). Sound because every model of the whole
     /// condition is a model of those clauses.
+    /// A condition past its work budget (`work.rs`) is kept as it is.
     #[must_use]
     pub fn simplify(&self) -> Condition {
+        if self.over_budget() {
+            return self.clone();
+        }
         let Some(forced) = self.core().forced_values() else {
             return self.clone();
         };
@@ -86,7 +90,11 @@ impl Condition {
     }
 
     /// A binding of the condition's symbols under which it holds, if the search finds one.
+    /// None is searched for past the condition's work budget (`work.rs`).
     pub fn witness(&self) -> Option<Binding> {
+        if self.over_budget() {
+            return None;
+        }
         self.witness_in(&self.space())
     }
 
@@ -131,6 +139,10 @@ impl Condition {
         if self.is_false() {
             return true;
         }
+        if self.over_budget() {
+            // The whole implies its head (`work.rs`): a head that never holds proves it.
+            return self.head().never_holds();
+        }
         let space = self.space();
         if space.decisive {
             return self.witness_in(&space).is_none();
@@ -159,6 +171,14 @@ impl Condition {
         if self.is_false() {
             return Tri::No;
         }
+        if self.over_budget() {
+            // A witness of the head (`work.rs`) need not satisfy the whole: only `No` carries.
+            return if self.head().never_holds() {
+                Tri::No
+            } else {
+                Tri::Unknown
+            };
+        }
         let space = self.space();
         if self.witness_in(&space).is_some() {
             Tri::Yes
@@ -173,7 +193,13 @@ impl Condition {
     /// 2, 3, ... over 1, and positive values over 0: a binding with a 0 (an empty dim) only
     /// when no positive one within the search breaks it. The odometer turns the first symbol
     /// fastest, so `batch=0, seq=2` came before `batch=2, seq=3`.
+    ///
+    /// Past the condition's work budget (`work.rs`), one that breaks its head, which breaks the
+    /// whole.
     pub fn counterexample(&self) -> Option<Binding> {
+        if self.over_budget() {
+            return self.head().counterexample();
+        }
         let space = self.space();
         let mut empty = None;
         let mut found = None;
@@ -196,7 +222,11 @@ impl Condition {
     /// For each symbol limited to finitely many values by the condition, those values
     /// (`n ∈ {1, 3} ∧ n ∈ {1, 4}` gives `n: {1}`); every symbol maps to the empty set when the
     /// condition is unsatisfiable. `None` when the search cannot decide (see module docs).
+    /// `None` past the condition's work budget (`work.rs`).
     pub fn forced_values(&self) -> Option<BTreeMap<String, BTreeSet<i64>>> {
+        if self.over_budget() {
+            return None;
+        }
         let space = self.space();
         if !space.decisive {
             return None;
