@@ -142,6 +142,7 @@ mod tests {
                     slot,
                     offending: *offending,
                     provenance: Vec::new(),
+                    declared: Vec::new(),
                 })
                 .collect(),
             facts: Facts::InvalidNode {

@@ -95,6 +95,7 @@ pub(super) fn input_sites_keeping(
                 slot,
                 offending: offending.contains(&slot),
                 provenance: Vec::new(),
+                declared: Vec::new(),
             })
         })
         .collect()

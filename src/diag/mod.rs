@@ -22,7 +22,7 @@ pub use codes::Code;
 pub use facts::{Facts, ImpliedAt, Mismatch, NodeName, Operand, SizeAt, SizeOrigin, Structure};
 pub use omitted::Omitted;
 // Where an offending dim comes from: the data of `InputSite::provenance`.
-pub use provenance::{DimProvenance, Source, SourceKind, Step};
+pub use provenance::{Declared, DimProvenance, Source, SourceKind, Step};
 
 impl Code {
     /// One line saying what the code means (SARIF `shortDescription`); the full texts are
@@ -110,6 +110,9 @@ pub struct InputSite {
     /// Where its offending dims come from (issue 17): one entry per dim a chain was found for.
     #[serde(skip)]
     pub provenance: Vec<DimProvenance>,
+    /// Its dims that hang on a declared size (issue 38, item 4), one entry per dim.
+    #[serde(skip)]
+    pub declared: Vec<Declared>,
 }
 
 /// One finding. Its message and help are rendered from its [`Facts`] when it is made, so the
@@ -153,10 +156,12 @@ impl Finding {
     fn render(&mut self) {
         self.code = self.facts.code();
         self.message = render::message(&self.facts, self.node.as_ref());
+        let declared = self.declared_values();
         self.help = Some(render::help(
             &self.facts,
             self.node.as_ref(),
             self.assumes_constant_initializers,
+            &declared,
         ));
     }
 
@@ -187,6 +192,25 @@ impl Finding {
             _ => return,
         }
         self.render();
+    }
+
+    /// The values whose declared sizes the finding hangs on, each once, in input order.
+    fn declared_values(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for declared in self.inputs.iter().flat_map(|input| &input.declared) {
+            if !names.contains(&declared.name.as_str()) {
+                names.push(&declared.name);
+            }
+        }
+        names
+    }
+
+    /// Records the declared sizes the finding's inputs hang on (filled in
+    /// `InputSite::declared`), so its help names them.
+    pub(crate) fn hangs_on_declarations(&mut self) {
+        if self.inputs.iter().any(|input| !input.declared.is_empty()) {
+            self.render();
+        }
     }
 
     /// Records that the finding may hang on `--initializers-as-constants`.

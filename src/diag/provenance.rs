@@ -22,6 +22,25 @@ pub struct DimProvenance {
     pub nodes: usize,
 }
 
+/// A dim of a finding's input that is, or is computed from, a size the model declares and
+/// inference took because it could not compute it (issue 38, item 4): an assumption, since a
+/// declaration can be wrong (W2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    /// The input's axis.
+    pub axis: usize,
+    /// The dim on that axis.
+    pub dim: Dim,
+    /// The graph path of the declared value.
+    pub graph: String,
+    /// The declared value's name (its `value_info` or graph output).
+    pub name: String,
+    /// The axis of its declaration that gave the size.
+    pub declared_axis: usize,
+    /// The size taken from the declaration.
+    pub declared_dim: Dim,
+}
+
 /// What kind of value a chain starts at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceKind {

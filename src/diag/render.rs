@@ -203,8 +203,14 @@ fn unsupported_message(
     )
 }
 
-/// The help of a finding with `facts` at `node`; `assumed` appends [`ASSUMED`].
-pub(super) fn help(facts: &Facts, node: Option<&NodeSite>, assumed: bool) -> String {
+/// The help of a finding with `facts` at `node`; `assumed` appends [`ASSUMED`], and `declared`
+/// (the values whose declared sizes it hangs on) a note naming them.
+pub(super) fn help(
+    facts: &Facts,
+    node: Option<&NodeSite>,
+    assumed: bool,
+    declared: &[&str],
+) -> String {
     let mut help = base_help(facts, node);
     if let Facts::ConditionalBroadcast { also_at, .. }
     | Facts::ConditionalConstraint { also_at, .. } = facts
@@ -238,6 +244,14 @@ pub(super) fn help(facts: &Facts, node: Option<&NodeSite>, assumed: bool) -> Str
     if assumed {
         help.push_str("; ");
         help.push_str(ASSUMED);
+    }
+    if !declared.is_empty() {
+        let names: Vec<String> = declared.iter().map(|name| format!("`{name}`")).collect();
+        let _ = write!(
+            help,
+            "; assuming the sizes declared for {} (inference could not compute them, and a declaration can be wrong)",
+            names.join(", ")
+        );
     }
     help
 }

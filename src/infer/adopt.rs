@@ -9,23 +9,53 @@
 //! size the operator can never produce (above a bound the rule proved, such as `NonZero`'s
 //! element count) is not adopted, and the output keeps its fresh symbol; so do declarations
 //! that disagree with each other (two outputs sharing one count declare different sizes).
-//! Anonymous declarations (`?`, `unk__3`, nothing) promise nothing and are never adopted.
+//! Anonymous declarations (`?`, `unk__3`, nothing) promise nothing and are never adopted, and
+//! neither is any size of a declaration that contradicts the inferred shape elsewhere (W2: it
+//! was shown wrong). An adopted size stays an assumption: the engine records where each one
+//! came from ([`Adopted`]), so the findings that hang on it can name the declaration.
 
 use std::sync::Arc;
 
 use crate::infer::ValueFacts;
 use crate::ops::Minted;
-use crate::shape::{Dim, Shape, Tri};
+use crate::shape::{verify, Dim, Shape, Tri};
+
+/// One adopted dim of a node's outputs: output `slot`'s `axis` took the size that output
+/// `from`'s declaration gives on its axis `from_axis`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Adopted {
+    pub(super) slot: usize,
+    pub(super) axis: usize,
+    pub(super) from: usize,
+    pub(super) from_axis: usize,
+}
+
+impl Adopted {
+    /// Output `slot`'s `axis`, taken from its own declaration.
+    pub(super) fn own(slot: usize, axis: usize) -> Adopted {
+        Adopted {
+            slot,
+            axis,
+            from: slot,
+            from_axis: axis,
+        }
+    }
+}
 
 /// Replaces each minted symbol in `outputs` by the size the outputs' `declared` shapes (by
 /// output slot; `Unranked` when nothing is declared) give it, when they give one, agree on it,
-/// and it is within the rule's bounds.
-pub(super) fn declared_sizes(minted: &[Minted], outputs: &mut [ValueFacts], declared: &[Shape]) {
+/// and it is within the rule's bounds. Returns the dims so replaced.
+pub(super) fn declared_sizes(
+    minted: &[Minted],
+    outputs: &mut [ValueFacts],
+    declared: &[Shape],
+) -> Vec<Adopted> {
+    let mut adopted = Vec::new();
     for symbol in minted {
-        let Some(size) = promised(symbol, outputs, declared) else {
+        let Some((size, from, from_axis)) = promised(symbol, outputs, declared) else {
             continue;
         };
-        for facts in outputs.iter_mut() {
+        for (slot, facts) in outputs.iter_mut().enumerate() {
             // Copied (the stored shape is shared) only when the symbol is in it.
             if facts
                 .shape
@@ -33,7 +63,14 @@ pub(super) fn declared_sizes(minted: &[Minted], outputs: &mut [ValueFacts], decl
                 .is_some_and(|dims| dims.contains(&symbol.dim))
             {
                 if let Shape::Ranked(dims) = facts.shape.make_mut() {
-                    replace(dims, &symbol.dim, &size);
+                    for axis in replace(dims, &symbol.dim, &size) {
+                        adopted.push(Adopted {
+                            slot,
+                            axis,
+                            from,
+                            from_axis,
+                        });
+                    }
                 }
             }
             if let Some(value) = facts
@@ -45,32 +82,57 @@ pub(super) fn declared_sizes(minted: &[Minted], outputs: &mut [ValueFacts], decl
             }
         }
     }
+    adopted
 }
 
-/// The one size the declarations give `symbol`, if they give one that can hold.
-fn promised(symbol: &Minted, outputs: &[ValueFacts], declared: &[Shape]) -> Option<Dim> {
-    let mut found: Option<Dim> = None;
-    for (facts, declared) in outputs.iter().zip(declared) {
+/// The one size the declarations give `symbol`, if they give one that can hold, with the
+/// output slot and axis of the first declaration giving it.
+fn promised(
+    symbol: &Minted,
+    outputs: &[ValueFacts],
+    declared: &[Shape],
+) -> Option<(Dim, usize, usize)> {
+    let mut found: Option<(Dim, usize, usize)> = None;
+    for (slot, (facts, declared)) in outputs.iter().zip(declared).enumerate() {
         let (Some(ours), Some(theirs)) = (facts.shape.dims(), declared.dims()) else {
             continue;
         };
-        if ours.len() != theirs.len() {
+        // A declaration shown wrong on another axis (W2) promises nothing.
+        if verify::compare(&facts.shape, declared).is_err() {
             continue;
         }
-        for (ours, theirs) in ours.iter().zip(theirs) {
+        for (axis, (ours, theirs)) in ours.iter().zip(theirs).enumerate() {
             if *ours != symbol.dim || *theirs == Dim::Unknown {
                 continue;
             }
             match &found {
-                None => found = Some(theirs.clone()),
-                Some(seen) if seen.eq_dim(theirs) == Tri::Yes => {}
+                None => found = Some((theirs.clone(), slot, axis)),
+                Some((seen, _, _)) if seen.eq_dim(theirs) == Tri::Yes => {}
                 Some(_) => return None,
             }
         }
     }
-    let size = found?;
-    let impossible = symbol.at_most.iter().any(|bound| exceeds(&size, bound));
-    (!impossible).then_some(size)
+    let found = found?;
+    let impossible = symbol.at_most.iter().any(|bound| exceeds(&found.0, bound));
+    (!impossible).then_some(found)
+}
+
+/// The axes on which `refined` (an inferred shape refined by a declaration) has a dim that
+/// `inferred` did not: every axis when `inferred` had no rank.
+pub(super) fn filled(inferred: &Shape, refined: &Shape) -> Vec<usize> {
+    let Some(after) = refined.dims() else {
+        return Vec::new();
+    };
+    let before = inferred.dims();
+    after
+        .iter()
+        .enumerate()
+        .filter(|(axis, dim)| {
+            **dim != Dim::Unknown
+                && before.is_none_or(|before| before.get(*axis) == Some(&Dim::Unknown))
+        })
+        .map(|(axis, _)| axis)
+        .collect()
 }
 
 /// Whether `size > bound` for every binding.
@@ -82,10 +144,14 @@ fn exceeds(size: &Dim, bound: &Dim) -> bool {
     }
 }
 
-fn replace(dims: &mut [Dim], symbol: &Dim, size: &Dim) {
-    for dim in dims.iter_mut().filter(|d| **d == *symbol) {
+/// Replaces `symbol` by `size` in `dims`; returns the axes replaced.
+fn replace(dims: &mut [Dim], symbol: &Dim, size: &Dim) -> Vec<usize> {
+    let mut axes = Vec::new();
+    for (axis, dim) in dims.iter_mut().enumerate().filter(|(_, d)| **d == *symbol) {
         *dim = size.clone();
+        axes.push(axis);
     }
+    axes
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::{NodeStatus, ValueFacts};
 use crate::model::dtype::elem;
 use crate::model::{Graph, GraphId, Model, Node, ValueId};
 use crate::ops::BroadcastCheck;
-use crate::shape::{Dim, Shape, SharedShape, Tri};
+use crate::shape::{verify, Dim, Shape, SharedShape, Tri};
 
 /// What control flow needs of the engine that runs it (`engine.rs`, which implements it): the
 /// model, a run of a body, and the facts and forced branches of the run so far. A trait, so that
@@ -20,6 +20,10 @@ pub(super) trait Bodies<'m> {
     fn forced_branch(&self, graph: GraphId, index: usize) -> Option<bool>;
     /// A value's facts with the float elements left in its initializer decoded, uncharged.
     fn facts_of(&self, graph: GraphId, value: ValueId) -> Option<ValueFacts>;
+    /// The next run of `graph` takes no declared dims for its inputs flagged in `varying` (by
+    /// position), nor for the values computed from them: a loop-carried dim that changes from
+    /// one iteration to the next contradicts a declaration, which gives one size for all.
+    fn vary(&mut self, graph: GraphId, varying: Vec<bool>);
 }
 
 /// What running a control-flow node or a function call gives: its status, its outputs' facts and
@@ -27,8 +31,12 @@ pub(super) trait Bodies<'m> {
 type NodeRun = (NodeStatus, Vec<ValueFacts>, Vec<BroadcastCheck>);
 
 /// Fills the unknown parts of `inferred` from `declared` (ONNX IR: a declared shape is a promise
-/// of the model; contradictions are reported by the W2 check, not resolved here).
+/// of the model). A declaration that contradicts `inferred` (another rank, a dim provably
+/// different: what W2 reports) is shown wrong, so none of its sizes is taken (issue 38, item 4).
 pub(crate) fn refine(inferred: &Shape, declared: &Shape) -> Shape {
+    if verify::compare(inferred, declared).is_err() {
+        return inferred.clone();
+    }
     match (inferred, declared) {
         (Shape::Unranked, _) => declared.clone(),
         (Shape::Ranked(ours), Shape::Ranked(theirs)) if ours.len() == theirs.len() => {
@@ -190,20 +198,42 @@ fn run_to_fixpoint<'m>(
     let Some(body) = engine.model().graph(body_id) else {
         return Vec::new();
     };
+    let mut varying = vec![false; carried.len()];
     for pass in 0..3 {
         let mut inputs = prefix.to_vec();
         inputs.extend(carried.iter().cloned());
         inputs.extend(suffix.iter().cloned());
+        if varying.contains(&true) {
+            let mut flags = vec![false; prefix.len()];
+            flags.extend(&varying);
+            engine.vary(body_id, flags);
+        }
         engine.run_graph(body, Some(inputs));
         let outputs = outputs_of(engine, body_id);
+        // What the body saw of each carried value: the facts given, refined by the body
+        // input's declaration. An iteration that changes a declared size contradicts it.
+        let seen: Vec<ValueFacts> = carried
+            .iter()
+            .enumerate()
+            .map(|(k, given)| {
+                body.inputs
+                    .get(prefix.len() + k)
+                    .and_then(|&v| engine.facts_of(body_id, v))
+                    .unwrap_or_else(|| given.clone())
+            })
+            .collect();
         // Body outputs: (condition for Loop), carried values, then scan outputs.
         let skip = usize::from(!prefix.is_empty());
         let mut changed = false;
-        let next: Vec<ValueFacts> = carried
+        let next: Vec<ValueFacts> = seen
             .iter()
             .zip(outputs.iter().skip(skip))
-            .map(|(before, after)| {
+            .zip(varying.iter_mut())
+            .map(|((before, after), varies)| {
                 let merged = merge_facts(before, after);
+                if merged.shape != before.shape {
+                    *varies = true;
+                }
                 if merged.shape != before.shape
                     || merged.value != before.value
                     || merged.real != before.real

@@ -59,6 +59,8 @@ pub(super) fn run(
         shapes: RefCell::default(),
         values: RefCell::default(),
         downstream: downstream::Downstream::default(),
+        varying: downstream::Downstream::default(),
+        varying_inputs: None,
     };
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
@@ -112,6 +114,63 @@ pub(crate) struct Engine<'m> {
     values: RefCell<Interned<ValueTensor>>,
     /// Values downstream of a failure, which take no declared shape.
     downstream: downstream::Downstream,
+    /// Values of a loop body computed from a carried value whose dims change between
+    /// iterations: they take no declared shape either ([`control::Bodies::vary`]).
+    varying: downstream::Downstream,
+    /// The inputs of the next run of a body that vary, by position, as `vary` gave them.
+    varying_inputs: Option<(GraphId, Vec<bool>)>,
+}
+
+/// A node output's inferred facts refined by its declaration, and the axes the declaration
+/// filled.
+fn declared_output(
+    inferred: ValueFacts,
+    (declared, declared_elem): (Shape, Option<i32>),
+    shapes: &mut Shapes,
+) -> (ValueFacts, Vec<usize>) {
+    let shape = control::refine(&inferred.shape, &declared);
+    let filled = adopt::filled(&inferred.shape, &shape);
+    let facts = ValueFacts {
+        shape: shapes.share_shape(shape),
+        elem: inferred.elem.or(declared_elem),
+        value: inferred.value,
+        real: inferred.real,
+    };
+    (facts, filled)
+}
+
+/// The sizes `node`'s output declarations give the symbols its rule minted, written into
+/// `outputs` ([`adopt::declared_sizes`]).
+fn minted_declared(
+    graph: &Graph,
+    node: &Node,
+    minted: &[crate::ops::Minted],
+    outputs: &mut [ValueFacts],
+) -> Vec<adopt::Adopted> {
+    let declared: Vec<Shape> = node
+        .outputs()
+        .iter()
+        .map(|value| {
+            let value = value.and_then(|v| graph.value(v));
+            declared::shape_of(value.and_then(|v| v.declared.as_deref()))
+        })
+        .collect();
+    // A named element keeps its fresh symbol even where the node's outputs adopt a declared
+    // size: onnxruntime runs models whose declarations are wrong (W2), so a declaration must
+    // not reach the other readers of the value.
+    adopt::declared_sizes(minted, outputs, &declared)
+}
+
+/// Records the dims of `node`'s outputs that declarations gave.
+fn record_adopted(facts: &mut GraphFacts, node: &Node, adopted: Vec<adopt::Adopted>) {
+    let output = |slot: usize| node.outputs().get(slot).copied().flatten();
+    for found in adopted {
+        if let (Some(value), Some(from)) = (output(found.slot), output(found.from)) {
+            facts
+                .adopted
+                .insert((value, found.axis), (from, found.from_axis));
+        }
+    }
 }
 
 /// Writes the symbols a rule gave unknown elements of its inputs' values ([`crate::ops::Named`])
@@ -167,6 +226,10 @@ impl<'m> control::Bodies<'m> for Engine<'m> {
 
     fn facts_of(&self, graph: GraphId, value: ValueId) -> Option<ValueFacts> {
         Engine::facts_of(self, graph, value)
+    }
+
+    fn vary(&mut self, graph: GraphId, varying: Vec<bool>) {
+        self.varying_inputs = Some((graph, varying));
     }
 }
 
@@ -277,6 +340,11 @@ impl<'m> Engine<'m> {
     /// Infers a whole graph. `inputs` gives facts for its formal inputs (subgraph bodies and
     /// function bodies); otherwise graph inputs take their declared shapes.
     fn run_graph(&mut self, graph: &'m Graph, inputs: Option<Vec<ValueFacts>>) {
+        // Given for this run only: taken first, so that a run cut short leaves none behind.
+        let varying_inputs = match self.varying_inputs.take() {
+            Some((id, flags)) if id == graph.id => flags,
+            _ => Vec::new(),
+        };
         if self.depth > MAX_INFER_DEPTH {
             return;
         }
@@ -285,7 +353,9 @@ impl<'m> Engine<'m> {
         self.depth += 1;
         let mut given = inputs.map(Vec::into_iter);
         let mut initial = Vec::with_capacity(graph.values.len());
+        let mut adopted = Vec::new();
         self.downstream.reset(graph.id);
+        self.varying.reset(graph.id);
         let mut pending = stored::Undecoded::default();
         for (id, value) in graph.values.iter().enumerate() {
             let id = ValueId(u32::try_from(id).unwrap_or(u32::MAX));
@@ -296,7 +366,12 @@ impl<'m> Engine<'m> {
                     // Input values are exactly `graph.inputs`, defined first and in order, so
                     // the call's facts line up with them without a lookup per value.
                     if let Some(mut facts) = given.as_mut().and_then(Iterator::next) {
-                        facts.shape = self.share(control::refine(&facts.shape, &declared_shape));
+                        if varying_inputs.get(id.0 as usize).copied().unwrap_or(false) {
+                            self.varying.set(graph.id, id);
+                        } else {
+                            let filled = self.refine_given(&mut facts, &declared_shape);
+                            adopted.extend(filled.into_iter().map(|a| ((id, a), (id, a))));
+                        }
                         facts.elem = facts.elem.or(declared_elem);
                         facts
                     } else {
@@ -334,6 +409,9 @@ impl<'m> Engine<'m> {
                     if self.downstream.get(outer, value) {
                         self.downstream.set(graph.id, id);
                     }
+                    if self.varying.get(outer, value) {
+                        self.varying.set(graph.id, id);
+                    }
                     self.value_facts(outer, value)
                         .cloned()
                         .unwrap_or_else(ValueFacts::unknown)
@@ -347,6 +425,8 @@ impl<'m> Engine<'m> {
         if let Some(facts) = self.graph_facts(graph.id) {
             facts.values = initial;
             facts.ran = true;
+            facts.adopted.clear();
+            facts.adopted.extend(adopted);
             // Nodes on a cycle are left out of the order: not reached.
             if graph.order.len() < graph.nodes.len() {
                 for node in graph.nodes.iter().filter(|node| node.in_cycle) {
@@ -363,6 +443,14 @@ impl<'m> Engine<'m> {
             }
         }
         self.depth -= 1;
+    }
+
+    /// Refines a body input's given facts by its declaration; returns the axes it filled.
+    fn refine_given(&self, facts: &mut ValueFacts, declared: &Shape) -> Vec<usize> {
+        let refined = control::refine(&facts.shape, declared);
+        let filled = adopt::filled(&facts.shape, &refined);
+        facts.shape = self.share(refined);
+        filled
     }
 
     /// A graph input's facts from its declaration. Before IR 4 every initializer is also listed
@@ -458,6 +546,7 @@ impl<'m> Engine<'m> {
         };
         let mut named = Vec::new();
         let mut constraints = Vec::new();
+        let mut adopted = Vec::new();
         let (status, outputs, checks) = if enters_body
             && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
@@ -475,22 +564,12 @@ impl<'m> Engine<'m> {
             let minted = self.fresh.take_minted();
             named = self.fresh.take_named();
             if !minted.is_empty() {
-                let declared: Vec<Shape> = node
-                    .outputs()
-                    .iter()
-                    .map(|value| {
-                        let value = value.and_then(|v| graph.value(v));
-                        declared::shape_of(value.and_then(|v| v.declared.as_deref()))
-                    })
-                    .collect();
-                // A named element keeps its fresh symbol even where the node's outputs adopt a
-                // declared size: onnxruntime runs models whose declarations are wrong (W2), so
-                // a declaration must not reach the other readers of the value.
-                adopt::declared_sizes(&minted, &mut outputs, &declared);
+                adopted = minted_declared(graph, node, &minted, &mut outputs);
             }
             (status, outputs, checks)
         };
         let downstream = self.downstream_of(graph, node, function, &status, &checks);
+        let varying = self.varying_from(graph.id, node);
         // Written in place: the fields are borrowed apart (the budget is a `Cell`), so no
         // vector of results is built per node.
         let (work, max_rank, shapes) = (&self.work, self.max_rank, &mut self.shapes);
@@ -499,29 +578,32 @@ impl<'m> Engine<'m> {
         };
         let mut pending = self.pending.get_mut(graph.id.0 as usize);
         let mut outputs = outputs.into_iter();
-        for value in node.outputs() {
+        for (slot, value) in node.outputs().iter().enumerate() {
             let inferred = outputs.next().unwrap_or_else(ValueFacts::unknown);
             let Some(value) = value else { continue };
             let declared = graph
                 .value(*value)
                 .and_then(|v| v.declared.as_deref())
-                .filter(|_| !downstream);
+                .filter(|_| !downstream && !varying);
             let refined = match declared {
                 // Most values declare nothing: keep the inferred facts as they are.
                 None => bounded(work, max_rank, inferred),
-                Some(declared) => bounded(
-                    work,
-                    max_rank,
-                    ValueFacts {
-                        shape: shapes.get_mut().share_shape(control::refine(
-                            &inferred.shape,
-                            &declared::shape_of(Some(declared)),
-                        )),
-                        elem: inferred.elem.or_else(|| declared::elem_of(Some(declared))),
-                        value: inferred.value,
-                        real: inferred.real,
-                    },
-                ),
+                Some(declared) => {
+                    let (facts, filled) = declared_output(
+                        inferred,
+                        (
+                            declared::shape_of(Some(declared)),
+                            declared::elem_of(Some(declared)),
+                        ),
+                        shapes.get_mut(),
+                    );
+                    adopted.extend(
+                        filled
+                            .into_iter()
+                            .map(|axis| adopt::Adopted::own(slot, axis)),
+                    );
+                    bounded(work, max_rank, facts)
+                }
             };
             if let Some(entry) = facts.values.get_mut(value.0 as usize) {
                 *entry = refined;
@@ -532,6 +614,7 @@ impl<'m> Engine<'m> {
             }
         }
         name_elements(facts, node, named);
+        record_adopted(facts, node, adopted);
         let mut checks = checks;
         checks.retain(|check| !matches!(check.outcome.verdict, Verdict::Valid));
         // A boxed slice drops the spare capacity and is a word narrower than a vector.
@@ -576,6 +659,22 @@ impl<'m> Engine<'m> {
             }
         }
         downstream
+    }
+
+    /// Whether `node`'s outputs vary between loop iterations (and marks them): it reads a value
+    /// that does. Such outputs take no declared shape.
+    fn varying_from(&mut self, graph: GraphId, node: &Node) -> bool {
+        let varies = node
+            .inputs()
+            .iter()
+            .flatten()
+            .any(|value| self.varying.get(graph, *value));
+        if varies {
+            for value in node.outputs().iter().flatten() {
+                self.varying.set(graph, *value);
+            }
+        }
+        varies
     }
 
     /// Charges a node run inside a body with its inputs and their ranks. A body's static cost

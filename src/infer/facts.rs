@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::GraphId;
+use crate::model::{GraphId, ValueId};
 use crate::ops::{BroadcastCheck, Constraint, RuleError};
 use crate::shape::real::Real;
 use crate::shape::values::ValueTensor;
@@ -81,6 +81,10 @@ pub struct GraphFacts {
     pub(super) nodes: HashMap<usize, NodeFacts, foldhash::fast::RandomState>,
     /// Whether the graph ran; the nodes of a graph that never ran were not reached.
     pub(super) ran: bool,
+    /// The dims a declaration gave where inference had none (issue 38, item 4): `(value, axis)`
+    /// to the `(value, axis)` of the declaration. Assumptions, not facts: a finding that hangs
+    /// on one names it. Few values of a model take one, so a map.
+    pub(super) adopted: HashMap<(ValueId, usize), (ValueId, usize), foldhash::fast::RandomState>,
 }
 
 /// The status of every node of a graph that ran and that has no entry: what nearly every node's
@@ -110,6 +114,20 @@ impl GraphFacts {
         self.nodes
             .get(&index)
             .map_or(&[], |facts| facts.constraints.as_ref())
+    }
+
+    /// Whether a declaration gave any dim of the graph.
+    pub fn adopts(&self) -> bool {
+        !self.adopted.is_empty()
+    }
+
+    /// The `(value, axis)` whose declaration gave `value`'s dim on `axis`, when inference could
+    /// not compute that dim and took the declared one.
+    pub fn adopted(&self, value: ValueId, axis: usize) -> Option<(ValueId, usize)> {
+        if self.adopted.is_empty() {
+            return None;
+        }
+        self.adopted.get(&(value, axis)).copied()
     }
 
     /// Records what propagation found at node `index` (the last run of a graph run several

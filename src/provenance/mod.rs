@@ -18,8 +18,8 @@ mod walk;
 
 // The chain's types are data of a finding: they stand in `diag`, below the walk that fills them.
 use crate::diag::Finding;
-pub(crate) use crate::diag::{DimProvenance, Source, SourceKind, Step};
-use crate::infer::Inference;
+pub(crate) use crate::diag::{Declared, DimProvenance, Source, SourceKind, Step};
+use crate::infer::{GraphFacts, Inference};
 use crate::model::{GraphId, Model};
 
 /// Most states (value, axis) one dim's walk visits before giving up.
@@ -27,10 +27,19 @@ const MAX_VISITS_PER_DIM: usize = 4_096;
 /// Most states all walks of one model visit together: past it, later findings get none.
 const MAX_VISITS_PER_MODEL: usize = 1 << 16;
 
-/// Fills the provenance of the offending dims of every finding, within the model's budget.
+/// Fills the provenance of the offending dims of every finding, within the model's budget, and
+/// the declared sizes they hang on (within a budget of their own, so that provenance is the
+/// same whether or not a model declares sizes inference takes).
 pub(crate) fn attach(model: &Model, inference: &Inference, findings: &mut [Finding]) {
     let mut budget = MAX_VISITS_PER_MODEL;
+    // Most models have no dim a declaration gave: their findings need no second walk.
+    let mut declared_budget = if inference.graphs.iter().any(GraphFacts::adopts) {
+        MAX_VISITS_PER_MODEL
+    } else {
+        0
+    };
     for finding in findings.iter_mut() {
+        declarations(model, inference, finding, &mut declared_budget);
         let Some(site) = &finding.node else { continue };
         let Some(graph) = model.graphs.iter().find(|g| g.path == site.graph) else {
             continue;
@@ -60,6 +69,48 @@ pub(crate) fn attach(model: &Model, inference: &Inference, findings: &mut [Findi
                 site.provenance.push(found);
             }
         }
+    }
+}
+
+/// Fills `InputSite::declared` of `finding`'s offending dims, and names the declarations in
+/// its help.
+fn declarations(model: &Model, inference: &Inference, finding: &mut Finding, budget: &mut usize) {
+    if *budget == 0 {
+        return;
+    }
+    let Some(site) = &finding.node else { return };
+    let Some(graph) = model.graphs.iter().find(|g| g.path == site.graph) else {
+        return;
+    };
+    let Some(node) = graph.node(site.index) else {
+        return;
+    };
+    let mut found_any = false;
+    for (input, axis) in traced::axes(finding) {
+        if *budget == 0 {
+            break;
+        }
+        let Some(site) = finding.inputs.get_mut(input) else {
+            continue;
+        };
+        let Some(value) = node.inputs().get(site.slot).copied().flatten() else {
+            continue;
+        };
+        let start = walk::Start {
+            graph: graph.id,
+            value,
+            axis,
+        };
+        let (found, used) =
+            walk::declared(model, inference, start, (*budget).min(MAX_VISITS_PER_DIM));
+        *budget = budget.saturating_sub(used);
+        if let Some(found) = found {
+            site.declared.push(found);
+            found_any = true;
+        }
+    }
+    if found_any {
+        finding.hangs_on_declarations();
     }
 }
 

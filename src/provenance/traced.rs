@@ -75,6 +75,7 @@ mod tests {
             slot,
             offending: true,
             provenance: Vec::new(),
+            declared: Vec::new(),
         }
     }
 

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use super::axes::{links, Link};
-use super::{attributes, graph_path, DimProvenance, Source, SourceKind, Step};
+use super::{attributes, graph_path, Declared, DimProvenance, Source, SourceKind, Step};
 use crate::infer::Inference;
 use crate::model::{GraphId, Model, Origin, ValueId};
 use crate::shape::Dim;
@@ -80,6 +80,15 @@ pub(super) fn trace(
             let found = chain(model, inference, &visits, head, kind);
             return (found, visits.len());
         }
+        // A dim a declaration gave is not computed from the node's inputs: no chain goes on
+        // through it (`InputSite::declared` names the declaration).
+        let adopted = inference
+            .graph(at.graph)
+            .and_then(|facts| facts.adopted(at.value, at.axis));
+        if adopted.is_some() {
+            head += 1;
+            continue;
+        }
         for (next, via) in moves(model, inference, at) {
             if seen.insert(next) {
                 visits.push(Visit {
@@ -92,6 +101,52 @@ pub(super) fn trace(
         head += 1;
     }
     (None, visits.len())
+}
+
+/// The nearest dim a declaration gave (`GraphFacts::adopted`) that `start`'s dim is, or is
+/// computed from, along any chain (not only the shortest one to a source: a dim equal on two
+/// inputs hangs on both), visiting at most `allowance` states; returns it (if found) and the
+/// number of states visited.
+pub(super) fn declared(
+    model: &Model,
+    inference: &Inference,
+    start: Start,
+    allowance: usize,
+) -> (Option<Declared>, usize) {
+    let Some(dim) = dim_of(inference, start).filter(|d| **d != Dim::Unknown) else {
+        return (None, 0);
+    };
+    let mut queue = vec![start];
+    let mut seen = HashSet::from([start]);
+    let mut head = 0;
+    while let Some(&at) = queue.get(head) {
+        if queue.len() >= allowance {
+            break;
+        }
+        let adopted = inference
+            .graph(at.graph)
+            .and_then(|facts| facts.adopted(at.value, at.axis));
+        if let Some((value, axis)) = adopted {
+            let found = model.graph(at.graph).map(|graph| Declared {
+                axis: start.axis,
+                dim: dim.clone(),
+                graph: graph.path.clone(),
+                name: graph.value_name(value).to_owned(),
+                declared_axis: axis,
+                declared_dim: dim_of(inference, Start { value, axis, ..at })
+                    .cloned()
+                    .unwrap_or(Dim::Unknown),
+            });
+            return (found, queue.len());
+        }
+        for (next, _) in moves(model, inference, at) {
+            if seen.insert(next) {
+                queue.push(next);
+            }
+        }
+        head += 1;
+    }
+    (None, queue.len())
 }
 
 /// The (value, axis) pairs `at` comes from, with the node crossed.

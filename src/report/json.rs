@@ -152,12 +152,21 @@ fn finding_json(finding: &Finding) -> Value {
         .inputs
         .iter()
         .map(|input| {
-            json!({
+            let mut site = json!({
                 "name": input.name,
                 "shape": shape_json(&input.shape),
                 "value": input.value,
                 "provenance": super::provenance::json(&input.provenance),
-            })
+            });
+            // Only where a dim hangs on a declared size (issue 38, item 4): documents of
+            // models without one are unchanged.
+            if let (false, Value::Object(fields)) = (input.declared.is_empty(), &mut site) {
+                fields.insert(
+                    "declared".to_owned(),
+                    super::provenance::declared_json(&input.declared),
+                );
+            }
+            site
         })
         .collect();
     json!({

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use super::place::node_region;
 use super::values::dim_json;
 use crate::diag::Finding;
-use crate::provenance::{DimProvenance, Step};
+use crate::provenance::{Declared, DimProvenance, Step};
 
 /// The `provenance` list of one input.
 pub(super) fn json(provenance: &[DimProvenance]) -> Value {
@@ -28,6 +28,28 @@ pub(super) fn json(provenance: &[DimProvenance]) -> Value {
                     },
                     "steps": p.steps.iter().map(step_json).collect::<Vec<_>>(),
                     "nodes": p.nodes,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The `declared` list of one input: the dims that hang on a declared size, each with the
+/// declaration that gave it.
+pub(super) fn declared_json(declared: &[Declared]) -> Value {
+    Value::Array(
+        declared
+            .iter()
+            .map(|d| {
+                json!({
+                    "axis": d.axis,
+                    "dim": dim_json(&d.dim),
+                    "declaration": {
+                        "graph": d.graph,
+                        "name": d.name,
+                        "axis": d.declared_axis,
+                        "dim": dim_json(&d.declared_dim),
+                    },
                 })
             })
             .collect(),

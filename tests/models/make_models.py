@@ -989,6 +989,81 @@ def ok_declared_counts():
     return model(g)
 
 
+@fixture("e1_declared_size.onnx")
+def e1_declared_size():
+    """A finding that hangs on a declared size (issue 38, item 4): `Slice(x [3, 8])` with bounds
+    the engine cannot read gives [3, ?]; the `value_info` of `s` declares [3, 6], taken for
+    the unknown axis; `Add(s, b [5])` then clashes 6 against 5, and the help says the 6 is the
+    declaration's. `t`'s declaration [4, 6] contradicts the inferred [3, ?] (W2): none of its
+    sizes is taken, so `Add(t, b)` reports nothing."""
+    g = graph(
+        [
+            node("Slice", ["x", "starts", "ends", "axes"], ["s"], name="slice_s"),
+            node("Add", ["s", "b"], ["y"], name="add_s"),
+            node("Slice", ["x", "starts", "ends", "axes"], ["t"], name="slice_t"),
+            node("Add", ["t", "b"], ["z"], name="add_t"),
+        ],
+        "e1_declared_size",
+        [vi("x", F, [3, 8]), vi("starts", I64, [1]), vi("ends", I64, [1])],
+        [vi("y", F, None), vi("z", F, None)],
+        initializer=[init("b", weights([5])), i64s("axes", [1])],
+        value_info=[vi("s", F, [3, 6]), vi("t", F, [4, 6])],
+    )
+    return model(g)
+
+
+@fixture("ok_loop_declared_body.onnx")
+def ok_loop_declared_body():
+    """A Loop whose carried value grows by one element per iteration (`Concat` with [1]), while
+    the body declares it [3] in and [4] out, as a trace of one iteration would. The declarations
+    contradict the iterations after the first, so the engine takes neither: `x_final` is [?]
+    (onnxruntime: [4] after one iteration, [5] after two), and `Add(x_final, w [4])`, which
+    fails from two iterations on, is left to the run-time check."""
+    body = graph(
+        [node("Concat", ["x_in", "one"], ["x_out"], name="grow", axis=0),
+         node("Identity", ["cond_in"], ["cond_out"], name="keep_going")],
+        "body",
+        [vi("i", I64, []), vi("cond_in", BOOL, []), vi("x_in", F, [3])],
+        [vi("cond_out", BOOL, []), vi("x_out", F, [4])],
+        initializer=[init("one", np.ones([1], dtype=np.float32))],
+    )
+    g = graph(
+        [node("Loop", ["trips", "", "x0"], ["x_final"], name="loop", body=body),
+         node("Add", ["x_final", "w"], ["y"], name="add")],
+        "ok_loop_declared_body",
+        [vi("trips", I64, []), vi("x0", F, [3])],
+        [vi("y", F, None)],
+        initializer=[init("w", weights([4]))],
+    )
+    return model(g)
+
+
+@fixture("ok_slice_computed_bounds.onnx")
+def ok_slice_computed_bounds():
+    """Slice bounds computed from `Shape` (issue 38, item 3), of a sign that depends on the
+    sizes: `x[n-2 : n-1]` (negative, hence counted from the end, while n < 2: one element from
+    n = 2 on, none below), `x[m-3:]` (m-3 < 0 counts from the end of x: stays unknown) and
+    `x[:m-3]` likewise. onnxruntime at (n, m) = (1, 1): [0], [1], [0]; at (5, 7): [1], [1], [4]."""
+    g = graph(
+        [
+            node("Shape", ["x"], ["xs"], name="shape_x"),
+            node("Shape", ["y"], ["ys"], name="shape_y"),
+            node("Sub", ["xs", "two"], ["n2"], name="n_minus_2"),
+            node("Sub", ["xs", "one"], ["n1"], name="n_minus_1"),
+            node("Sub", ["ys", "three"], ["m3"], name="m_minus_3"),
+            node("Slice", ["x", "n2", "n1"], ["inner"], name="inner"),
+            node("Slice", ["x", "m3", "end"], ["tail"], name="tail"),
+            node("Slice", ["x", "zero", "m3"], ["head"], name="head"),
+        ],
+        "ok_slice_computed_bounds",
+        [vi("x", F, ["n"]), vi("y", F, ["m"])],
+        [vi("inner", F, None), vi("tail", F, None), vi("head", F, None)],
+        initializer=[i64s("one", [1]), i64s("two", [2]), i64s("three", [3]),
+                     i64s("zero", [0]), i64s("end", [2**63 - 1])],
+    )
+    return model(g)
+
+
 @fixture("ok_narrowing_cast.onnx")
 def ok_narrowing_cast():
     """Shape values through integer Casts: to int32 and back a symbolic shape is kept, to int16

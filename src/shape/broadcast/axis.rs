@@ -152,12 +152,26 @@ pub(crate) fn non_ones(entries: &[AxisEntry]) -> Vec<Offender> {
 }
 
 pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
+    combine_given(entries, |_| true)
+}
+
+/// [`combine`], where only the inputs for which `existing` holds are tensors (Expand's target
+/// is a value: its elements are not sizes of anything that exists, and may be negative).
+pub(crate) fn combine_given(entries: &[AxisEntry], existing: impl Fn(usize) -> bool) -> AxisResult {
     let mut statics: Vec<i64> = Vec::new();
     let mut exprs: Vec<Expr> = Vec::new();
     // Beside `exprs`, which keeps their order: a variadic operator may bring thousands.
     let mut seen: HashSet<&Expr> = HashSet::new();
+    // The sizes of tensors among them, each once (see `given_existing`).
+    let mut facts: Vec<Expr> = Vec::new();
+    let mut facts_seen: HashSet<&Expr> = HashSet::new();
     let mut unknown = false;
     for e in entries {
+        if let (Dim::Sym(x), true) = (&e.dim, existing(e.input)) {
+            if facts_seen.insert(x) {
+                facts.push(x.clone());
+            }
+        }
         match &e.dim {
             Dim::Known(1) => {}
             Dim::Known(v) => {
@@ -173,7 +187,7 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
             Dim::Unknown => unknown = true,
         }
     }
-    let exprs = given_existing(exprs);
+    let exprs = given_existing(exprs, &facts);
     // Pair by pair: a variadic operator's many symbolic dims make many clauses (issue 19 hunt).
     let mut condition = Conjunction::default();
     match statics.as_slice() {
@@ -236,23 +250,26 @@ pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
     }
 }
 
-/// The axis's expressions simplified under the fact that each is `>= 0` (issue 38, item 2).
+/// The axis's expressions simplified under the fact that each of `facts` (the sizes of the
+/// input tensors among them) is `>= 0` (issue 38, item 2).
 ///
-/// Why that is a fact: every entry is the size of an input tensor of the node, and the
+/// Why that is a fact: such an entry is the size of an input tensor of the node, and the
 /// verdict and output only matter where the node runs, that is where its inputs exist; a size
 /// is never negative. So at every such binding each `e >= 0`, and `Expr::given_nonneg` may
 /// resolve a `min`/`max` against them: wav2vec2's `samples/5-1` beside `max(samples/5-1, 0)`
 /// (the same sizes sliced) is one expression, `samples/5-1`, and the axis is exact, where
 /// alone the `max` must stay (at `samples < 5` the first tensor cannot exist, the second
-/// would be empty). Duplicates made by the rewrite are dropped, first kept.
-fn given_existing(exprs: Vec<Expr>) -> Vec<Expr> {
-    if exprs.len() < 2 {
+/// would be empty). An element of Expand's target is no such size: `n-5` there is negative at
+/// `n < 5` (and the Expand fails), so it is no fact, though it is simplified by the others.
+/// Duplicates made by the rewrite are dropped, first kept.
+fn given_existing(exprs: Vec<Expr>, facts: &[Expr]) -> Vec<Expr> {
+    if exprs.len() < 2 || facts.is_empty() {
         return exprs;
     }
     let mut seen: HashSet<Expr> = HashSet::new();
     let mut out = Vec::with_capacity(exprs.len());
     for e in &exprs {
-        let simple = e.given_nonneg(&exprs).unwrap_or_else(|| e.clone());
+        let simple = e.given_nonneg(facts).unwrap_or_else(|| e.clone());
         if seen.insert(simple.clone()) {
             out.push(simple);
         }
@@ -428,7 +445,7 @@ mod agreeing_tests {
 #[cfg(test)]
 mod tests {
     use super::{axis_verdicts, pairs, when_one, AxisVerdict::*, PAIRED_EXPRS};
-    use crate::shape::{Dim, Expr, Shape};
+    use crate::shape::{Dim, Expr, Shape, Tri};
 
     #[test]
     fn every_pair_up_to_the_bound_then_each_with_one_never_1() {
@@ -506,6 +523,32 @@ mod tests {
             vec![Stretch, Equal]
         );
         assert!(axis_verdicts(&[&Shape::Unranked]).is_empty());
+    }
+
+    /// The line of issue 38 item 2: the size of a tensor that exists is a fact `>= 0`, an
+    /// element of Expand's target is not. `x[5:]` of `[n]` is `max(n-5, 0)`; against a tensor
+    /// of `n-5` the two are one size, but against a target `n-5` (negative at `n < 5`, where
+    /// the Expand fails) they are not, and the broadcast holds only if `n >= 5`.
+    #[test]
+    fn only_sizes_of_tensors_are_facts() {
+        let n = Dim::sym("n");
+        let short = n.sub(&Dim::known(5));
+        let sliced = Shape::Ranked(vec![short.max(&Dim::known(0))]);
+        let tensor = Shape::Ranked(vec![short.clone()]);
+        let both = crate::shape::broadcast::multidirectional(&[&sliced, &tensor]);
+        assert!(both.is_valid(), "{:?}", both.verdict);
+        assert_eq!(both.shape, tensor);
+        let expand = crate::shape::broadcast::bidirectional(&sliced, &tensor);
+        let condition = expand.condition().expect("conditional");
+        for v in 0..12 {
+            let b = [("n".to_string(), v)].into_iter().collect();
+            assert_eq!(condition.eval(&b), Tri::from_bool(v >= 5), "n = {v}");
+        }
+        // The target's `n-5` is still simplified by the input's facts: an input of `n-5`
+        // makes a target `max(n-5, 0)` that size.
+        let target = Shape::Ranked(vec![short.max(&Dim::known(0))]);
+        let exact = crate::shape::broadcast::bidirectional(&tensor, &target);
+        assert!(exact.is_valid(), "{:?}", exact.verdict);
     }
 
     fn sizes(a: &Dim, b: &Dim) -> String {

@@ -169,7 +169,12 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
             dim,
             condition: c,
             clash,
-        } = axis::combine(&entries);
+        } = if rule == Rule::Bidirectional {
+            // Expand's second operand is its target, a value: only the input is a tensor.
+            axis::combine_given(&entries, |input| input == 0)
+        } else {
+            axis::combine(&entries)
+        };
         dims.push(dim);
         if clash_found {
             continue;

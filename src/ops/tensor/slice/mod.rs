@@ -79,8 +79,10 @@ fn slice(ctx: &Ctx<'_>, inputs: bool) -> Result<Inferred, RuleError> {
             .iter()
             .map(|&a| axes::require(a, dims.len(), "Slice axis"))
             .collect::<Result<_, _>>()?,
-        (None, Some(n)) => (0..n).collect(),
-        (None, None) => return unknown(unknown_dims(dims.len())),
+        // Default axes are `0..len(starts)`; a longer list than the rank (its length read from
+        // a shape, up to 2^62) names axes that do not exist: left to the run, never allocated.
+        (None, Some(n)) if n <= dims.len() => (0..n).collect(),
+        (None, _) => return unknown(unknown_dims(dims.len())),
     };
     if let Some(axis) = spec::repeated(&slice_axes) {
         return Err(spec::repeated_axis("Slice", "axes", axis, 3));
