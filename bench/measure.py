@@ -109,6 +109,8 @@ def real_models(root, count=200):
 
 def main(argv):
     wanted = argv or ORDER
+    # The machine may be shared: the load beside the run is part of the result.
+    load_before = os.getloadavg()
     rows = []
     data = os.path.join(MODELS, "big_external.data")
     for name in wanted:
@@ -173,6 +175,13 @@ def main(argv):
                 f"{len(models)} real models: -j 1 {walls[1] * 1e3:.0f} ms, -j 2 {walls[2] * 1e3:.0f} ms, "
                 f"ratio {walls[2] / walls[1]:.2f} (target <= 0.6)"
             )
+    load_after = os.getloadavg()
+    lines.append("")
+    lines.append(
+        f"RUNS={RUNS} (medians); {os.cpu_count()} cores; load average (1/5/15 min) "
+        f"{' '.join(f'{x:.1f}' for x in load_before)} before, "
+        f"{' '.join(f'{x:.1f}' for x in load_after)} after"
+    )
     text = "\n".join(lines)
     print(text)
     os.makedirs(OUT, exist_ok=True)

@@ -262,7 +262,6 @@ mod tests {
             op: crate::model::Operator::new("", "Op", Some(13)),
             slots: crate::model::Slots::default(),
             attributes,
-            subgraphs: None,
             span_start: 0,
             span_len: 0,
             in_cycle: false,

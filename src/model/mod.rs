@@ -142,19 +142,15 @@ pub struct Node {
     /// Its operator (domain, type and opset), one copy per model shared by the nodes of that
     /// operator: read it with [`Node::op_type`], [`Node::domain`] and [`Node::opset`].
     pub op: Arc<Operator>,
-    /// Input values by slot, then output values by slot, in one allocation per node (issue 19):
-    /// read them with [`Node::inputs`] and [`Node::outputs`].
+    /// Input values by slot, then output values by slot, in the node when there are few
+    /// (issue 19), and the graph-valued attributes: read them with [`Node::inputs`],
+    /// [`Node::outputs`] and [`Node::subgraphs`].
     pub(crate) slots: slots::Slots,
     /// Attributes, with graph bodies moved out into [`Node::subgraphs`]; shared with the other
     /// nodes whose attributes are the same bytes in the file. An `Arc` of a `Vec`, not of a
     /// slice: one word in the node instead of two (issue 19).
     #[allow(clippy::rc_buffer, reason = "one word in each of a million nodes")]
     pub attributes: Arc<Vec<Attribute>>,
-    /// Graph-valued attributes: `(attribute name, graph)`, in attribute order; read them with
-    /// [`Node::subgraphs`]. `None` when there is none: one word instead of two for nearly every
-    /// node (issue 19).
-    #[allow(clippy::box_collection, reason = "one word for the common empty case")]
-    pub(crate) subgraphs: Option<Box<Vec<(String, GraphId)>>>,
     /// Where the `NodeProto` starts in the file, and its length: read them with [`Node::span`].
     /// A start and a 32-bit length, which share a word with the flags (issue 19: a smaller
     /// node); a longer node's length is kept as `u32::MAX` bytes.
@@ -378,7 +374,7 @@ impl Node {
 
     /// Graph-valued attributes: `(attribute name, graph)`, in attribute order.
     pub fn subgraphs(&self) -> &[(String, GraphId)] {
-        self.subgraphs.as_deref().map_or(&[], Vec::as_slice)
+        self.slots.subgraphs()
     }
 
     /// The inputs, to resolve the ones defined after their node.
@@ -397,11 +393,12 @@ mod tests {
     use super::{Node, Value};
 
     /// A million-node model holds a million nodes and a million and a half values: every word
-    /// of them is 8 to 12 MB the system zeroes (issue 19).
+    /// of them is 8 to 12 MB the system zeroes (issue 19; the node was 88 bytes before its
+    /// subgraphs moved in with its spilled slots, issue 34).
     #[test]
     fn nodes_and_values_stay_small() {
         assert!(
-            std::mem::size_of::<Node>() <= 88,
+            std::mem::size_of::<Node>() <= 80,
             "{}",
             std::mem::size_of::<Node>()
         );

@@ -174,7 +174,6 @@ pub(crate) fn run_in(
         op: crate::model::Operator::new(domain, op_type, Some(opset)),
         slots: crate::model::Slots::new(&vec![None; outputs], 0),
         attributes: std::sync::Arc::new(attributes.into_iter().map(Into::into).collect()),
-        subgraphs: None,
         span_start: 0,
         span_len: 0,
         in_cycle: false,

@@ -297,7 +297,6 @@ impl Builder<'_> {
             // Filled by `add_node`: the inputs, then `self.outputs`.
             slots: Slots::default(),
             attributes,
-            subgraphs: None,
             span_start,
             span_len,
             in_cycle: false,

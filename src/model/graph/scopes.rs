@@ -49,9 +49,7 @@ impl Builder<'_> {
                 depth + 1,
             )?;
             if let Some(node) = self.graph_mut(id).and_then(|g| g.nodes.get_mut(sub.node)) {
-                node.subgraphs
-                    .get_or_insert_with(Box::default)
-                    .push((sub.attribute, child));
+                node.slots.push_subgraph(sub.attribute, child);
             }
             for (graph, value) in child_captures {
                 if graph == id {
