@@ -173,14 +173,26 @@ pub(crate) fn infer<'m>(
         ("", "Loop") => loop_node(engine, node, inputs),
         ("", "Scan") if node.opset().is_none_or(|v| v >= 9) => scan_node(engine, node, inputs),
         _ => {
-            // Any other op with graph attributes: infer the bodies from their declarations so
-            // their own nodes are still checked; the node's outputs stay unknown.
-            for (_, id) in node.subgraphs() {
-                if let Some(body) = model.graph(*id) {
-                    engine.run_graph(body, None);
-                }
-            }
+            bodies(engine, node);
             (NodeStatus::Unsupported, Vec::new(), Vec::new())
+        }
+    }
+}
+
+/// Whether `node` is one of the ops whose bodies this module runs with the node's own inputs
+/// (`If`, `Loop`, `Scan`); any other op that holds graphs only carries them.
+pub(crate) fn drives(node: &Node) -> bool {
+    node.domain().is_empty() && matches!(node.op_type().as_str(), "If" | "Loop" | "Scan")
+}
+
+/// Infers the bodies of an op that carries graphs without driving them (`SequenceMap`,
+/// `FlexAttention`'s score modifiers) from their declarations, so that their own nodes are
+/// still checked; the op's rule then types its outputs.
+pub(crate) fn bodies<'m>(engine: &mut impl Bodies<'m>, node: &'m Node) {
+    let model = engine.model();
+    for (_, id) in node.subgraphs() {
+        if let Some(body) = model.graph(*id) {
+            engine.run_graph(body, None);
         }
     }
 }

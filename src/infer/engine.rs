@@ -552,13 +552,16 @@ impl<'m> Engine<'m> {
         {
             let why = RuleError::Beyond("inference budget for nested graph bodies spent".into());
             (NodeStatus::Failed(Box::new(why)), Vec::new(), Vec::new())
-        } else if !node.subgraphs().is_empty() {
+        } else if !node.subgraphs().is_empty() && (control::drives(node) || function.is_some()) {
             let inputs = owned_inputs();
             control::infer(self, graph, node, &inputs)
         } else if let Some(function) = function {
             let inputs = owned_inputs();
             control::call(self, function, &inputs)
         } else {
+            if !node.subgraphs().is_empty() {
+                control::bodies(self, node);
+            }
             let (status, mut outputs, checks, conditional) = self.apply_rule(graph, node);
             constraints = conditional;
             let minted = self.fresh.take_minted();
