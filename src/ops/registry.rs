@@ -64,7 +64,7 @@ const fn rule(domain: &'static str, op: &'static str, versions: &'static [u16], 
 
 /// onnxruntime's contrib domain.
 const CONTRIB: &str = "com.microsoft";
-/// onnxruntime's NCHWc layout domain (blocked-channel CPU kernels).
+/// onnxruntime's `NCHWc` layout domain (blocked-channel CPU kernels).
 const NCHWC: &str = "com.microsoft.nchwc";
 
 /// Every schema version the engine has a rule for.

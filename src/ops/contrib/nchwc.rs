@@ -1,6 +1,6 @@
 //! onnxruntime's `com.microsoft.nchwc` layout ops, which its offline optimizer writes at
-//! ORT_ENABLE_ALL on the CPU: `ReorderInput` / `ReorderOutput` around runs of blocked ops, and
-//! the blocked `Conv` and pools. A blocked tensor is stored channel-blocked (NCHWc) but its shape
+//! `ORT_ENABLE_ALL` on the CPU: `ReorderInput` / `ReorderOutput` around runs of blocked ops, and
+//! the blocked `Conv` and pools. A blocked tensor is stored channel-blocked (`NCHWc`) but its shape
 //! is the plain `(N, C, spatial...)` with C padded to the block size, so the blocked ops have
 //! the standard ops' shapes (their schemas, `nchwc_schema_defs.cc`, infer with onnx's
 //! `convPoolShapeInference` / `globalPoolTypeShapeInference`).
@@ -20,7 +20,7 @@ use crate::ops::window::{Sizing, Window};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
-/// The largest NCHWc block size MLAS uses (AVX-512); the others (8) divide it.
+/// The largest `NCHWc` block size MLAS uses (AVX-512); the others (8) divide it.
 const LARGEST_BLOCK: i64 = 16;
 
 /// The schemas' rank check of the reorders ("tensor rank too small").
@@ -46,17 +46,18 @@ pub(crate) fn reorder_input(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     };
     require_rank_2("ReorderInput", dims)?;
     let last = ctx.int("channels_last", 0)? != 0;
+    let rank = dims.len();
     let (channel, spatial) = if last {
-        (dims.len() - 1, &dims[1..dims.len() - 1])
+        (rank - 1, dims.get(1..rank - 1))
     } else {
-        (1, &dims[2..])
+        (1, dims.get(2..))
     };
     let padded = match dim_at(Some(dims), channel).as_known() {
         Some(c) if c % LARGEST_BLOCK == 0 => Dim::known(c),
         _ => Dim::Unknown,
     };
     let mut out = vec![dim_at(Some(dims), 0), padded];
-    out.extend(spatial.iter().cloned());
+    out.extend(spatial.unwrap_or_default().iter().cloned());
     output(Shape::Ranked(out))
 }
 
