@@ -64,6 +64,8 @@ const fn rule(domain: &'static str, op: &'static str, versions: &'static [u16], 
 
 /// onnxruntime's contrib domain.
 const CONTRIB: &str = "com.microsoft";
+/// onnxruntime's `NCHWc` layout domain (blocked-channel CPU kernels).
+const NCHWC: &str = "com.microsoft.nchwc";
 
 /// ONNX's training-preview domain.
 const TRAINING: &str = "ai.onnx.preview.training";
@@ -754,6 +756,17 @@ const ROWS: &[Row] = &[
     rule(CONTRIB, "FusedGemm", &[1], contrib::fused::fused_gemm),
     rule(CONTRIB, "QLinearWhere", &[1], contrib::fused::qlinear_where),
     rule(CONTRIB, "MoE", &[1], contrib::moe::moe),
+    // issue 37: the NCHWc layout ops of onnxruntime's ORT_ENABLE_ALL CPU optimizer.
+    rule(NCHWC, "AveragePool", &[1], |c| pool::pool(c, Pool::Average)),
+    rule(NCHWC, "Conv", &[1], contrib::nchwc::conv),
+    rule(NCHWC, "GlobalAveragePool", &[1], pool::global_pool),
+    rule(NCHWC, "GlobalMaxPool", &[1], pool::global_pool),
+    // Pool::Average: the blocked MaxPool has no Indices, and its kernel is not the standard one
+    // that refuses negative SAME padding.
+    rule(NCHWC, "MaxPool", &[1], |c| pool::pool(c, Pool::Average)),
+    rule(NCHWC, "ReorderInput", &[1], contrib::nchwc::reorder_input),
+    rule(NCHWC, "ReorderOutput", &[1], contrib::nchwc::reorder_output),
+    rule(NCHWC, "Upsample", &[1], contrib::nchwc::upsample),
     rule(
         CONTRIB,
         "CausalConvWithState",

@@ -23,6 +23,7 @@ pub(super) mod group_query;
 pub(super) mod heads;
 pub(super) mod matmul;
 pub(super) mod moe;
+pub(super) mod nchwc;
 pub(super) mod nhwc;
 pub(super) mod norm;
 pub(super) mod qlinear;
