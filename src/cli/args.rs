@@ -1,6 +1,7 @@
 //! The command's flags: what clap parses (`Cli`), the help text's examples, the parsers of
 //! `--dim` and `--allow` values, and the flags as settings layered over the configuration files'.
 
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 
 use crate::config::{CodeName, DimValue, Settings};
@@ -66,6 +67,10 @@ pub(super) struct Cli {
     /// still fail the run, and cost no memory or output.
     #[arg(long, value_name = "N")]
     pub(super) max_findings: Option<usize>,
+    /// The largest dim a real input reaches (default 1000000000): a condition that fails only
+    /// for a dim beyond it (`seq ≤ 1000000000`, Keras' "no limit") is not reported.
+    #[arg(long, value_name = "N")]
+    pub(super) size_limit: Option<NonZeroU64>,
     /// Threads for everything: files in parallel, a large model's nodes decoded ahead, reports
     /// rendered (default: all cores).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
@@ -146,6 +151,9 @@ pub(super) fn flag_settings(cli: &Cli) -> Settings {
     }
     if let Some(max) = cli.max_findings {
         settings.max_findings = Some(max);
+    }
+    if let Some(limit) = cli.size_limit {
+        settings.size_limit = Some(limit);
     }
     if !cli.dims.is_empty() {
         settings.dims = Some(

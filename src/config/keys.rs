@@ -10,6 +10,7 @@
 //! Unknown keys stay errors, listing the keys the list declares.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroU64;
 
 use serde::Deserialize;
 
@@ -37,6 +38,12 @@ impl Layer for bool {
 }
 
 impl Layer for usize {
+    fn layer(&mut self, over: Self) {
+        *self = over;
+    }
+}
+
+impl Layer for NonZeroU64 {
     fn layer(&mut self, over: Self) {
         *self = over;
     }
@@ -168,5 +175,11 @@ keys! {
     /// Findings kept per model, the others only counted (`--max-findings`; 0 keeps all).
     "max-findings" max_findings: usize => |effective, value| {
         effective.options = std::mem::take(&mut effective.options).with_max_findings(value);
+    }
+    /// The largest dim a real input reaches: a condition that fails only beyond it is not
+    /// reported (`--size-limit`; default 10^9).
+    "size-limit" size_limit: NonZeroU64 => |effective, value| {
+        let limit = i64::try_from(value.get()).unwrap_or(i64::MAX);
+        effective.options = std::mem::take(&mut effective.options).with_size_limit(limit);
     }
 }
