@@ -53,15 +53,12 @@ mod gate;
 // `stages` (the `bench` feature), the loader's tests are unit tests of `model`. Their `pub`
 // items, and those only their own tests or the benchmark use, are narrowed to `pub(crate)` or
 // `#[cfg(test)]` file by file (issue 33, item 8, left over).
-#[allow(unreachable_pub, dead_code)]
 mod infer;
 mod lint;
-#[allow(unreachable_pub, dead_code)]
 mod model;
 // The operator rules keep `pub` items (their owners narrow them with the op-coverage work):
 // none is reachable from outside, since the module is private (`RuleError::Invalid`, no longer
 // reachable through a public `infer`, is built only by the rules' tests).
-#[allow(unreachable_pub, dead_code)]
 mod ops;
 mod paths;
 pub mod proto;
@@ -69,7 +66,6 @@ mod provenance;
 pub mod report;
 // Re-inference under forced `If` branches, between inference and the checks' final run.
 mod settle;
-#[allow(unreachable_pub, dead_code)]
 mod shape;
 mod unknown_dim;
 

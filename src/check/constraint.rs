@@ -62,7 +62,7 @@ fn unmet(graph: &Graph, facts: &GraphFacts, node: &Node, error: &RuleError) -> F
             },
             &[],
         ),
-        RuleError::Invalid(text) | RuleError::Beyond(text) => (
+        RuleError::Beyond(text) => (
             Facts::InvalidNode {
                 reason: text.clone(),
             },

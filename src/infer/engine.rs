@@ -764,8 +764,7 @@ impl<'m> Engine<'m> {
                 Some(Input::new(&facts.shape, value, real, facts.elem))
             })
             .collect();
-        let opset = node.opset().unwrap_or(i64::MAX);
-        let ctx = Ctx::new(node, ctx_inputs, opset, &self.fresh, &self.broadcasts);
+        let ctx = Ctx::new(node, ctx_inputs, &self.fresh, &self.broadcasts);
         match rule(&ctx) {
             Ok(inferred) => {
                 let outputs = inferred

@@ -12,7 +12,7 @@ use crate::shape::SharedShape;
 
 /// Everything inferred about one value.
 #[derive(Debug, Clone)]
-pub struct ValueFacts {
+pub(crate) struct ValueFacts {
     /// Its shape, shared with the other values of that shape (issue 19).
     pub shape: SharedShape,
     /// Its element type (`TensorProto.DataType`), when known.
@@ -28,7 +28,7 @@ pub struct ValueFacts {
 
 impl ValueFacts {
     /// Nothing known.
-    pub fn unknown() -> Self {
+    pub(crate) fn unknown() -> Self {
         Self {
             shape: SharedShape::unranked(),
             elem: None,
@@ -40,7 +40,7 @@ impl ValueFacts {
 
 /// What happened at one node.
 #[derive(Debug, Clone, Default)]
-pub enum NodeStatus {
+pub(crate) enum NodeStatus {
     /// The node was not reached (it lies on a cycle).
     #[default]
     NotReached,
@@ -57,7 +57,7 @@ pub enum NodeStatus {
 
 /// What propagation found at one node.
 #[derive(Debug, Clone, Default)]
-pub struct NodeFacts {
+pub(crate) struct NodeFacts {
     /// How the node was handled.
     pub status: NodeStatus,
     /// The broadcasts it performs whose outcome is conditional or invalid. Plainly valid ones
@@ -72,7 +72,7 @@ pub struct NodeFacts {
 /// Facts for one graph, indexed like [`crate::model::Graph::values`] and
 /// [`crate::model::Graph::nodes`].
 #[derive(Debug, Clone, Default)]
-pub struct GraphFacts {
+pub(crate) struct GraphFacts {
     /// One entry per value.
     pub values: Vec<ValueFacts>,
     /// The nodes whose facts are not the common ones (inferred, no conditional or invalid
@@ -94,7 +94,7 @@ static NOT_REACHED: NodeStatus = NodeStatus::NotReached;
 
 impl GraphFacts {
     /// How node `index` was handled.
-    pub fn status(&self, index: usize) -> &NodeStatus {
+    pub(crate) fn status(&self, index: usize) -> &NodeStatus {
         match self.nodes.get(&index) {
             Some(facts) => &facts.status,
             None if self.ran => &INFERRED,
@@ -103,27 +103,27 @@ impl GraphFacts {
     }
 
     /// The broadcasts node `index` performs whose outcome is conditional or invalid.
-    pub fn checks(&self, index: usize) -> &[BroadcastCheck] {
+    pub(crate) fn checks(&self, index: usize) -> &[BroadcastCheck] {
         self.nodes
             .get(&index)
             .map_or(&[], |facts| facts.checks.as_ref())
     }
 
     /// The constraints of node `index`'s operator that hold only under a condition.
-    pub fn constraints(&self, index: usize) -> &[Constraint] {
+    pub(crate) fn constraints(&self, index: usize) -> &[Constraint] {
         self.nodes
             .get(&index)
             .map_or(&[], |facts| facts.constraints.as_ref())
     }
 
     /// Whether a declaration gave any dim of the graph.
-    pub fn adopts(&self) -> bool {
+    pub(crate) fn adopts(&self) -> bool {
         !self.adopted.is_empty()
     }
 
     /// The `(value, axis)` whose declaration gave `value`'s dim on `axis`, when inference could
     /// not compute that dim and took the declared one.
-    pub fn adopted(&self, value: ValueId, axis: usize) -> Option<(ValueId, usize)> {
+    pub(crate) fn adopted(&self, value: ValueId, axis: usize) -> Option<(ValueId, usize)> {
         if self.adopted.is_empty() {
             return None;
         }
@@ -149,14 +149,15 @@ impl GraphFacts {
 
 /// The result of propagation over a whole model, indexed by [`GraphId`].
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
 pub struct Inference {
     /// One entry per graph of the model.
-    pub graphs: Vec<GraphFacts>,
+    pub(crate) graphs: Vec<GraphFacts>,
 }
 
 impl Inference {
     /// Facts of one graph.
-    pub fn graph(&self, id: GraphId) -> Option<&GraphFacts> {
+    pub(crate) fn graph(&self, id: GraphId) -> Option<&GraphFacts> {
         self.graphs.get(id.0 as usize)
     }
 }

@@ -18,20 +18,22 @@ mod engine;
 mod facts;
 mod stored;
 
-pub use facts::{GraphFacts, Inference, NodeFacts, NodeStatus, ValueFacts};
+pub(crate) use facts::{GraphFacts, Inference, NodeFacts, NodeStatus, ValueFacts};
 
 use crate::error::Limits;
 use crate::model::{GraphId, Model};
 
 /// Runs propagation over the model's main graph (and, through it, every subgraph and called
 /// function), with the default [`Limits`].
+#[cfg(feature = "bench")]
+#[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
 pub fn infer(model: &Model) -> Inference {
     infer_within(model, &Limits::default())
 }
 
 /// What the caller assumes of a model beyond what the ONNX IR guarantees.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Assumptions {
+pub(crate) struct Assumptions {
     /// Initializers that are also main-graph inputs keep their stored values. From IR 4 on an
     /// initializer need not be a graph input, and one that is listed as an input gives that
     /// input a default the caller may override (ONNX IR.md, "Graphs"), so without this
@@ -42,12 +44,17 @@ pub struct Assumptions {
 /// Runs propagation within `limits`: an inferred shape of a rank above `max_rank` becomes an
 /// unknown rank, and values stop being carried once `budget::MAX_VALUE_WORK` elements were
 /// copied.
-pub fn infer_within(model: &Model, limits: &Limits) -> Inference {
+#[cfg(feature = "bench")]
+pub(crate) fn infer_within(model: &Model, limits: &Limits) -> Inference {
     infer_assuming(model, limits, Assumptions::default())
 }
 
 /// [`infer_within`] under `assumptions`.
-pub fn infer_assuming(model: &Model, limits: &Limits, assumptions: Assumptions) -> Inference {
+pub(crate) fn infer_assuming(
+    model: &Model,
+    limits: &Limits,
+    assumptions: Assumptions,
+) -> Inference {
     infer_forcing(model, limits, assumptions, &[])
 }
 

@@ -16,7 +16,7 @@ use super::Node;
 
 /// One attribute of a node.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Attribute {
+pub(crate) struct Attribute {
     /// The attribute's name.
     pub name: Box<str>,
     /// Its value, by its declared type.
@@ -27,7 +27,7 @@ pub struct Attribute {
 /// A declared type whose field is unset holds that field's default (0, empty), as protobuf reads
 /// it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum AttrValue {
+pub(crate) enum AttrValue {
     /// `FLOAT`.
     Float(f32),
     /// `INT`.
@@ -92,7 +92,7 @@ impl From<AttributeProto> for Attribute {
 
 impl AttrValue {
     /// The `STRINGS` list, whether declared or read from an untyped attribute.
-    pub fn strings(&self) -> Option<&[Bytes]> {
+    pub(crate) fn strings(&self) -> Option<&[Bytes]> {
         match self {
             AttrValue::Strings(list) => Some(list),
             AttrValue::Untyped(proto) if !proto.strings.is_empty() => Some(&proto.strings),
@@ -101,7 +101,7 @@ impl AttrValue {
     }
 
     /// The `SPARSE_TENSOR`, whether declared or read from an untyped attribute.
-    pub fn sparse_tensor(&self) -> Option<&SparseTensorProto> {
+    pub(crate) fn sparse_tensor(&self) -> Option<&SparseTensorProto> {
         match self {
             AttrValue::SparseTensor(tensor) => Some(tensor),
             AttrValue::Untyped(proto) => proto.sparse_tensor.as_deref(),
@@ -113,7 +113,7 @@ impl AttrValue {
 /// An attribute that is present but not of the expected type or encoding.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{op_type} node `{node}`: attribute `{attribute}` should be {expected}")]
-pub struct AttrError {
+pub(crate) struct AttrError {
     /// The node's name.
     pub node: String,
     /// The node's op type.
@@ -126,18 +126,18 @@ pub struct AttrError {
 
 /// Typed view of a node's attributes.
 #[derive(Debug, Clone, Copy)]
-pub struct Attrs<'a> {
+pub(crate) struct Attrs<'a> {
     node: &'a Node,
 }
 
 impl<'a> Attrs<'a> {
     /// A view of `node`'s attributes.
-    pub fn new(node: &'a Node) -> Self {
+    pub(crate) fn new(node: &'a Node) -> Self {
         Self { node }
     }
 
     /// The attribute called `name`.
-    pub fn get(self, name: &str) -> Option<&'a Attribute> {
+    pub(crate) fn get(self, name: &str) -> Option<&'a Attribute> {
         self.node.attributes.iter().find(|attr| &*attr.name == name)
     }
 
@@ -168,7 +168,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// An `INT` attribute.
-    pub fn int(self, name: &str) -> Result<Option<i64>, AttrError> {
+    pub(crate) fn int(self, name: &str) -> Result<Option<i64>, AttrError> {
         self.typed(
             name,
             |value| match value {
@@ -181,7 +181,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// An `INTS` attribute.
-    pub fn ints(self, name: &str) -> Result<Option<&'a [i64]>, AttrError> {
+    pub(crate) fn ints(self, name: &str) -> Result<Option<&'a [i64]>, AttrError> {
         self.typed(
             name,
             |value| match value {
@@ -194,7 +194,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// A `FLOAT` attribute.
-    pub fn float(self, name: &str) -> Result<Option<f32>, AttrError> {
+    pub(crate) fn float(self, name: &str) -> Result<Option<f32>, AttrError> {
         self.typed(
             name,
             |value| match value {
@@ -207,7 +207,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// A `FLOATS` attribute.
-    pub fn floats(self, name: &str) -> Result<Option<&'a [f32]>, AttrError> {
+    pub(crate) fn floats(self, name: &str) -> Result<Option<&'a [f32]>, AttrError> {
         self.typed(
             name,
             |value| match value {
@@ -220,7 +220,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// A `STRING` attribute, which must be UTF-8.
-    pub fn string(self, name: &str) -> Result<Option<&'a str>, AttrError> {
+    pub(crate) fn string(self, name: &str) -> Result<Option<&'a str>, AttrError> {
         let bytes = self.typed(
             name,
             |value| match value {
@@ -236,7 +236,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// A `TENSOR` attribute.
-    pub fn tensor(self, name: &str) -> Result<Option<&'a TensorProto>, AttrError> {
+    pub(crate) fn tensor(self, name: &str) -> Result<Option<&'a TensorProto>, AttrError> {
         self.typed(
             name,
             |value| match value {

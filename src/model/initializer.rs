@@ -21,7 +21,7 @@ const EXTERNAL: i32 = 1;
 
 /// A dense initializer (or the values of a sparse one): what the engine reads of it.
 #[derive(Debug, Clone)]
-pub struct Initializer {
+pub(crate) struct Initializer {
     /// Its element type (`TensorProto.DataType`), if set.
     pub data_type: Option<i32>,
     /// Its dims, as stored.
@@ -89,7 +89,7 @@ impl Initializer {
     }
 
     /// Its element count, when the dims are valid.
-    pub fn elements(&self) -> Option<usize> {
+    pub(crate) fn elements(&self) -> Option<usize> {
         self.dims.iter().try_fold(1usize, |count, &dim| {
             count.checked_mul(usize::try_from(dim).ok()?)
         })

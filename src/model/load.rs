@@ -21,7 +21,7 @@ use crate::proto::{onnx_lean, ModelProto};
 
 /// Where a model's bytes come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadFrom {
+pub(crate) enum ReadFrom {
     /// A file, memory-mapped.
     Path(PathBuf),
     /// Standard input, read to its end.
@@ -30,7 +30,7 @@ pub enum ReadFrom {
 
 impl ReadFrom {
     /// `-` means standard input; anything else is a path.
-    pub fn from_arg(arg: &Path) -> Self {
+    pub(crate) fn from_arg(arg: &Path) -> Self {
         if arg == Path::new("-") {
             ReadFrom::Stdin
         } else {
@@ -41,7 +41,7 @@ impl ReadFrom {
     /// The name diagnostics use for this source: standard input is `-`, as it was given and as
     /// the reports, their findings and baselines name it, so that one model has one name
     /// whether it loads or not.
-    pub fn display_path(&self) -> PathBuf {
+    pub(crate) fn display_path(&self) -> PathBuf {
         match self {
             ReadFrom::Path(path) => path.clone(),
             ReadFrom::Stdin => PathBuf::from("-"),
@@ -49,7 +49,7 @@ impl ReadFrom {
     }
 
     /// Reads the source's bytes without copying a mapped file.
-    pub fn read(&self) -> Result<Bytes, LoadError> {
+    pub(crate) fn read(&self) -> Result<Bytes, LoadError> {
         match self {
             ReadFrom::Stdin => {
                 let mut buffer = Vec::new();
@@ -143,19 +143,20 @@ fn release_pages(map: &Mmap) {
 }
 
 /// Loads the model at `path` (`-` for standard input).
-pub fn load_path(path: &Path, limits: Limits) -> Result<Model, LoadError> {
+pub(crate) fn load_path(path: &Path, limits: Limits) -> Result<Model, LoadError> {
     load_path_timed(path, limits, &mut LoadTimes::default())
 }
 
 /// Loads a model from bytes; `path` only names it in errors. Weight payloads stay slices of
 /// `bytes`.
+#[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
 pub fn load_bytes(bytes: Bytes, path: &Path, limits: Limits) -> Result<Model, LoadError> {
     load_bytes_timed(bytes, path, limits, &mut LoadTimes::default())
 }
 
 /// Wall time of each loading stage (the benchmark's `--timings`).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct LoadTimes {
+pub(crate) struct LoadTimes {
     /// Opening and mapping the file (or reading standard input).
     pub read: Duration,
     /// The wire-format pre-scan.
@@ -171,7 +172,7 @@ pub struct LoadTimes {
 }
 
 /// [`load_path`], recording the time of each stage in `times`.
-pub fn load_path_timed(
+pub(crate) fn load_path_timed(
     path: &Path,
     limits: Limits,
     times: &mut LoadTimes,
@@ -223,14 +224,14 @@ const RELEASE_FROM_NODES: usize = 100_000;
 
 /// Resident size of the process's file-backed mappings (`RssFile` in `/proc/self/status`, kB;
 /// Linux only): how much of the mapped models (and of the program) was paged in.
-pub fn resident_file_kb() -> Option<u64> {
+pub(crate) fn resident_file_kb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|line| line.starts_with("RssFile:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// [`load_bytes`], recording the time of each stage in `times`.
-pub fn load_bytes_timed(
+pub(super) fn load_bytes_timed(
     bytes: Bytes,
     path: &Path,
     limits: Limits,
@@ -280,6 +281,7 @@ fn load_bytes_releasing(
 }
 
 /// Builds the graphs of an already decoded model (no byte spans are known).
+#[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
 pub fn load_proto(proto: ModelProto, limits: Limits) -> Result<Model, LoadError> {
     build::build(proto.into(), None, Path::new("<model>"), limits, None)
 }

@@ -37,58 +37,57 @@ use arcstr::ArcStr;
 
 use crate::proto::TypeProto;
 
-pub use attrs::{AttrError, AttrValue, Attribute, Attrs};
-pub use initializer::Initializer;
+pub(crate) use attrs::{AttrError, AttrValue, Attribute, Attrs};
+pub(crate) use initializer::Initializer;
 // The command's `--timings` reads the file's resident size; the library alone does not.
 #[cfg(feature = "cli")]
-pub use load::resident_file_kb;
-pub use load::{load_bytes, load_path, load_path_timed, load_proto, LoadTimes, ReadFrom};
-pub use opset::Opsets;
+pub(crate) use load::resident_file_kb;
+#[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
+pub use load::{load_bytes, load_proto};
+pub(crate) use load::{load_path, load_path_timed, LoadTimes, ReadFrom};
+pub(crate) use opset::Opsets;
 pub(crate) use slots::Slots;
-pub use text::Text;
+pub(crate) use text::Text;
 pub(crate) use text::Texts;
 pub(crate) use wire::read_varint;
 
 /// Index of a graph in [`Model::graphs`]; the main graph is `GraphId(0)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GraphId(pub u32);
+pub(crate) struct GraphId(pub u32);
 
 /// Index of a value in its graph's [`Graph::values`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ValueId(pub u32);
+pub(crate) struct ValueId(pub u32);
 
 /// A decoded model ready for shape inference.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
 pub struct Model {
     /// The model's IR version.
-    pub ir_version: i64,
-    /// The opsets the model imports.
-    pub opsets: Opsets,
+    pub(crate) ir_version: i64,
     /// Every graph: the main graph first (`main`), then subgraphs (`main/<node>/<attr>`), then the
     /// bodies of model-local functions (`function/<domain>/<name>`).
-    pub graphs: Vec<Graph>,
+    pub(crate) graphs: Vec<Graph>,
     /// Model-local functions, whose bodies are graphs in [`Model::graphs`].
-    pub functions: Vec<Function>,
+    pub(crate) functions: Vec<Function>,
     /// Structural problems found while building the graphs (`E3`).
-    pub problems: Vec<StructuralProblem>,
+    pub(crate) problems: Vec<StructuralProblem>,
 }
 
 /// A model-local function (`ModelProto.functions`).
 #[derive(Debug)]
-pub struct Function {
+pub(crate) struct Function {
     /// The function's domain.
     pub domain: String,
     /// The function's name (the `op_type` that calls it).
     pub name: String,
     /// Its body.
     pub graph: GraphId,
-    /// Names of its attributes.
-    pub attributes: Vec<String>,
 }
 
 /// One ONNX graph as a DAG.
 #[derive(Debug)]
-pub struct Graph {
+pub(crate) struct Graph {
     /// This graph's id.
     pub id: GraphId,
     /// Where it sits: `main`, `main/<node name>/then_branch`, `function/<domain>/<name>`.
@@ -120,7 +119,7 @@ pub struct Graph {
 
 /// Entry counts of a `GraphProto`, to compare the loader with other tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DeclaredCounts {
+pub(crate) struct DeclaredCounts {
     /// `initializer` entries.
     pub initializers: usize,
     /// `sparse_initializer` entries.
@@ -131,7 +130,7 @@ pub struct DeclaredCounts {
 
 /// An ONNX node with its identity for diagnostics.
 #[derive(Debug)]
-pub struct Node {
+pub(crate) struct Node {
     /// Position in its graph.
     pub index: usize,
     /// The node's name, or a stable synthesized `<op_type>_<index>` when the file has none:
@@ -162,7 +161,7 @@ pub struct Node {
 
 /// An operator as nodes name it: one per distinct `(domain, op_type, opset)` of a model.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Operator {
+pub(crate) struct Operator {
     /// Operator domain, `""` for the default domain (`ai.onnx` is normalised to `""`).
     pub domain: ArcStr,
     /// Operator type.
@@ -173,7 +172,8 @@ pub struct Operator {
 
 impl Operator {
     /// An operator not shared with other nodes (tests and synthesized nodes).
-    pub fn new(domain: &str, op_type: &str, opset: Option<i64>) -> Arc<Operator> {
+    #[cfg(test)]
+    pub(crate) fn new(domain: &str, op_type: &str, opset: Option<i64>) -> Arc<Operator> {
         Arc::new(Operator {
             domain: domain.into(),
             op_type: op_type.into(),
@@ -184,7 +184,7 @@ impl Operator {
 
 /// A named value of a graph.
 #[derive(Debug)]
-pub struct Value {
+pub(crate) struct Value {
     /// Its name: read it with [`Graph::text`].
     pub name: Text,
     /// Where it comes from.
@@ -205,7 +205,7 @@ pub(crate) const NO_INITIALIZER: u32 = u32::MAX;
 
 /// Where a value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// A graph input (possibly with an initializer as its default).
     Input,
     /// A dense initializer.
@@ -237,7 +237,7 @@ pub enum Origin {
 
 /// A structural problem (`E3`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StructuralProblem {
+pub(crate) struct StructuralProblem {
     /// The graph it is in.
     pub graph: GraphId,
     /// The node concerned, if any.
@@ -248,7 +248,7 @@ pub struct StructuralProblem {
 
 /// The kinds of structural problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProblemKind {
+pub(crate) enum ProblemKind {
     /// The model has no graph.
     NoGraph,
     /// The nodes form a cycle; the value names one edge on it.
@@ -272,61 +272,61 @@ pub enum ProblemKind {
 
 impl Model {
     /// The main graph, if the model has one.
-    pub fn main(&self) -> Option<&Graph> {
+    pub(crate) fn main(&self) -> Option<&Graph> {
         self.graphs.first()
     }
 
     /// The graph with this id.
-    pub fn graph(&self, id: GraphId) -> Option<&Graph> {
+    pub(crate) fn graph(&self, id: GraphId) -> Option<&Graph> {
         self.graphs.get(id.0 as usize)
     }
 
     /// Total number of nodes over all graphs.
-    pub fn node_count(&self) -> usize {
+    pub(crate) fn node_count(&self) -> usize {
         self.graphs.iter().map(|graph| graph.nodes.len()).sum()
     }
 }
 
 impl Graph {
     /// The value called `name`, if the graph names it.
-    pub fn lookup(&self, name: &str) -> Option<ValueId> {
+    pub(crate) fn lookup(&self, name: &str) -> Option<ValueId> {
         self.by_name.get(name, &self.texts, &self.values)
     }
 
     /// A name of one of this graph's values or nodes (empty if it is another graph's).
-    pub fn text(&self, text: Text) -> &str {
+    pub(crate) fn text(&self, text: Text) -> &str {
         self.texts.get(text)
     }
 
     /// The value with this id.
-    pub fn value(&self, id: ValueId) -> Option<&Value> {
+    pub(crate) fn value(&self, id: ValueId) -> Option<&Value> {
         self.values.get(id.0 as usize)
     }
 
     /// The name of a value (empty if the id is foreign).
-    pub fn value_name(&self, id: ValueId) -> &str {
+    pub(crate) fn value_name(&self, id: ValueId) -> &str {
         self.value(id).map_or("", |value| self.text(value.name))
     }
 
     /// The node at this index.
-    pub fn node(&self, index: usize) -> Option<&Node> {
+    pub(crate) fn node(&self, index: usize) -> Option<&Node> {
         self.nodes.get(index)
     }
 }
 
 impl Value {
     /// Whether it is a (dense or sparse) initializer, whose type is its tensor's.
-    pub fn is_initializer(&self) -> bool {
+    pub(crate) fn is_initializer(&self) -> bool {
         matches!(self.origin, Origin::Initializer | Origin::SparseInitializer)
     }
 
     /// The initializer holding its data, as an index into [`Graph::initializers`].
-    pub fn initializer(&self) -> Option<u32> {
+    pub(crate) fn initializer(&self) -> Option<u32> {
         (self.initializer != NO_INITIALIZER).then_some(self.initializer)
     }
 
     /// The node that writes it, if one does.
-    pub fn producer(&self) -> Option<usize> {
+    pub(crate) fn producer(&self) -> Option<usize> {
         match self.origin {
             Origin::Node { node, .. } | Origin::Constant { node } => Some(node as usize),
             _ => None,
@@ -336,23 +336,23 @@ impl Value {
 
 impl Node {
     /// Operator type.
-    pub fn op_type(&self) -> &ArcStr {
+    pub(crate) fn op_type(&self) -> &ArcStr {
         &self.op.op_type
     }
 
     /// Operator domain, `""` for the default domain.
-    pub fn domain(&self) -> &ArcStr {
+    pub(crate) fn domain(&self) -> &ArcStr {
         &self.op.domain
     }
 
     /// The opset version in force for this node's domain, if the model imports it.
-    pub fn opset(&self) -> Option<i64> {
+    pub(crate) fn opset(&self) -> Option<i64> {
         self.op.opset
     }
 
     /// Byte range of the `NodeProto` in the file (empty when the model was not read from
     /// bytes).
-    pub fn span(&self) -> Range<usize> {
+    pub(crate) fn span(&self) -> Range<usize> {
         self.span_start..self.span_start.saturating_add(self.span_len as usize)
     }
 
@@ -363,17 +363,17 @@ impl Node {
     }
 
     /// Input values by slot; `None` for an absent optional input (an empty name).
-    pub fn inputs(&self) -> &[Option<ValueId>] {
+    pub(crate) fn inputs(&self) -> &[Option<ValueId>] {
         self.slots.inputs()
     }
 
     /// Output values by slot; `None` for an unused optional output.
-    pub fn outputs(&self) -> &[Option<ValueId>] {
+    pub(crate) fn outputs(&self) -> &[Option<ValueId>] {
         self.slots.outputs()
     }
 
     /// Graph-valued attributes: `(attribute name, graph)`, in attribute order.
-    pub fn subgraphs(&self) -> &[(String, GraphId)] {
+    pub(crate) fn subgraphs(&self) -> &[(String, GraphId)] {
         self.slots.subgraphs()
     }
 
@@ -383,7 +383,7 @@ impl Node {
     }
 
     /// Typed access to this node's attributes.
-    pub fn attrs(&self) -> Attrs<'_> {
+    pub(crate) fn attrs(&self) -> Attrs<'_> {
         Attrs::new(self)
     }
 }

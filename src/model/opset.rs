@@ -6,11 +6,11 @@ use crate::proto::OperatorSetIdProto;
 
 /// The opset version imported for each domain.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Opsets(BTreeMap<String, i64>);
+pub(crate) struct Opsets(BTreeMap<String, i64>);
 
 impl Opsets {
     /// Builds the table from `opset_import` entries; the last entry for a domain wins.
-    pub fn from_imports(imports: &[OperatorSetIdProto]) -> Self {
+    pub(crate) fn from_imports(imports: &[OperatorSetIdProto]) -> Self {
         let mut table = BTreeMap::new();
         for import in imports {
             let domain = normalise(import.domain.as_deref().unwrap_or(""));
@@ -20,22 +20,15 @@ impl Opsets {
     }
 
     /// Adds (or overrides with) the entries of `other`.
-    pub fn extend(&mut self, other: &Opsets) {
+    pub(crate) fn extend(&mut self, other: &Opsets) {
         for (domain, version) in &other.0 {
             self.0.insert(domain.clone(), *version);
         }
     }
 
     /// The version imported for `domain`, if any.
-    pub fn version(&self, domain: &str) -> Option<i64> {
+    pub(crate) fn version(&self, domain: &str) -> Option<i64> {
         self.0.get(normalise(domain)).copied()
-    }
-
-    /// Every `(domain, version)` pair, default domain as `""`.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, i64)> {
-        self.0
-            .iter()
-            .map(|(domain, version)| (domain.as_str(), *version))
     }
 }
 

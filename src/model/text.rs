@@ -13,7 +13,7 @@ use bytes::Bytes;
 /// A name in a graph's [`Texts`]: where it starts and how long it is. The top bit of `at` says
 /// which buffer holds it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Text {
+pub(crate) struct Text {
     at: u32,
     len: u32,
 }
@@ -70,10 +70,11 @@ impl RawText {
 
 impl Text {
     /// The empty name.
-    pub const EMPTY: Text = Text { at: 0, len: 0 };
+    pub(crate) const EMPTY: Text = Text { at: 0, len: 0 };
 
     /// Whether the name is empty.
-    pub fn is_empty(self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(self) -> bool {
         self.len == 0
     }
 }

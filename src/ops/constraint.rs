@@ -14,7 +14,7 @@ use crate::shape::{Condition, Dim, Tri};
 
 /// One operator constraint with the dims found, as the checks report it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Constraint {
+pub(crate) struct Constraint {
     /// What the operator requires, in the words of its doc: `A's columns (K) must equal B's
     /// rows`.
     pub requires: String,
@@ -30,7 +30,7 @@ pub struct Constraint {
 
 /// When an operator constraint holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Holds {
+pub(crate) enum Holds {
     /// For no value of the symbols (E4).
     Never,
     /// Only when the condition holds (W4); never a condition that always holds.

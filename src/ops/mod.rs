@@ -141,7 +141,6 @@ impl<'a> Input<'a> {
 pub(crate) struct Ctx<'a> {
     node: &'a Node,
     inputs: Vec<Option<Input<'a>>>,
-    opset: i64,
     fresh: &'a Fresh,
     broadcasts: &'a crate::shape::broadcast::Outcomes,
 }
@@ -195,7 +194,6 @@ impl<'a> Ctx<'a> {
     pub(crate) fn new(
         node: &'a Node,
         mut inputs: Vec<Option<Input<'a>>>,
-        opset: i64,
         fresh: &'a Fresh,
         broadcasts: &'a crate::shape::broadcast::Outcomes,
     ) -> Self {
@@ -208,7 +206,6 @@ impl<'a> Ctx<'a> {
         Self {
             node,
             inputs,
-            opset,
             fresh,
             broadcasts,
         }
@@ -222,11 +219,6 @@ impl<'a> Ctx<'a> {
     /// The node.
     pub(crate) fn node(&self) -> &'a Node {
         self.node
-    }
-
-    /// The opset version of the node's domain.
-    pub(crate) fn opset(&self) -> i64 {
-        self.opset
     }
 
     /// Number of input slots, absent ones included.
@@ -354,7 +346,7 @@ pub(crate) fn held_shape(shape: &Shape) -> Option<Vec<usize>> {
 /// One broadcast a node performs, for the checks (an operator's own shape constraints travel
 /// as [`Constraint`]s).
 #[derive(Debug, Clone)]
-pub struct BroadcastCheck {
+pub(crate) struct BroadcastCheck {
     /// The rule applied.
     pub rule: Rule,
     /// The input slots taking part, in the order the rule received them.
@@ -475,17 +467,13 @@ impl Inferred {
 /// Every variant but [`RuleError::Beyond`] means the node violates its operator's spec and fails
 /// whatever the input values (reported as E4); `Beyond` is the engine's own limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RuleError {
+pub(crate) enum RuleError {
     /// A required input is absent.
     #[error("required input {0} is missing")]
     MissingInput(usize),
     /// An attribute has the wrong type.
     #[error(transparent)]
     Attr(#[from] AttrError),
-    /// Attributes that the operator's spec rejects, whatever the inputs (a `Concat` without
-    /// `axis`, an unknown `auto_pad`).
-    #[error("{0}")]
-    Invalid(String),
     /// A shape constraint of the operator's spec that the inputs break. Boxed: rare.
     #[error("{0}")]
     Unmet(Box<Constraint>),
@@ -497,7 +485,7 @@ pub enum RuleError {
 
 impl RuleError {
     /// Whether the error is a fault of the model (E4) rather than a limit of the engine.
-    pub fn is_fault(&self) -> bool {
+    pub(crate) fn is_fault(&self) -> bool {
         !matches!(self, RuleError::Beyond(_))
     }
 }

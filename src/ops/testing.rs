@@ -181,7 +181,7 @@ pub(crate) fn run_in(
     let super::registry::Resolved::Rule(rule) =
         super::registry::resolve(domain, op_type, Some(opset))
     else {
-        return Err(RuleError::Invalid("no rule".into()));
+        return Err(RuleError::Beyond("no rule".into()));
     };
     let fresh = super::Fresh::default();
     let ctx_inputs = inputs
@@ -198,7 +198,7 @@ pub(crate) fn run_in(
         })
         .collect();
     let broadcasts = crate::shape::broadcast::Outcomes::default();
-    let ctx = Ctx::new(&node, ctx_inputs, opset, &fresh, &broadcasts);
+    let ctx = Ctx::new(&node, ctx_inputs, &fresh, &broadcasts);
     rule(&ctx)
 }
 

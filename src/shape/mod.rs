@@ -30,7 +30,7 @@ use std::sync::Arc;
 pub use broadcast::{Rule, ViolationKind};
 pub use dim::Dim;
 pub use expr::Expr;
-pub use tri::Tri;
+pub(crate) use tri::Tri;
 
 pub(crate) use broadcast::{Verdict, Violation};
 pub(crate) use condition::Condition;
@@ -125,11 +125,11 @@ static UNRANKED: Shape = Shape::Unranked;
 /// (issue 19). Unranked shapes hold nothing. Compares, prints and dereferences as the shape it
 /// holds.
 #[derive(Clone, Default)]
-pub struct SharedShape(Option<Arc<Shape>>);
+pub(crate) struct SharedShape(Option<Arc<Shape>>);
 
 impl SharedShape {
     /// Shares `shape` (alone until cloned; see [`Shapes`] to share equal shapes).
-    pub fn new(shape: Shape) -> SharedShape {
+    pub(crate) fn new(shape: Shape) -> SharedShape {
         match shape {
             Shape::Unranked => SharedShape(None),
             ranked @ Shape::Ranked(_) => SharedShape(Some(Arc::new(ranked))),
@@ -137,12 +137,12 @@ impl SharedShape {
     }
 
     /// The unranked shape, without an allocation.
-    pub const fn unranked() -> SharedShape {
+    pub(crate) const fn unranked() -> SharedShape {
         SharedShape(None)
     }
 
     /// The shape, to change in place (copied first when shared).
-    pub fn make_mut(&mut self) -> &mut Shape {
+    pub(crate) fn make_mut(&mut self) -> &mut Shape {
         Arc::make_mut(self.0.get_or_insert_with(|| Arc::new(Shape::Unranked)))
     }
 }

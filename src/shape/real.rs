@@ -33,7 +33,7 @@ use super::Dim;
 
 /// The width of a floating-point tensor's elements.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Width {
+pub(crate) enum Width {
     /// `FLOAT` (IEEE binary32).
     F32,
     /// `DOUBLE` (IEEE binary64).
@@ -46,7 +46,7 @@ impl Width {
         clippy::cast_possible_truncation,
         reason = "rounding to f32 is the point: it is what a FLOAT tensor holds"
     )]
-    pub fn round(self, x: f64) -> f64 {
+    pub(crate) fn round(self, x: f64) -> f64 {
         match self {
             Width::F32 => f64::from(x as f32),
             Width::F64 => x,
@@ -56,7 +56,7 @@ impl Width {
 
 /// One element of a floating-point tensor in a shape computation.
 #[derive(Clone, Debug)]
-pub enum Real {
+pub(crate) enum Real {
     /// A known float (an f32 widened exactly).
     Num(f64),
     /// Exactly the integer this symbolic dim denotes.
@@ -147,7 +147,7 @@ fn num_of(v: i64, width: Width) -> Real {
 impl Real {
     /// The float a dim converts to (`Cast` from an integer type): exact for a symbol (see the
     /// module's assumption), rounded like the runtime for a known size.
-    pub fn from_dim(d: &Dim, width: Width) -> Real {
+    pub(crate) fn from_dim(d: &Dim, width: Width) -> Real {
         match d {
             Dim::Known(v) => num_of(*v, width),
             Dim::Sym(_) => Real::Int(d.clone()),
@@ -156,7 +156,7 @@ impl Real {
     }
 
     /// The integer the element holds, when it provably holds one.
-    pub fn as_int(&self) -> Option<Dim> {
+    pub(crate) fn as_int(&self) -> Option<Dim> {
         match self {
             Real::Num(x) => integral(*x).map(Dim::known),
             Real::Int(d) => Some(d.clone()),
@@ -176,7 +176,7 @@ impl Real {
     }
 
     /// A known float's value.
-    pub fn as_num(&self) -> Option<f64> {
+    pub(crate) fn as_num(&self) -> Option<f64> {
         match self {
             Real::Num(x) => Some(*x),
             _ => None,
@@ -185,7 +185,7 @@ impl Real {
 
     /// The float `Cast` from width `from` to width `to` gives.
     #[must_use]
-    pub fn cast(&self, from: Width, to: Width) -> Real {
+    pub(crate) fn cast(&self, from: Width, to: Width) -> Real {
         match self {
             Real::Num(x) => Real::Num(to.round(*x)),
             Real::Int(_) => self.clone(),
@@ -199,7 +199,7 @@ impl Real {
 
     /// The integer `Cast` to an integer type gives (ONNX: truncation toward zero), when it fits
     /// `[min, max]`; NaN, infinities and values out of range are `Unknown` (undefined there).
-    pub fn to_int(&self, min: i64, max: i64) -> Dim {
+    pub(crate) fn to_int(&self, min: i64, max: i64) -> Dim {
         match self {
             Real::Num(x) => integral(x.trunc())
                 .filter(|v| (min..=max).contains(v))
@@ -242,7 +242,7 @@ impl Real {
 
     /// `floor`.
     #[must_use]
-    pub fn floor(&self, width: Width) -> Real {
+    pub(crate) fn floor(&self, width: Width) -> Real {
         match self {
             Real::Num(x) => Real::Num(x.floor()),
             Real::Int(_) | Real::Unknown => self.clone(),
@@ -255,7 +255,7 @@ impl Real {
 
     /// `ceil`.
     #[must_use]
-    pub fn ceil(&self, width: Width) -> Real {
+    pub(crate) fn ceil(&self, width: Width) -> Real {
         match self {
             Real::Num(x) => Real::Num(x.ceil()),
             Real::Int(_) | Real::Unknown => self.clone(),
@@ -271,7 +271,7 @@ impl Real {
     /// `Round`: to nearest, halves to even (ONNX Round doc). A quotient by an odd `k` is never
     /// a half, so it rounds to `floor((2n + k) / 2k)`; by an even `k` the parity decides.
     #[must_use]
-    pub fn round(&self, width: Width) -> Real {
+    pub(crate) fn round(&self, width: Width) -> Real {
         match self {
             Real::Num(x) => Real::Num(x.round_ties_even()),
             Real::Int(_) | Real::Unknown => self.clone(),
@@ -288,7 +288,7 @@ impl Real {
 
     /// `Neg`: rounding is symmetric, so a negated quotient is the quotient of the negation.
     #[must_use]
-    pub fn neg(&self, width: Width) -> Real {
+    pub(crate) fn neg(&self, width: Width) -> Real {
         match self {
             Real::Num(x) => Real::Num(-x),
             Real::Int(d) => Real::int(d.neg(), width),
@@ -299,7 +299,7 @@ impl Real {
 
     /// `Abs`.
     #[must_use]
-    pub fn abs(&self) -> Real {
+    pub(crate) fn abs(&self) -> Real {
         match self {
             Real::Num(x) => Real::Num(x.abs()),
             Real::Int(d) | Real::Quot(d, ..) if d.is_non_negative() => self.clone(),
@@ -309,7 +309,7 @@ impl Real {
 
     /// `Sqrt` (correctly rounded in IEEE-754): known values only; a perfect square is exact.
     #[must_use]
-    pub fn sqrt(&self, width: Width) -> Real {
+    pub(crate) fn sqrt(&self, width: Width) -> Real {
         match self {
             Real::Num(x) => Real::Num(width.round(x.sqrt())),
             _ => Real::Unknown,
@@ -319,7 +319,7 @@ impl Real {
     /// `a + b` (`Sub` is `a + (-b)`): known floats, exact integers, or one integer added to a
     /// quotient.
     #[must_use]
-    pub fn add(&self, other: &Real, width: Width) -> Real {
+    pub(crate) fn add(&self, other: &Real, width: Width) -> Real {
         if let (Real::Num(a), Real::Num(b)) = (self, other) {
             return Real::Num(width.round(a + b));
         }
@@ -344,7 +344,7 @@ impl Real {
     /// `a * b`: known floats; exact integers; an integer times `2^-m` (exact: a quotient with
     /// nothing to round).
     #[must_use]
-    pub fn mul(&self, other: &Real, width: Width) -> Real {
+    pub(crate) fn mul(&self, other: &Real, width: Width) -> Real {
         if let (Real::Num(a), Real::Num(b)) = (self, other) {
             return Real::Num(width.round(a * b));
         }
@@ -369,7 +369,7 @@ impl Real {
     /// `a / b`: known floats; an exact integer by an integer constant (a quotient), or by `2^-m`
     /// (an exact product). A symbolic divisor is `Unknown`.
     #[must_use]
-    pub fn div(&self, other: &Real, width: Width) -> Real {
+    pub(crate) fn div(&self, other: &Real, width: Width) -> Real {
         if let (Real::Num(a), Real::Num(b)) = (self, other) {
             return Real::Num(width.round(a / b));
         }
@@ -394,7 +394,7 @@ impl Real {
 
     /// `Max` (`Min` with `lower`): known floats (NaN unknown, as runtimes differ), or integers.
     #[must_use]
-    pub fn extreme(&self, other: &Real, width: Width, lower: bool) -> Real {
+    pub(crate) fn extreme(&self, other: &Real, width: Width, lower: bool) -> Real {
         if let (Real::Num(a), Real::Num(b)) = (self, other) {
             if a.is_nan() || b.is_nan() {
                 return Real::Unknown;

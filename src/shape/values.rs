@@ -16,7 +16,7 @@ pub(crate) const MAX_ELEMENTS: usize = 1 << 16;
 
 /// A small tensor of dims (or, for floating-point tensors, of [`Real`]s), row-major.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct ValueTensor<T = Dim> {
+pub(crate) struct ValueTensor<T = Dim> {
     /// Static shape.
     pub shape: Vec<usize>,
     /// Elements, row-major; `data.len()` is the product of `shape`.
@@ -49,18 +49,18 @@ fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 
 impl<T: Clone> ValueTensor<T> {
     /// A tensor, checking that `data` fits `shape` and the size bound.
-    pub fn new(shape: Vec<usize>, data: Vec<T>) -> Option<ValueTensor<T>> {
+    pub(crate) fn new(shape: Vec<usize>, data: Vec<T>) -> Option<ValueTensor<T>> {
         (numel(&shape)? == data.len()).then_some(ValueTensor { shape, data })
     }
 
     /// A 1-D tensor.
-    pub fn vector(data: Vec<T>) -> Option<ValueTensor<T>> {
+    pub(crate) fn vector(data: Vec<T>) -> Option<ValueTensor<T>> {
         ValueTensor::new(vec![data.len()], data)
     }
 
     /// Broadcasts to `target` (unidirectional: every dim of `self`, right-aligned, is 1 or
     /// equal to `target`'s); `None` when incompatible or too large.
-    pub fn broadcast_to(&self, target: &[usize]) -> Option<ValueTensor<T>> {
+    pub(crate) fn broadcast_to(&self, target: &[usize]) -> Option<ValueTensor<T>> {
         // The fields are public: do not trust them to agree.
         if numel(&self.shape)? != self.data.len() {
             return None;
@@ -103,7 +103,7 @@ impl<T: Clone> ValueTensor<T> {
     }
 
     /// Applies `f` element-wise after multidirectional broadcasting of `a` and `b`.
-    pub fn zip_with<U: Clone, V>(
+    pub(crate) fn zip_with<U: Clone, V>(
         a: &ValueTensor<T>,
         b: &ValueTensor<U>,
         f: impl Fn(&T, &U) -> V,
@@ -115,7 +115,7 @@ impl<T: Clone> ValueTensor<T> {
     }
 
     /// Applies `f` to every element, keeping the shape.
-    pub fn map<V>(&self, f: impl Fn(&T) -> V) -> ValueTensor<V> {
+    pub(crate) fn map<V>(&self, f: impl Fn(&T) -> V) -> ValueTensor<V> {
         ValueTensor {
             shape: self.shape.clone(),
             data: self.data.iter().map(f).collect(),
@@ -123,14 +123,14 @@ impl<T: Clone> ValueTensor<T> {
     }
 
     /// The same elements under another shape of as many elements (Reshape, Unsqueeze, Squeeze).
-    pub fn reshaped(&self, shape: Vec<usize>) -> Option<ValueTensor<T>> {
+    pub(crate) fn reshaped(&self, shape: Vec<usize>) -> Option<ValueTensor<T>> {
         ValueTensor::new(shape, self.data.clone())
     }
 }
 
 impl ValueTensor<Dim> {
     /// The integer elements converted to floats of `width` (`Cast` to a float type).
-    pub fn to_reals(&self, width: Width) -> ValueTensor<Real> {
+    pub(crate) fn to_reals(&self, width: Width) -> ValueTensor<Real> {
         self.map(|d| Real::from_dim(d, width))
     }
 }

@@ -108,12 +108,10 @@ pub(crate) fn build(
             domain: function.domain,
             name: function.name,
             graph: id,
-            attributes: function.attribute,
         });
     }
     Ok(Model {
         ir_version: proto.ir_version,
-        opsets,
         graphs: builder.graphs,
         functions,
         problems: builder.problems,

@@ -35,7 +35,7 @@ use axis::AxisResult;
 
 /// Whether a broadcast is legal.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Legal for every value of the symbols (unknown dims are checked at run time, as MLIR).
     Valid,
     /// Legal exactly when the condition holds (satisfiable, or not decided).
@@ -46,7 +46,7 @@ pub enum Verdict {
 
 /// The result of a broadcasting rule.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Output shape.
     pub shape: Shape,
     /// Legality.
@@ -55,7 +55,8 @@ pub struct Outcome {
 
 impl Outcome {
     /// The violation, if the verdict is `Invalid`.
-    pub fn violation(&self) -> Option<&Violation> {
+    #[cfg(test)]
+    pub(crate) fn violation(&self) -> Option<&Violation> {
         match &self.verdict {
             Verdict::Invalid(v) => Some(v),
             _ => None,
@@ -63,7 +64,8 @@ impl Outcome {
     }
 
     /// The condition, if the verdict is `Conditional`.
-    pub fn condition(&self) -> Option<&Condition> {
+    #[cfg(test)]
+    pub(crate) fn condition(&self) -> Option<&Condition> {
         match &self.verdict {
             Verdict::Conditional(c) => Some(c),
             _ => None,
@@ -71,12 +73,13 @@ impl Outcome {
     }
 
     /// Whether the verdict is `Invalid`.
-    pub fn is_invalid(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_invalid(&self) -> bool {
         self.violation().is_some()
     }
 
     /// Whether the verdict is `Valid`.
-    pub fn is_valid(&self) -> bool {
+    pub(crate) fn is_valid(&self) -> bool {
         self.verdict == Verdict::Valid
     }
 }

@@ -44,7 +44,7 @@ pub enum ViolationKind {
 
 /// One input taking part in a violation.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Offender {
+pub(crate) struct Offender {
     /// Index of the input (0 for A, 1 for B in binary rules).
     pub input: usize,
     /// Axis counted in that input's own shape.
@@ -55,7 +55,7 @@ pub struct Offender {
 
 /// A broadcast that can never succeed.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Violation {
+pub(crate) struct Violation {
     /// The rule applied.
     pub rule: Rule,
     /// What went wrong.
@@ -68,7 +68,12 @@ pub struct Violation {
 
 impl Violation {
     /// A violation on an output axis.
-    pub fn new(rule: Rule, kind: ViolationKind, axis: usize, inputs: Vec<Offender>) -> Violation {
+    pub(crate) fn new(
+        rule: Rule,
+        kind: ViolationKind,
+        axis: usize,
+        inputs: Vec<Offender>,
+    ) -> Violation {
         Violation {
             rule,
             kind,
@@ -78,7 +83,7 @@ impl Violation {
     }
 
     /// A violation about ranks or attributes, with no axis.
-    pub fn whole(rule: Rule, kind: ViolationKind) -> Violation {
+    pub(crate) fn whole(rule: Rule, kind: ViolationKind) -> Violation {
         Violation {
             rule,
             kind,
@@ -88,7 +93,7 @@ impl Violation {
     }
 
     /// The distinct offending dims joined by " vs ", in input order: `3 vs 4`.
-    pub fn sizes(&self) -> String {
+    pub(crate) fn sizes(&self) -> String {
         let mut seen: Vec<&Dim> = Vec::new();
         for o in &self.inputs {
             if !seen.contains(&&o.dim) {

@@ -33,7 +33,7 @@ use super::{Binding, Dim, Tri};
 
 /// An elementary fact about dims.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Atom {
+pub(crate) enum Atom {
     /// The two dims are equal.
     Eq(Dim, Dim),
     /// The dim is 1.
@@ -82,7 +82,7 @@ impl Atom {
     }
 
     /// The truth value under `binding`; `Unknown` if a side cannot be evaluated.
-    pub fn eval(&self, binding: &Binding) -> Tri {
+    pub(crate) fn eval(&self, binding: &Binding) -> Tri {
         let (a, b) = match self {
             Atom::Eq(a, b) => (a.eval(binding), b.eval(binding)),
             Atom::IsOne(a) => (a.eval(binding), Some(1)),
@@ -95,7 +95,7 @@ impl Atom {
 
     /// The atom with `binding` substituted into its dims (not renormalised).
     #[must_use]
-    pub fn substitute(&self, binding: &Binding) -> Atom {
+    pub(crate) fn substitute(&self, binding: &Binding) -> Atom {
         match self {
             Atom::Eq(a, b) => Atom::Eq(a.substitute(binding), b.substitute(binding)),
             Atom::IsOne(a) => Atom::IsOne(a.substitute(binding)),
@@ -130,11 +130,11 @@ impl Display for Atom {
 
 /// A disjunction of atoms; empty means false.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Clause(Vec<Atom>);
+pub(crate) struct Clause(Vec<Atom>);
 
 impl Clause {
     /// The atoms, in the order given.
-    pub fn atoms(&self) -> &[Atom] {
+    pub(crate) fn atoms(&self) -> &[Atom] {
         &self.0
     }
 
@@ -172,7 +172,7 @@ impl Display for Clause {
 /// finding and memo entry, and looked up by what it says; one over a rank-1000 broadcast holds
 /// a thousand clauses (issue 19 hunt).
 #[derive(Clone, Debug)]
-pub struct Condition {
+pub(crate) struct Condition {
     clauses: Arc<[Clause]>,
     /// A fixed function of the clauses, so equal conditions have equal hashes.
     hash: u64,
@@ -225,17 +225,17 @@ impl Condition {
     }
 
     /// The condition that always holds.
-    pub fn truth() -> Condition {
+    pub(crate) fn truth() -> Condition {
         Condition::default()
     }
 
     /// The condition that never holds.
-    pub fn falsity() -> Condition {
+    pub(crate) fn falsity() -> Condition {
         Condition::of(vec![Clause(Vec::new())])
     }
 
     /// The single clause "at least one of `atoms` holds", normalised.
-    pub fn any_of(atoms: impl IntoIterator<Item = Atom>) -> Condition {
+    pub(crate) fn any_of(atoms: impl IntoIterator<Item = Atom>) -> Condition {
         let mut kept: Vec<Atom> = Vec::new();
         for atom in atoms {
             match atom.normalise() {
@@ -252,43 +252,43 @@ impl Condition {
     }
 
     /// `a = b`, normalised.
-    pub fn eq(a: &Dim, b: &Dim) -> Condition {
+    pub(crate) fn eq(a: &Dim, b: &Dim) -> Condition {
         Condition::any_of([Atom::Eq(a.clone(), b.clone())])
     }
 
     /// Both conditions: this one's clauses as they are, then those of `other` not held yet
     /// (hashed, see [`Conjunction`]); a false side makes the whole false.
     #[must_use]
-    pub fn and(&self, other: &Condition) -> Condition {
+    pub(crate) fn and(&self, other: &Condition) -> Condition {
         let mut both = Conjunction::of(self);
         both.and(other);
         both.finish()
     }
 
     /// The clauses, in the order added.
-    pub fn clauses(&self) -> &[Clause] {
+    pub(crate) fn clauses(&self) -> &[Clause] {
         &self.clauses
     }
 
     /// Whether the condition is trivially true (no clause).
-    pub fn is_true(&self) -> bool {
+    pub(crate) fn is_true(&self) -> bool {
         self.clauses.is_empty()
     }
 
     /// Whether some clause is empty, so the condition can never hold.
-    pub fn is_false(&self) -> bool {
+    pub(crate) fn is_false(&self) -> bool {
         self.clauses.iter().any(|c| c.0.is_empty())
     }
 
     /// The truth value under `binding`; `Unknown` when a needed symbol is unbound.
-    pub fn eval(&self, binding: &Binding) -> Tri {
+    pub(crate) fn eval(&self, binding: &Binding) -> Tri {
         self.clauses
             .iter()
             .fold(Tri::Yes, |acc, c| acc.and(c.eval(binding)))
     }
 
     /// The symbol names the condition mentions.
-    pub fn symbols(&self) -> BTreeSet<String> {
+    pub(crate) fn symbols(&self) -> BTreeSet<String> {
         self.atoms()
             .flat_map(|a| a.dims())
             .flat_map(Dim::symbols)

@@ -17,7 +17,7 @@ use crate::shape::{Binding, Dim, Tri};
 
 /// A condition in plain form; evaluates exactly as the condition it came from.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Plain {
+pub(crate) struct Plain {
     pub(super) parts: Vec<Part>,
     /// The clauses past the condition's work budget (`work.rs`), from the given index on, kept
     /// as written: rewriting each costs far more than showing it.
@@ -178,7 +178,7 @@ fn pieces(clause: &Condition) -> Option<Vec<Piece>> {
 impl Condition {
     /// The plain form of the condition (see the module docs). Only the clauses within the
     /// condition's work budget are rewritten; the others follow as written.
-    pub fn plain(&self) -> Plain {
+    pub(crate) fn plain(&self) -> Plain {
         let head = self.head_len();
         let rest = head.map(|from| (self.clone(), from));
         // Slots in order of first appearance: a symbol's clauses, or one multi-symbol clause.
@@ -233,14 +233,16 @@ impl Condition {
     /// A binding that breaks the condition: one symbol at its smallest breaking positive value
     /// when the plain form has one (it breaks the condition whatever the other symbols are),
     /// else the bounded search's [`Condition::counterexample`].
-    pub fn smallest_counterexample(&self) -> Option<Binding> {
+    #[cfg(test)]
+    pub(crate) fn smallest_counterexample(&self) -> Option<Binding> {
         self.plain().breaking().or_else(|| self.counterexample())
     }
 }
 
 impl Plain {
     /// The truth value under `binding`, equal to the original condition's.
-    pub fn eval(&self, binding: &Binding) -> Tri {
+    #[cfg(test)]
+    pub(crate) fn eval(&self, binding: &Binding) -> Tri {
         let rest = self
             .rest_clauses()
             .fold(Tri::Yes, |acc, c| acc.and(c.eval(binding)));
@@ -257,17 +259,18 @@ impl Plain {
     }
 
     /// Whether clauses past the condition's work budget are kept as written.
-    pub fn is_capped(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_capped(&self) -> bool {
         self.rest.is_some()
     }
 
     /// Holds for every value of the symbols.
-    pub fn is_true(&self) -> bool {
+    pub(crate) fn is_true(&self) -> bool {
         self.parts.is_empty() && self.rest.is_none()
     }
 
     /// Holds for no value of the symbols.
-    pub fn is_false(&self) -> bool {
+    pub(crate) fn is_false(&self) -> bool {
         self.parts.iter().any(|p| match p {
             Part::Set { set, .. } => set.is_empty(),
             Part::Any(pieces) => pieces.is_empty(),
@@ -279,7 +282,7 @@ impl Plain {
     ///
     /// Failing that, a clause over several symbols whose pieces are all sets breaks when every
     /// symbol is at its smallest breaking value.
-    pub fn breaking(&self) -> Option<Binding> {
+    pub(crate) fn breaking(&self) -> Option<Binding> {
         let single = self.parts.iter().find_map(|p| match p {
             Part::Set { symbol, set } => {
                 let v = set.smallest_missing()?;

@@ -60,7 +60,7 @@ impl Condition {
     /// condition is a model of those clauses.
     /// A condition past its work budget (`work.rs`) is kept as it is.
     #[must_use]
-    pub fn simplify(&self) -> Condition {
+    pub(crate) fn simplify(&self) -> Condition {
         if self.over_budget() {
             return self.clone();
         }
@@ -91,7 +91,8 @@ impl Condition {
 
     /// A binding of the condition's symbols under which it holds, if the search finds one.
     /// None is searched for past the condition's work budget (`work.rs`).
-    pub fn witness(&self) -> Option<Binding> {
+    #[cfg(test)]
+    pub(crate) fn witness(&self) -> Option<Binding> {
         if self.over_budget() {
             return None;
         }
@@ -164,7 +165,8 @@ impl Condition {
     /// Whether some binding of non-negative integers satisfies the condition: `Yes` with a
     /// witness, `No` only when proven (empty clause, or exhaustive search in the equality
     /// fragment), else `Unknown`.
-    pub fn satisfiable(&self) -> Tri {
+    #[cfg(test)]
+    pub(crate) fn satisfiable(&self) -> Tri {
         if self.is_true() {
             return Tri::Yes;
         }
@@ -196,7 +198,7 @@ impl Condition {
     ///
     /// Past the condition's work budget (`work.rs`), one that breaks its head, which breaks the
     /// whole.
-    pub fn counterexample(&self) -> Option<Binding> {
+    pub(crate) fn counterexample(&self) -> Option<Binding> {
         if self.over_budget() {
             return self.head().counterexample();
         }
@@ -223,7 +225,7 @@ impl Condition {
     /// (`n ∈ {1, 3} ∧ n ∈ {1, 4}` gives `n: {1}`); every symbol maps to the empty set when the
     /// condition is unsatisfiable. `None` when the search cannot decide (see module docs).
     /// `None` past the condition's work budget (`work.rs`).
-    pub fn forced_values(&self) -> Option<BTreeMap<String, BTreeSet<i64>>> {
+    pub(crate) fn forced_values(&self) -> Option<BTreeMap<String, BTreeSet<i64>>> {
         if self.over_budget() {
             return None;
         }
