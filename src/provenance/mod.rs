@@ -40,36 +40,45 @@ pub(crate) fn attach(model: &Model, inference: &Inference, findings: &mut [Findi
     };
     for finding in findings.iter_mut() {
         declarations(model, inference, finding, &mut declared_budget);
-        let Some(site) = &finding.node else { continue };
-        let Some(graph) = model.graphs.iter().find(|g| g.path == site.graph) else {
-            continue;
-        };
-        let Some(node) = graph.node(site.index) else {
-            continue;
-        };
-        for (input, axis) in traced::axes(finding) {
+        for (input, start) in starts(model, finding) {
             if budget == 0 {
                 return;
             }
-            let Some(site) = finding.inputs.get_mut(input) else {
-                continue;
-            };
-            let Some(value) = node.inputs().get(site.slot).copied().flatten() else {
-                continue;
-            };
+            let allowance = budget.min(MAX_VISITS_PER_DIM);
+            let (found, used) = walk::trace(model, inference, start, allowance);
+            budget = budget.saturating_sub(used);
+            if let (Some(found), Some(site)) = (found, finding.inputs.get_mut(input)) {
+                site.provenance.push(found);
+            }
+        }
+    }
+}
+
+/// Where the walks of `finding`'s offending dims start: each dim's input (its index in
+/// `finding.inputs`) and the value and axis it is in the finding's node's graph.
+fn starts(model: &Model, finding: &Finding) -> Vec<(usize, walk::Start)> {
+    let Some(site) = &finding.node else {
+        return Vec::new();
+    };
+    let Some(graph) = model.graphs.iter().find(|g| g.path == site.graph) else {
+        return Vec::new();
+    };
+    let Some(node) = graph.node(site.index) else {
+        return Vec::new();
+    };
+    traced::axes(finding)
+        .into_iter()
+        .filter_map(|(input, axis)| {
+            let slot = finding.inputs.get(input)?.slot;
+            let value = node.inputs().get(slot).copied().flatten()?;
             let start = walk::Start {
                 graph: graph.id,
                 value,
                 axis,
             };
-            let allowance = budget.min(MAX_VISITS_PER_DIM);
-            let (found, used) = walk::trace(model, inference, start, allowance);
-            budget = budget.saturating_sub(used);
-            if let Some(found) = found {
-                site.provenance.push(found);
-            }
-        }
-    }
+            Some((input, start))
+        })
+        .collect()
 }
 
 /// Fills `InputSite::declared` of `finding`'s offending dims, and names the declarations in
@@ -78,33 +87,15 @@ fn declarations(model: &Model, inference: &Inference, finding: &mut Finding, bud
     if *budget == 0 {
         return;
     }
-    let Some(site) = &finding.node else { return };
-    let Some(graph) = model.graphs.iter().find(|g| g.path == site.graph) else {
-        return;
-    };
-    let Some(node) = graph.node(site.index) else {
-        return;
-    };
     let mut found_any = false;
-    for (input, axis) in traced::axes(finding) {
+    for (input, start) in starts(model, finding) {
         if *budget == 0 {
             break;
         }
-        let Some(site) = finding.inputs.get_mut(input) else {
-            continue;
-        };
-        let Some(value) = node.inputs().get(site.slot).copied().flatten() else {
-            continue;
-        };
-        let start = walk::Start {
-            graph: graph.id,
-            value,
-            axis,
-        };
         let (found, used) =
             walk::declared(model, inference, start, (*budget).min(MAX_VISITS_PER_DIM));
         *budget = budget.saturating_sub(used);
-        if let Some(found) = found {
+        if let (Some(found), Some(site)) = (found, finding.inputs.get_mut(input)) {
             site.declared.push(found);
             found_any = true;
         }
