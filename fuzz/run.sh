@@ -48,7 +48,7 @@ for target in $targets; do
     rm -rf "$work" && mkdir -p "$work"
     parallel=()
     [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
-    before=$(ls -p "artifacts/$target" | grep -v / | sort)
+    before=$(ls -p "artifacts/$target" | { grep -v / || true; } | sort)
     began=$(date +%s)
     failed=0
     (cd "$work" && nice "../$host/release/$target" "../../$fresh" "../../$corpus" \
@@ -56,13 +56,13 @@ for target in $targets; do
         -malloc_limit_mb="$malloc_mb" -max_len=65536 -print_final_stats=1 "${parallel[@]}" \
         -artifact_prefix="../../artifacts/$target/") >"$log" 2>&1 || failed=1
     ran=$(( $(date +%s) - began ))
-    execs=$(cat "$log" "$work"/fuzz-*.log 2>/dev/null \
+    execs=$( { cat "$log" "$work"/fuzz-*.log 2>/dev/null || true; } \
         | sed -n 's/^stat::number_of_executed_units: *//p' | awk '{s+=$1} END {print s+0}')
     # libFuzzer's timeout is wall-clock time, so on a machine busy with other work a fast input
     # can pass it (and stop the run). Each new timeout is replayed alone: one that runs within the
     # bound there is kept apart in artifacts/<target>/under-load/ and named in the log's outcome;
     # any other new artifact (a crash, an out-of-memory, a timeout that replays slow) fails.
-    new=$(comm -13 <(echo "$before") <(ls -p "artifacts/$target" | grep -v / | sort))
+    new=$(comm -13 <(echo "$before") <(ls -p "artifacts/$target" | { grep -v / || true; } | sort))
     real=()
     under_load=0
     for artifact in $new; do
