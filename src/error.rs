@@ -61,9 +61,9 @@ impl Limits {
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            max_depth: 100,
-            max_rank: 1024,
-            max_nodes: 16_000_000,
+            max_depth: crate::limits::NESTING_DEPTH,
+            max_rank: crate::limits::RANK,
+            max_nodes: crate::limits::NODES,
         }
     }
 }

@@ -54,6 +54,7 @@ mod gate;
 // items, and those only their own tests or the benchmark use, are narrowed to `pub(crate)` or
 // `#[cfg(test)]` file by file (issue 33, item 8, left over).
 mod infer;
+mod limits;
 mod lint;
 mod model;
 // The operator rules keep `pub` items (their owners narrow them with the op-coverage work):

@@ -32,7 +32,7 @@ pub struct Options {
 }
 
 /// Findings kept per lint by default ([`Options::with_max_findings`]).
-pub const DEFAULT_MAX_FINDINGS: usize = 1_000;
+pub const DEFAULT_MAX_FINDINGS: usize = crate::limits::MAX_FINDINGS;
 
 /// The findings cap: `None` keeps every finding.
 #[derive(Debug, Clone, Copy)]

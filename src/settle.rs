@@ -31,11 +31,12 @@ use crate::check::{collect, CheckOptions};
 use crate::diag::{Code, Finding, Severity};
 use crate::error::Limits;
 use crate::infer::{self, known_condition, Assumptions, Inference};
+use crate::limits::{CapHit, Limit};
 use crate::model::{Graph, GraphId, Model, Origin, Value, ValueId};
 use crate::shape::{Dim, Shape};
 
 /// How many `If` nodes are tried, each costing two more inference and check runs.
-const MAX_TRIED: usize = 4;
+const MAX_TRIED: usize = crate::limits::SETTLE_TRIED;
 
 /// `inference` (the model inferred with no branch forced) settled: each main-graph `If` whose
 /// other branch certainly fails takes the branch that does not, and the model is inferred again
@@ -90,6 +91,20 @@ pub(crate) fn settle(
         };
         forced = chosen.0;
         inference = chosen.1;
+    }
+    // The next `If` left untried is where the cap stopped settling.
+    if tried.len() == MAX_TRIED {
+        let untried = diverging_ifs(model, &inference)
+            .into_iter()
+            .find(|candidate| !tried.contains(candidate));
+        if let Some((graph, index)) = untried {
+            inference.caps.push(CapHit {
+                graph: graph.0,
+                node: Some(index),
+                limit: Limit::SettleTried,
+            });
+            inference.caps.sort_unstable();
+        }
     }
     inference
 }

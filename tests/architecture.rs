@@ -26,6 +26,9 @@ use std::path::{Path, PathBuf};
 /// The layer order, lowest first: a module may import from its own layer and the ones before it.
 /// A module path is placed by its longest entry (`report::width` before `report`).
 const LAYERS: &[(&str, &[&str])] = &[
+    // Every limit on the linter's work, one table, and the record of a cap that fired: read by
+    // every layer, importing none.
+    ("limits", &["limits"]),
     // The generated protobuf bindings (STYLE.md: nothing above `model` reads prost types; this
     // table does not check that yet).
     ("proto", &["proto"]),

@@ -115,6 +115,23 @@ fn every_entry(model: &ModelProto, options: &Options) -> [Result<LintReport, Loa
     outcomes
 }
 
+/// `report`'s findings apart from its I2s, and the limit each I2 names: the caps these models
+/// reach are reported (`tests/cap_reached.rs`), beside the findings they bound.
+fn beside_caps(report: &LintReport) -> (Vec<&onnx_bcast_lint::Finding>, Vec<String>) {
+    let (caps, others): (Vec<_>, Vec<_>) = report
+        .findings()
+        .iter()
+        .partition(|f| f.code == onnx_bcast_lint::Code::I2);
+    let limits = caps
+        .iter()
+        .map(|f| match &f.facts {
+            onnx_bcast_lint::diag::Facts::CapReached { limit, .. } => limit.clone(),
+            facts => panic!("I2 with {facts:?}"),
+        })
+        .collect();
+    (others, limits)
+}
+
 /// Runs one entry point, failing when it takes longer than [`BOUND`].
 fn within_bound<T>(entry: impl FnOnce() -> T) -> T {
     let start = Instant::now();
@@ -597,8 +614,11 @@ fn many_nodes_over_the_same_wide_symbolic_inputs_share_one_outcome() {
     });
     for outcome in every_entry(&model, &Options::new()) {
         let report = outcome.unwrap();
-        let [finding] = report.findings() else {
-            panic!("one finding expected, got {}", report.findings().len());
+        // Each Add's condition (900 atoms) is past `condition-work`: one I2 at each node.
+        let (findings, caps) = beside_caps(&report);
+        assert_eq!(caps, vec!["condition-work"; 400]);
+        let [finding] = findings[..] else {
+            panic!("one finding expected, got {}", findings.len());
         };
         assert_eq!(finding.code, onnx_bcast_lint::Code::W1);
         assert!(finding.message.contains("(b0 = a0 ∨ a0 = 1 ∨ b0 = 1)"));
@@ -917,8 +937,10 @@ fn a_variadic_operator_of_many_symbolic_dims_states_a_bounded_condition() {
     };
     for outcome in every_entry(&sum("h+2"), &Options::new()) {
         let report = outcome.unwrap();
-        let [finding] = report.findings() else {
-            panic!("one finding expected: {:?}", report.findings());
+        let (findings, caps) = beside_caps(&report);
+        assert_eq!(caps, ["condition-work"]);
+        let [finding] = findings[..] else {
+            panic!("one finding expected: {findings:?}");
         };
         assert_eq!(finding.code, onnx_bcast_lint::Code::W1);
         let clauses = finding.message.matches('∧').count() + 1;
@@ -1019,8 +1041,15 @@ fn conditions_of_rotations_of_one_rank_1000_shape_are_bounded() {
     let model = rotations_of_one_shape(rank, rotations);
     for outcome in every_entry(&model, &Options::new()) {
         let report = outcome.unwrap();
-        assert_eq!(report.findings().len(), rotations * (rotations - 1) / 2);
-        for finding in report.findings() {
+        // Each Add's 3,000 atoms are past `condition-work`, and each says so.
+        let (findings, caps) = beside_caps(&report);
+        assert_eq!(findings.len(), rotations * (rotations - 1) / 2);
+        assert_eq!(caps.len(), findings.len());
+        assert!(
+            caps.iter().all(|limit| limit == "condition-work"),
+            "{caps:?}"
+        );
+        for finding in findings {
             let onnx_bcast_lint::diag::Facts::ConditionalBroadcast {
                 condition,
                 counterexample,

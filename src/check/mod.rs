@@ -4,6 +4,7 @@
 mod assumed;
 mod bound;
 mod broadcast;
+mod caps;
 mod constraint;
 mod declared;
 mod site;
@@ -43,7 +44,7 @@ pub struct SizeLimit(pub i64);
 impl SizeLimit {
     /// The default: 10^9. Just below 2^30, so that the 10^9 exporters write for "no limit"
     /// (Keras' `min(tokens, 1000000000)`, magika's `bytes ≤ 1000000000`) counts as one.
-    pub const DEFAULT: SizeLimit = SizeLimit(1_000_000_000);
+    pub const DEFAULT: SizeLimit = SizeLimit(crate::limits::SIZE_LIMIT);
 }
 
 impl Default for SizeLimit {
@@ -90,5 +91,6 @@ pub(crate) fn collect(
     findings.extend(constraint::check(model, inference));
     findings.extend(declared::check(model, inference));
     findings.extend(unsupported::check(model, inference));
+    findings.extend(caps::check(model, inference));
     findings
 }

@@ -151,6 +151,19 @@ main (float[2] x) => (float[2] z) {
             fix: "Nothing to fix when the runtime provides the operator: `--allow I1` hides the note. Otherwise import the domain, or use an opset version the operator has a schema for.",
             spec: "ONNX `docs/Versioning.md` (operator sets, `since_version`) and `docs/IR.md`, \"Operator Sets\"; the registry of the `onnx` package (`src/ops/schemas.tsv`).",
         }
+        /// A limit on the linter's work was reached: a check was not made there.
+        I2 = 8 {
+            severity: Info,
+            sarif: "CapReached",
+            facts: [CapReached],
+            summary: "a check was not made: a limit on the linter's work was reached",
+            meaning: "a check was not made: one of the linter's limits (the README's limits table) was reached at a node, or in a graph for a whole-model limit, naming the limit and how to raise it when a flag does (once per limit and node)",
+            why_heading: LOST,
+            why: "It does not fail by itself: past the limit the engine stops computing what the limit guards (a body's outputs, carried values, a condition's later clauses), so the shapes or conditions there are unknown, not wrong, and an unknown dim never produces `E1` or `E4`. The limits keep a small hostile file from costing unbounded time or memory; real models stay below them.",
+            example: r"a function calling itself (tests/cap_reached.rs builds one): the calls past `infer-depth` get unknown outputs",
+            fix: "Nothing to fix in a model the runtime accepts: `--allow I2` hides the note. Where the limit has a flag (`--size-limit`, `--max-findings`, or the library's `Limits`), raise it for a model you trust; otherwise simplify the graph there (fewer nested calls, smaller constant tensors) if the check matters.",
+            spec: "The limits are this tool's, not ONNX's: the README's limits table lists each with its default and what it bounds (`src/limits.rs`).",
+        }
     }
     files {
         "load/io" {

@@ -195,6 +195,21 @@ pub enum Facts {
         /// How many nodes there are.
         count: usize,
     },
+    /// I2: a limit on the linter's work was reached, so a check there was not made (its
+    /// result is unknown, not wrong).
+    #[non_exhaustive]
+    CapReached {
+        /// The limit's stable name (the README's limits table): `value-work`.
+        limit: String,
+        /// Its value.
+        value: u64,
+        /// What it bounds.
+        bounds: String,
+        /// The flag or library option that raises it; `None` when it is fixed.
+        flag: Option<String>,
+        /// The graph it was reached in (`main`, a subgraph's or function's path).
+        graph: String,
+    },
     /// E4: an operator's own shape constraint fails: for every input, or (`binding`) for this
     /// deployment's dims (with `condition` when the binding breaks a condition, without when
     /// the sizes the constraint compares come from it).

@@ -86,6 +86,13 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
             count,
             ..
         } => unsupported_message(op_type, domain, reason.as_deref(), nodes, *count),
+        Facts::CapReached {
+            limit,
+            value,
+            bounds,
+            graph,
+            ..
+        } => cap_message(limit, *value, bounds, graph, node.map(|_| what.as_str())),
         Facts::ConstraintUnmet { .. } => unmet_message(facts, &what),
         Facts::MissingInput { slot } => format!("{what}: required input {slot} is missing"),
         Facts::BadAttribute {
@@ -101,6 +108,40 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
         } => format!(
             "graph input `{input}` of {graph} is declared {declared} but its initializer is {stored}"
         ),
+    }
+}
+
+/// The help of an E3: what the ONNX IR requires instead.
+fn structure_help(problem: &Structure) -> &'static str {
+    match problem {
+        Structure::NoGraph => "export the model again; a ModelProto must hold a GraphProto",
+        Structure::Cycle { .. } => {
+            "ONNX graphs must be acyclic; loops belong in a Loop or Scan body"
+        }
+        Structure::UndefinedInput { .. } => {
+            "add the missing initializer or graph input, or fix the input name"
+        }
+        Structure::DuplicateProducer { .. } => {
+            "every value must have exactly one producer (SSA form)"
+        }
+        Structure::MissingOpType => "set the node's op_type",
+    }
+}
+
+/// An I2: the limit and where it was reached, the node (`what`) or, for a cap of a whole
+/// graph, the graph.
+fn cap_message(limit: &str, value: u64, bounds: &str, graph: &str, what: Option<&str>) -> String {
+    let at = what.map_or_else(|| format!("graph `{graph}`"), str::to_owned);
+    format!("a check was not made: limit `{limit}` ({bounds}, {value}) reached at {at}")
+}
+
+/// An I2's help: the flag that raises the limit, when one does.
+fn cap_help(flag: Option<&str>) -> String {
+    match flag {
+        Some(flag) => {
+            format!("raise it with `{flag}`; until then the result there is unknown, not wrong")
+        }
+        None => "the limit has no flag: the result there is unknown, not wrong".to_owned(),
     }
 }
 
@@ -317,24 +358,12 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             "correct the declared shape (value_info or graph output), or the computation feeding this node"
                 .to_owned()
         }
-        Facts::Structure { problem } => match problem {
-            Structure::NoGraph => "export the model again; a ModelProto must hold a GraphProto",
-            Structure::Cycle { .. } => {
-                "ONNX graphs must be acyclic; loops belong in a Loop or Scan body"
-            }
-            Structure::UndefinedInput { .. } => {
-                "add the missing initializer or graph input, or fix the input name"
-            }
-            Structure::DuplicateProducer { .. } => {
-                "every value must have exactly one producer (SSA form)"
-            }
-            Structure::MissingOpType => "set the node's op_type",
-        }
-        .to_owned(),
+        Facts::Structure { problem } => structure_help(problem).to_owned(),
         Facts::Unsupported { .. } => {
             "declare the outputs' shapes in value_info so checks can continue past these nodes"
                 .to_owned()
         }
+        Facts::CapReached { flag, .. } => cap_help(flag.as_deref()),
         Facts::ConstraintUnmet {
             constraint,
             fix,

@@ -2,11 +2,11 @@
 //! each node's rule on its inputs' facts, refines the outputs by their declarations and stores
 //! them; control flow and function calls (`control.rs`) run bodies through it.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::budget::{body_budget, bounded, graph_cost, MAX_INFER_DEPTH, MAX_VALUE_WORK};
+use super::budget::{body_budget, body_hit, bounded, graph_cost, ValueWork, MAX_INFER_DEPTH};
 use super::{adopt, anonymous, control, downstream, stored};
 use super::{Assumptions, GraphFacts, Inference, NodeFacts, NodeStatus, ValueFacts};
 use crate::error::Limits;
@@ -45,7 +45,8 @@ pub(super) fn run(
         fresh: Fresh::default(),
         broadcasts: Outcomes::default(),
         depth: 0,
-        work: Cell::new(0),
+        work: ValueWork::default(),
+        caps: Vec::new(),
         max_rank: limits.max_rank,
         body_work: 0,
         body_budget: body_budget(&costs),
@@ -73,7 +74,11 @@ pub(super) fn run(
                 .resize_with(graph.values.len(), ValueFacts::unknown);
         }
     }
-    Inference { graphs }
+    let mut caps = engine.caps;
+    caps.extend(engine.work.hits());
+    caps.sort_unstable();
+    caps.dedup();
+    Inference { graphs, caps }
 }
 
 /// Resolved rules by the address of a node's shared [`crate::model::Operator`].
@@ -92,7 +97,9 @@ pub(crate) struct Engine<'m> {
     broadcasts: Outcomes,
     depth: usize,
     /// Value elements copied so far, against [`MAX_VALUE_WORK`].
-    work: Cell<usize>,
+    work: ValueWork,
+    /// The `infer-depth` and `body-work` caps reached, at the nodes whose body was not inferred.
+    caps: Vec<crate::limits::CapHit>,
     max_rank: usize,
     /// Nodes and values of every graph run so far, and the input dims of every node run in a
     /// body, against `body_budget`.
@@ -291,12 +298,7 @@ impl<'m> Engine<'m> {
     /// Charges `elements` value elements handed to a rule to the work budget; `false` (and
     /// nothing charged) when the budget cannot afford them.
     fn charge(&self, elements: usize) -> bool {
-        let spent = self.work.get().saturating_add(elements);
-        if spent > MAX_VALUE_WORK {
-            return false;
-        }
-        self.work.set(spent);
-        true
+        self.work.charge(elements)
     }
 
     /// The float elements of `value` left in its initializer ([`stored`]), decoded now.
@@ -319,7 +321,7 @@ impl<'m> Engine<'m> {
     /// A copy of a value's facts for a rule, charged to the work budget.
     fn charged(&self, graph: GraphId, value: ValueId) -> Option<ValueFacts> {
         let facts = self.value_facts(graph, value)?;
-        let affordable = |len: usize| self.work.get().saturating_add(len) <= MAX_VALUE_WORK;
+        let affordable = |len: usize| self.work.affords(len);
         let value_elements = facts.value.as_ref().filter(|v| affordable(v.data.len()));
         let real = match &facts.real {
             Some(real) => Some(real.clone()),
@@ -550,6 +552,8 @@ impl<'m> Engine<'m> {
         let (status, outputs, checks) = if enters_body
             && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
+            self.caps
+                .push(body_hit(graph.id, node.index, self.depth > MAX_INFER_DEPTH));
             let why = RuleError::Beyond("inference budget for nested graph bodies spent".into());
             (NodeStatus::Failed(Box::new(why)), Vec::new(), Vec::new())
         } else if !node.subgraphs().is_empty() && (control::drives(node) || function.is_some()) {

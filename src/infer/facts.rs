@@ -153,6 +153,8 @@ impl GraphFacts {
 pub struct Inference {
     /// One entry per graph of the model.
     pub(crate) graphs: Vec<GraphFacts>,
+    /// The caps the run reached, each once, in order.
+    pub(crate) caps: Vec<crate::limits::CapHit>,
 }
 
 impl Inference {

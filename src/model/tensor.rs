@@ -10,7 +10,7 @@ use crate::shape::Dim;
 
 /// Largest tensor whose elements are carried as data (shape computations are tiny; weights are not
 /// read).
-pub(crate) const MAX_VALUE_ELEMENTS: usize = 4096;
+pub(crate) const MAX_VALUE_ELEMENTS: usize = crate::limits::TENSOR_VALUE_ELEMENTS;
 
 /// The static shape and element count of a small tensor whose data is in the file.
 fn small_shape(tensor: &TensorProto) -> Option<(Vec<usize>, usize)> {

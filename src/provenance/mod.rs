@@ -23,9 +23,9 @@ use crate::infer::{GraphFacts, Inference};
 use crate::model::{GraphId, Model};
 
 /// Most states (value, axis) one dim's walk visits before giving up.
-const MAX_VISITS_PER_DIM: usize = 4_096;
+const MAX_VISITS_PER_DIM: usize = crate::limits::PROVENANCE_VISITS_PER_DIM;
 /// Most states all walks of one model visit together: past it, later findings get none.
-const MAX_VISITS_PER_MODEL: usize = 1 << 16;
+const MAX_VISITS_PER_MODEL: usize = crate::limits::PROVENANCE_VISITS_PER_MODEL;
 
 /// Fills the provenance of the offending dims of every finding, within the model's budget, and
 /// the declared sizes they hang on (within a budget of their own, so that provenance is the

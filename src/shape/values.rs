@@ -12,7 +12,7 @@ use super::real::{Real, Width};
 use super::Dim;
 
 /// Most elements a value tensor may hold.
-pub(crate) const MAX_ELEMENTS: usize = 1 << 16;
+pub(crate) const MAX_ELEMENTS: usize = crate::limits::VALUE_ELEMENTS;
 
 /// A small tensor of dims (or, for floating-point tensors, of [`Real`]s), row-major.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

@@ -15,7 +15,7 @@ use crate::shape::condition::forced_jointly;
 
 /// Most distinct conditions compared pairwise for implication: a model of thousands of
 /// distinct conditions keeps them apart rather than spend quadratic time.
-const MAX_FOLDED: usize = 512;
+const MAX_FOLDED: usize = crate::limits::FOLDED_CONDITIONS;
 
 /// W1 and W4 findings: one per conditional node, except that symbols the conditions force together to a
 /// single value are reported once, at the nodes that force them, a condition met at several

@@ -278,7 +278,7 @@ fn given_existing(exprs: Vec<Expr>, facts: &[Expr]) -> Vec<Expr> {
 }
 
 /// Distinct expressions on one axis up to which every pair is required (`k(k-1)/2` clauses).
-const PAIRED_EXPRS: usize = 16;
+const PAIRED_EXPRS: usize = crate::limits::PAIRED_EXPRS;
 
 /// The pairs of `exprs` whose agreement the axis requires, exactly (2): every pair up to
 /// [`PAIRED_EXPRS`] expressions; past it, each one with an expression that can never be 1 (the

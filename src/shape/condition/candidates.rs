@@ -8,14 +8,14 @@ use super::{Atom, Condition};
 use crate::shape::Dim;
 
 /// Most assignments tried by one search.
-pub(super) const BUDGET: usize = 4_096;
+pub(super) const BUDGET: usize = crate::limits::SEARCH_TRIES;
 
 /// Most atom evaluations of one pass of a search that cannot decide its condition anyway (see
 /// `Space::tries`): each assignment evaluates every atom, so a condition of more than 64 atoms
 /// gets fewer than [`BUDGET`] tries. A `Sum` of 2,000 inputs with symbolic dims states 1,999
 /// clauses, and each search over them took a second (issue 19 hunt); fewer tries can only turn
 /// a witness or a counterexample into none found, never into a wrong answer.
-pub(super) const WORK: usize = BUDGET * 64;
+pub(super) const WORK: usize = crate::limits::SEARCH_WORK;
 
 /// The values to try for each symbol.
 pub(super) struct Space {

@@ -10,7 +10,7 @@ use super::{Atom, Condition};
 use crate::shape::{Dim, Expr};
 
 /// Most clamps a condition may have here.
-const MAX_CLAMPS: usize = 8;
+const MAX_CLAMPS: usize = crate::limits::CLAMPS;
 
 /// Which values of one piece satisfy the condition.
 enum Piece {

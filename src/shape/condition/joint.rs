@@ -12,7 +12,7 @@ use super::{Condition, Conjunction};
 
 /// Most clauses of one group's combined condition: past this, the bounded search could not
 /// decide it anyway.
-const MAX_JOINT_CLAUSES: usize = 1_024;
+const MAX_JOINT_CLAUSES: usize = crate::limits::JOINT_CLAUSES;
 
 /// A symbol that several conditions force together to one value.
 #[derive(Debug, Clone, PartialEq, Eq)]

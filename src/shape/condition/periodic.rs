@@ -13,7 +13,7 @@ use crate::shape::{Binding, Dim, Expr, Tri};
 /// Most atom evaluations spent on one table: eight times the bounded search's `BUDGET`, so a
 /// model of many conditional nodes costs about what their search does. The conditions real
 /// models give need far less (a start of a few hundred, periods of 32).
-const MAX_WORK: usize = 1 << 15;
+const MAX_WORK: usize = crate::limits::PERIODIC_WORK;
 
 /// Whether the condition holds at each `s` in `0 .. start + period`; for `s ≥ start` the value
 /// at `s` equals the value at `start + (s - start) % period`.

@@ -10,11 +10,11 @@ use super::periodic::Table;
 use crate::shape::Dim;
 
 /// Most pieces (ranges, lists, tail) a description may have before it stops being plain.
-const MAX_PIECES: usize = 3;
+const MAX_PIECES: usize = crate::limits::VALUE_SET_PIECES;
 /// Most values listed in one `∈ {...}`.
-const MAX_LISTED: usize = 6;
+const MAX_LISTED: usize = crate::limits::VALUE_SET_LISTED;
 /// Most values [`ValueSet::within`] tries.
-const MAX_SCAN: i64 = 1 << 16;
+const MAX_SCAN: i64 = crate::limits::VALUE_SET_SCAN;
 
 fn gcd(a: i64, b: i64) -> i64 {
     let (mut x, mut y) = (a, b);

@@ -15,7 +15,7 @@ use super::Condition;
 /// Most atoms of one condition its plain form rewrites and its searches read. The
 /// conditions of real models are far smaller (a rank-8 broadcast of symbolic dims states 24
 /// atoms); a rank-1000 one states 3,000.
-pub(super) const CONDITION_WORK: usize = 512;
+pub(super) const CONDITION_WORK: usize = crate::limits::CONDITION_WORK;
 
 impl Condition {
     /// How many of the first clauses fit in [`CONDITION_WORK`] atoms; `None` when all do.

@@ -25,11 +25,11 @@ use std::sync::Arc;
 use super::Binding;
 
 /// Most monomials an expression may hold.
-pub(crate) const MAX_TERMS: usize = 64;
+pub(crate) const MAX_TERMS: usize = crate::limits::EXPR_TERMS;
 /// Most nodes (terms plus atoms, counted through nested atoms) an expression may hold.
-pub(crate) const MAX_SIZE: usize = 256;
+pub(crate) const MAX_SIZE: usize = crate::limits::EXPR_SIZE;
 /// Highest total degree of a monomial.
-pub(crate) const MAX_DEGREE: u32 = 8;
+pub(crate) const MAX_DEGREE: u32 = crate::limits::EXPR_DEGREE;
 
 /// A canonical integer expression; cheap to clone (shared) and to hash (the hash of its terms
 /// is computed once, when it is made).

@@ -18,9 +18,9 @@ use super::{gcd, Atom, Expr};
 use crate::shape::Binding;
 
 /// Largest period kept: past it the analysis gives up (the caller shows the expression as is).
-pub(crate) const MAX_PERIOD: i64 = 1 << 12;
+pub(crate) const MAX_PERIOD: i64 = crate::limits::EXPR_PERIOD;
 /// Latest start kept.
-pub(crate) const MAX_START: i64 = 1 << 14;
+pub(crate) const MAX_START: i64 = crate::limits::EXPR_PERIOD_START;
 
 /// `e(s + period) = e(s) + step` for every `s ≥ start`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

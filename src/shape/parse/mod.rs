@@ -29,7 +29,7 @@ struct Parser {
     depth: usize,
 }
 
-const MAX_DEPTH: usize = 64;
+const MAX_DEPTH: usize = crate::limits::PARSE_DEPTH;
 
 impl Parser {
     fn peek(&self) -> Option<&Tok> {
