@@ -156,3 +156,42 @@ fn slice_bounds_of_either_sign_agree_with_onnxruntime() {
         );
     }
 }
+
+#[test]
+fn sarif_and_html_name_the_declaration_too() {
+    let model = fixture("e1_declared_size.onnx");
+    let out = common::run(&["--format", "sarif", model.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    let e1 = results.iter().find(|r| r["ruleId"] == "E1").unwrap();
+    // The property bag carries the JSON's list, keyed by input; `b` rests on no declaration.
+    assert_eq!(
+        e1["properties"]["declared"],
+        serde_json::json!({"s": [{"axis": 1, "dim": 6,
+            "declaration": {"graph": "main", "name": "s", "axis": 1, "dim": 6}}]})
+    );
+    let related = e1["relatedLocations"].as_array().unwrap();
+    let declaration = related
+        .iter()
+        .find(|r| r["logicalLocations"][0]["fullyQualifiedName"] == "main/s")
+        .unwrap();
+    let text = declaration["message"]["text"].as_str().unwrap();
+    assert!(
+        text.contains("assumes the size 6 declared for `s` (axis 1"),
+        "{text}"
+    );
+    // Ids stay the positions of the list (SARIF 3.27.22's relatedLocations ids are unique).
+    for (i, location) in related.iter().enumerate() {
+        assert_eq!(location["id"], i, "{related:?}");
+    }
+    // A finding on no declared size has no such key.
+    let w2 = results.iter().find(|r| r["ruleId"] == "W2").unwrap();
+    assert!(w2["properties"].get("declared").is_none());
+
+    let page = common::run(&["--format", "html", model.to_str().unwrap()]);
+    let html = String::from_utf8(page.stdout).unwrap();
+    assert!(
+        html.contains("assumes the size 6 declared for `s` (axis 1"),
+        "the HTML report's provenance notes name the declaration"
+    );
+}

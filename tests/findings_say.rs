@@ -225,3 +225,23 @@ fn values_downstream_of_a_failure_take_no_declared_dims() {
     let codes: Vec<Code> = bound.iter().map(|f| f.code).collect();
     assert_eq!(codes, [Code::E4], "{bound:#?}");
 }
+
+/// A counterexample is a binding where the node itself fails: every input of it can exist
+/// there (issue 38, item 2). The smallest value outside `20 ≤ samples ≤ 79` is 1, where the
+/// Pad's output `[batch, 1, samples/5/2/2-1]` would have -1 rows; the Add fails first at 80,
+/// and onnxruntime fails there, at the Add (tests/models/README.md).
+#[test]
+fn a_counterexample_is_where_every_input_of_the_node_exists() {
+    let found = findings("w1_conv_frames.onnx", &Options::new());
+    let w1 = found.iter().find(|f| f.code == Code::W1).unwrap();
+    let Facts::ConditionalBroadcast { counterexample, .. } = &w1.facts else {
+        panic!("{:?}", w1.facts)
+    };
+    let binding = counterexample.as_ref().unwrap();
+    assert_eq!(binding.get("samples"), Some(&80), "{binding:?}");
+    for input in &w1.inputs {
+        for dim in input.shape.dims().unwrap() {
+            assert!(dim.eval(binding).is_none_or(|v| v >= 0), "{input:?}");
+        }
+    }
+}

@@ -40,6 +40,8 @@ from . import _native
 __all__ = [
     "CODES",
     "DEFAULT_MAX_FINDINGS",
+    "Declaration",
+    "Declared",
     "Finding",
     "Input",
     "Limits",
@@ -201,6 +203,27 @@ class Provenance(NamedTuple):
     nodes: int
 
 
+class Declaration(NamedTuple):
+    """A declared size that inference took because it could not compute the dim: the
+    declared value (``graph`` and ``name``, a ``value_info`` or graph output) and its ``axis``
+    and ``dim`` there."""
+
+    graph: str
+    name: str
+    axis: int
+    dim: Dim
+
+
+class Declared(NamedTuple):
+    """A dim of a finding's input that is, or is computed from, a declared size (the JSON
+    output's ``declared`` entries, field for field): the input's ``axis`` and ``dim``, and the
+    ``declaration`` it rests on. An assumption, not a fact: a declaration can be wrong (W2)."""
+
+    axis: int
+    dim: Dim
+    declaration: Declaration
+
+
 class _NameShape(NamedTuple):
     name: str
     shape: Shape
@@ -212,12 +235,14 @@ class Input(_NameShape):
     as the JSON output's ``inputs`` have them: ``value``, the elements of a small 1-D input
     whose elements are known (an Expand target such as ``"[2, 1, 4]"``), else ``None``; and
     ``provenance``, a tuple of :class:`Provenance`, one per offending dim traced back to a graph
-    input, initializer or ``Constant`` (empty when none was)."""
+    input, initializer or ``Constant`` (empty when none was); and ``declared``, a tuple of
+    :class:`Declared`, one per dim that rests on a declared size (empty when none does)."""
 
     # Not in the pair, so that code unpacking `(name, shape)` keeps working; kept in the
     # instance's dict (a tuple subclass cannot have slots). `_make` gives these defaults.
     _value: Optional[str] = None
     _provenance: Tuple[Provenance, ...] = ()
+    _declared: Tuple[Declared, ...] = ()
 
     def __new__(
         cls,
@@ -225,10 +250,12 @@ class Input(_NameShape):
         shape: Shape,
         value: Optional[str] = None,
         provenance: Iterable[Provenance] = (),
+        declared: Iterable[Declared] = (),
     ) -> "Input":
         self = super().__new__(cls, name, shape)
         self.__dict__["_value"] = value
         self.__dict__["_provenance"] = tuple(provenance)
+        self.__dict__["_declared"] = tuple(declared)
         return self
 
     @property
@@ -241,18 +268,25 @@ class Input(_NameShape):
         """Where each of the input's offending dims comes from (empty when none was traced)."""
         return self._provenance
 
+    @property
+    def declared(self) -> Tuple[Declared, ...]:
+        """The declared sizes the input's dims rest on (empty when none does)."""
+        return self._declared
+
     def _replace(self, **changes: Any) -> "Input":
         fields = {"name": self.name, "shape": self.shape, "value": self.value,
-                  "provenance": self.provenance}
+                  "provenance": self.provenance, "declared": self.declared}
         fields.update(changes)
         return type(self)(**fields)
 
     def __getnewargs__(self) -> Tuple[Any, ...]:
-        return (self.name, self.shape, self.value, self.provenance)
+        return (self.name, self.shape, self.value, self.provenance, self.declared)
 
     def __repr__(self) -> str:
+        # `declared` only when there is one, so that the common repr stays short.
+        declared = f", declared={self.declared!r}" if self.declared else ""
         return (f"Input(name={self.name!r}, shape={self.shape!r}, value={self.value!r}, "
-                f"provenance={self.provenance!r})")
+                f"provenance={self.provenance!r}{declared})")
 
 
 @dataclass(frozen=True)
@@ -470,6 +504,7 @@ def _finding(raw: Mapping[str, Any], origin: Optional[Tuple[Any, int]] = None) -
                 shape=i["shape"],
                 value=i["value"],
                 provenance=(_provenance(p) for p in i["provenance"]),
+                declared=(_declared(d) for d in i["declared"]),
             )
             for i in raw["inputs"]
         ),
@@ -493,6 +528,11 @@ def _provenance(raw: Mapping[str, Any]) -> Provenance:
         ),
         nodes=raw["nodes"],
     )
+
+
+def _declared(raw: Mapping[str, Any]) -> Declared:
+    return Declared(axis=raw["axis"], dim=raw["dim"],
+                    declaration=Declaration(**raw["declaration"]))
 
 
 def _source(model: Any, caller: str) -> Tuple[bool, Any, str]:

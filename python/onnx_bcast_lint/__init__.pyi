@@ -99,15 +99,27 @@ class Provenance(NamedTuple):
     steps: Tuple[ProvenanceStep, ...]
     nodes: int
 
+class Declaration(NamedTuple):
+    graph: str
+    name: str
+    axis: int
+    dim: Dim
+
+class Declared(NamedTuple):
+    axis: int
+    dim: Dim
+    declaration: Declaration
+
 class Input(Tuple[str, Shape]):
-    """The pair ``(name, shape)``, with ``value`` and ``provenance`` besides (equality compares
-    the pair)."""
+    """The pair ``(name, shape)``, with ``value``, ``provenance`` and ``declared`` besides
+    (equality compares the pair)."""
     def __new__(
         cls,
         name: str,
         shape: Shape,
         value: Optional[str] = None,
         provenance: Iterable[Provenance] = (),
+        declared: Iterable[Declared] = (),
     ) -> Input: ...
     @property
     def name(self) -> str: ...
@@ -117,6 +129,8 @@ class Input(Tuple[str, Shape]):
     def value(self) -> Optional[str]: ...
     @property
     def provenance(self) -> Tuple[Provenance, ...]: ...
+    @property
+    def declared(self) -> Tuple[Declared, ...]: ...
     def _replace(
         self,
         *,
@@ -124,6 +138,7 @@ class Input(Tuple[str, Shape]):
         shape: Shape = ...,
         value: Optional[str] = ...,
         provenance: Iterable[Provenance] = ...,
+        declared: Iterable[Declared] = ...,
     ) -> Input: ...
 
 class Finding:

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use onnx_bcast_lint::cli::{self, Teardown};
-use onnx_bcast_lint::diag::{DimProvenance, InputSite, NodeSite, Step};
+use onnx_bcast_lint::diag::{Declared, DimProvenance, InputSite, NodeSite, Step};
 use onnx_bcast_lint::report::{html, human, json, sarif, FileReport};
 use onnx_bcast_lint::{
     lint_bytes, lint_path, unknown_dims, Code, Finding, Limits, LintReport, LoadError, Options,
@@ -133,17 +133,38 @@ fn shape_py<'py>(py: Python<'py>, shape: &Shape) -> PyResult<Bound<'py, PyAny>> 
     }
 }
 
-/// One input of a finding: `{name, shape, value, provenance}` (see `provenance_py`).
+/// One input of a finding: `{name, shape, value, provenance, declared}` (see `provenance_py`
+/// and `declared_py`).
 fn input_py<'py>(py: Python<'py>, input: &InputSite) -> PyResult<Bound<'py, PyDict>> {
     let provenance = PyList::empty(py);
     for dim in &input.provenance {
         provenance.append(provenance_py(py, dim)?)?;
+    }
+    let declared = PyList::empty(py);
+    for dim in &input.declared {
+        declared.append(declared_py(py, dim)?)?;
     }
     let dict = PyDict::new(py);
     dict.set_item("name", &input.name)?;
     dict.set_item("shape", shape_py(py, &input.shape)?)?;
     dict.set_item("value", input.value.as_deref())?;
     dict.set_item("provenance", provenance)?;
+    dict.set_item("declared", declared)?;
+    Ok(dict)
+}
+
+/// One dim that rests on a declared size, with the JSON's `declared` entry's keys: `{axis,
+/// dim, declaration}`, `declaration` being `{graph, name, axis, dim}`.
+fn declared_py<'py>(py: Python<'py>, dim: &Declared) -> PyResult<Bound<'py, PyDict>> {
+    let declaration = PyDict::new(py);
+    declaration.set_item("graph", &dim.graph)?;
+    declaration.set_item("name", &dim.name)?;
+    declaration.set_item("axis", dim.declared_axis)?;
+    declaration.set_item("dim", dim_py(py, &dim.declared_dim)?)?;
+    let dict = PyDict::new(py);
+    dict.set_item("axis", dim.axis)?;
+    dict.set_item("dim", dim_py(py, &dim.dim)?)?;
+    dict.set_item("declaration", declaration)?;
     Ok(dict)
 }
 

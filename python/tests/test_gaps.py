@@ -142,6 +142,25 @@ def test_provenance_reads_as_data():
         assert all(isinstance(s, obl.ProvenanceStep) for s in p.steps)
 
 
+def test_a_declared_size_reads_as_the_jsons_declared_list():
+    # e1_declared_size: `s`'s axis 1 is 6 only because `s` declares it (issue 38, item 4).
+    report = obl.lint(MODELS / "e1_declared_size.onnx")
+    expected = _json_findings(report)
+    seen = 0
+    for finding, entry in zip(report.findings, expected):
+        for i, raw in zip(finding.inputs, entry["inputs"]):
+            as_json = [{**d._asdict(), "declaration": d.declaration._asdict()} for d in i.declared]
+            assert as_json == raw.get("declared", []), (finding, raw)
+            seen += len(i.declared)
+    assert seen == 1, report.findings
+    e1 = next(f for f in report.findings if f.code == "E1")
+    s = next(i for i in e1.inputs if i.name == "s")
+    assert s.declared == (obl.Declared(1, 6, obl.Declaration("main", "s", 1, 6)),)
+    assert "declared=(Declared(" in repr(s)
+    for same in (copy.deepcopy(s), pickle.loads(pickle.dumps(s)), s._replace(value=None)):
+        assert same.declared == s.declared
+
+
 def test_value_is_an_expand_targets_elements():
     finding = obl.lint(MODELS / "e1_expand.onnx").findings[0]
     values = [i.value for i in finding.inputs]

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{DimProvenance, Source, SourceKind, Step};
+use super::{Declared, DimProvenance, Source, SourceKind, Step};
 
 impl DimProvenance {
     /// Whether the chain says nothing a reader does not see: the input is itself the source
@@ -43,6 +43,19 @@ impl DimProvenance {
             rest = tail;
         }
         text
+    }
+}
+
+impl Declared {
+    /// The sentence for this dim of the input called `input`: which declaration it rests on,
+    /// and why that matters (issue 38, item 4: a declaration is an assumption, W2 says they
+    /// can be wrong).
+    pub fn note(&self, input: &str) -> String {
+        format!(
+            "{} (axis {} of `{input}`) assumes the size {} declared for `{}` (axis {}, graph `{}`): \
+             inference could not compute it, and a declaration can be wrong",
+            self.dim, self.axis, self.declared_dim, self.name, self.declared_axis, self.graph
+        )
     }
 }
 

@@ -1,7 +1,9 @@
 //! Provenance chains (issue 17) in the machine formats: the JSON `provenance` list of an input
 //! (one entry per traced dim: its source and the nodes that change it) and SARIF's
 //! `relatedLocations` and `codeFlows` (SARIF 2.1.0 sections 3.27.22 and 3.36), one thread flow
-//! per traced dim from its source to the finding's node.
+//! per traced dim from its source to the finding's node. The declared sizes a finding's dims
+//! rest on (issue 38, item 4) go with them: JSON's `declared`, SARIF's property bag and a
+//! related location per declaration.
 
 use serde_json::{json, Map, Value};
 
@@ -132,4 +134,44 @@ pub(super) fn sarif(finding: &Finding, artifact: &Value, own: &Value) -> Option<
         }
     }
     (!flows.is_empty()).then(|| (Value::Array(related), Value::Array(flows)))
+}
+
+/// The declarations `finding`'s dims rest on, added to its SARIF `result`: `properties.declared`
+/// (input name to the JSON's `declared` list) and one `relatedLocations` entry per declared dim,
+/// a logical location naming the declared value, whose message says it is an assumption.
+pub(super) fn sarif_declared(finding: &Finding, result: &mut Value) {
+    let inputs: Vec<_> = finding
+        .inputs
+        .iter()
+        .filter(|input| !input.declared.is_empty())
+        .collect();
+    let Some(object) = result.as_object_mut().filter(|_| !inputs.is_empty()) else {
+        return;
+    };
+    let by_input: Map<String, Value> = inputs
+        .iter()
+        .map(|input| (input.name.clone(), declared_json(&input.declared)))
+        .collect();
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        properties.insert("declared".into(), Value::Object(by_input));
+    }
+    let related = object
+        .entry("relatedLocations")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(related) = related {
+        for input in inputs {
+            for declared in &input.declared {
+                let id = related.len();
+                related.push(json!({
+                    "id": id,
+                    "message": {"text": declared.note(&input.name)},
+                    "logicalLocations": [{
+                        "name": declared.name,
+                        "fullyQualifiedName": format!("{}/{}", declared.graph, declared.name),
+                        "kind": "variable",
+                    }],
+                }));
+            }
+        }
+    }
 }

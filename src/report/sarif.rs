@@ -276,6 +276,7 @@ fn result(finding: &Finding, artifact: &Value) -> Value {
         object.insert("relatedLocations".into(), related);
         object.insert("codeFlows".into(), flows);
     }
+    super::provenance::sarif_declared(finding, &mut result);
     result
 }
 

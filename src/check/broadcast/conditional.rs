@@ -186,11 +186,8 @@ fn conditional_finding(
 ) -> Finding {
     let condition = c.readable.text.clone();
     let (data_dependent, bindable) = origins.split(&c.condition);
-    let counterexample = c
-        .readable
-        .plain
-        .breaking()
-        .or_else(|| c.condition.counterexample());
+    let inputs = input_sites(c.graph, Some(c.facts), c.node, c.what.slots());
+    let counterexample = super::witness::counterexample(&c.readable.plain, &c.condition, &inputs);
     let facts = match c.what {
         Conditioned::Constraint(constraint) => Facts::ConditionalConstraint {
             constraint: constraint.requires.clone(),
@@ -213,9 +210,5 @@ fn conditional_finding(
             bindable,
         },
     };
-    Finding::new(
-        facts,
-        Some(node_site(c.graph, c.node)),
-        input_sites(c.graph, Some(c.facts), c.node, c.what.slots()),
-    )
+    Finding::new(facts, Some(node_site(c.graph, c.node)), inputs)
 }

@@ -22,6 +22,7 @@ mod clash;
 mod conditional;
 mod fix;
 mod origin;
+mod witness;
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -161,11 +162,8 @@ pub(super) fn check(model: &Model, inference: &Inference, limit: i64) -> Vec<Fin
 /// is 0: it fails for every non-empty input.
 fn empty_only(c: &Conditional<'_>, origins: &origin::Origins) -> Finding {
     let (data_dependent, _) = origins.split(&c.condition);
-    let counterexample = c
-        .readable
-        .plain
-        .breaking()
-        .or_else(|| c.condition.counterexample());
+    let inputs = input_sites(c.graph, Some(c.facts), c.node, c.what.slots());
+    let counterexample = witness::counterexample(&c.readable.plain, &c.condition, &inputs);
     let condition = c.readable.text.clone();
     match c.what {
         Conditioned::Broadcast(check) => clash::empty_only(

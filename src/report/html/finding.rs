@@ -72,15 +72,17 @@ pub(super) fn section(
             r#"<p class="note">No node to draw: the finding is about the model as a whole.</p>"#,
         ),
     }
+    // The chains, then the declarations the finding's dims rest on (an assumption, issue 38).
     let notes: Vec<String> = finding
         .inputs
         .iter()
         .flat_map(|input| {
-            input
+            let chains = input
                 .provenance
                 .iter()
                 .filter(|p| !p.is_trivial(&input.name))
-                .map(|p| p.note(&input.name))
+                .map(|p| p.note(&input.name));
+            chains.chain(input.declared.iter().map(|d| d.note(&input.name)))
         })
         .collect();
     if !notes.is_empty() {
