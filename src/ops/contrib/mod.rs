@@ -24,6 +24,7 @@ pub(super) mod heads;
 pub(super) mod matmul;
 pub(super) mod moe;
 pub(super) mod nchwc;
+pub(super) mod nchwc_block;
 pub(super) mod nhwc;
 pub(super) mod norm;
 pub(super) mod qlinear;
