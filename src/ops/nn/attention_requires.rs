@@ -118,11 +118,11 @@ pub(super) fn agree(
 pub(super) fn past(
     ctx: &Ctx<'_>,
     pending: &mut Pending,
-    k: &Side<'_>,
-    v: &Side<'_>,
+    key: &Side<'_>,
+    value: &Side<'_>,
 ) -> Result<(), RuleError> {
     let mut lengths = Vec::new();
-    for (slot, of) in [(4, k), (5, v)] {
+    for (slot, of) in [(4, key), (5, value)] {
         let Some(dims) = ctx.input(slot).and_then(|p| p.shape.dims()) else {
             continue;
         };
@@ -139,12 +139,19 @@ pub(super) fn past(
             )
             .unmet());
         }
-        let [b, h, _, d] = [0, 1, 2, 3].map(|axis| dim_at(Some(dims), axis));
+        let [batch, heads, _, head] = [0, 1, 2, 3].map(|axis| dim_at(Some(dims), axis));
         let peer = slot - 3;
-        equal(pending, &b, of.batch, &requires, "its batch", &[peer, slot])?;
         equal(
             pending,
-            &h,
+            &batch,
+            of.batch,
+            &requires,
+            "its batch",
+            &[peer, slot],
+        )?;
+        equal(
+            pending,
+            &heads,
             of.heads,
             &requires,
             "its head count",
@@ -152,7 +159,7 @@ pub(super) fn past(
         )?;
         equal(
             pending,
-            &d,
+            &head,
             of.head_size,
             &requires,
             "its head size",
@@ -160,11 +167,11 @@ pub(super) fn past(
         )?;
         lengths.push(dim_at(Some(dims), 2));
     }
-    if let [key, value] = lengths.as_slice() {
+    if let [key_length, value_length] = lengths.as_slice() {
         equal(
             pending,
-            value,
-            key,
+            value_length,
+            key_length,
             "Attention's past_key and past_value must have one past sequence length",
             "past_value's length",
             &[4, 5],

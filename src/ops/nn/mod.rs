@@ -4,6 +4,7 @@
 
 pub(crate) mod attention;
 mod attention_requires;
+mod attention_rotary;
 pub(crate) mod causal_conv;
 pub(crate) mod channel_norm;
 pub(crate) mod col2im;
