@@ -1,7 +1,7 @@
 //! The `NCHWc` block size a model was optimized for, a model-wide fact read once from its blocked
 //! `Conv` weights (see `nchwc.rs` for why the block size matters to `ReorderInput`).
 //!
-//! onnxruntime's NCHWc transformer (`nchwc_transformer.cc`) pads every blocked Conv's output
+//! onnxruntime's `NCHWc` transformer (`nchwc_transformer.cc`) pads every blocked Conv's output
 //! channels up to a multiple of MLAS's block size and stores the weight already padded, so each
 //! blocked Conv weight's first dim is a multiple of the block size the optimizer used. MLAS's
 //! block sizes are 8 (AVX2) and 16 (AVX-512); a weight with 8, 24, 40... output channels rules
@@ -9,7 +9,7 @@
 
 use crate::model::Model;
 
-/// The block sizes MLAS's NCHWc kernels use.
+/// The block sizes MLAS's `NCHWc` kernels use.
 const BLOCK_SIZES: [i64; 2] = [8, 16];
 
 /// The block size every blocked Conv weight of `model` agrees with; `None` when the model has
