@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks the issue-37 rules (Optional*, SequenceMap, LinearAttention, the ai.onnx.preview and
-ai.onnx.preview.training ops, and the com.microsoft NhwcConv, NhwcFusedConv, NhwcMaxPool,
-QLinearConv, GemmFastGelu, GroupNorm, SkipGroupNorm, BiasSoftmax, TransposeMatMul) against a
+ai.onnx.preview.training ops, Attention-23's and RotaryEmbedding-23's input agreements, and the
+com.microsoft NhwcConv, NhwcFusedConv, NhwcMaxPool, QLinearConv, GemmFastGelu, GroupNorm,
+SkipGroupNorm, BiasSoftmax, TransposeMatMul, DynamicQuantizeLSTM, NGramRepeatBlock, MatMulBnb4,
+QuantizeLinear, DequantizeLinear) against a
 reference, as the harness does: each case is a one-node model with symbolic dims; the linter's
 `--shapes` dims are evaluated at two bindings and compared with the shapes onnxruntime produces
 when it runs the node (CPU), or, where onnxruntime has no CPU kernel, with
@@ -182,6 +184,29 @@ case("QLinearConv channels_last", model("QLinearConv", qin, ["y"], {"channels_la
 qbad = [("x", U8, ["N", "H", "W", 4])] + q[:2] + [("w", U8, [8, 3, 3, 3])] + q[3:]
 case("QLinearConv channels_last channels", model("QLinearConv", qbad, ["y"], {"channels_last": 1}, MS, ms, qinits, [u8]), True)
 case("NhwcMaxPool", model("NhwcMaxPool", [("x", U8, ["N", "H", "W", 5])], ["y"], {"kernel_shape": [2, 2], "strides": [2, 2]}, MS, ms, out_types=[u8]))
+
+# issue 37, round 3: the Attention-23 and RotaryEmbedding-23 input agreements, and the contrib ops
+# onnxruntime's quantization tools and beam-search converter write.
+at = {"": 23}
+case("Attention-23 GQA", model("Attention", [("q", F, ["B", 4, "S", 8]), ("k", F, ["B", 2, "H", 8]), ("v", F, ["B", 2, "H", 6])], ["y"], opsets=at))
+case("Attention-23 q heads % kv heads", model("Attention", [("q", F, ["B", 3, "S", 8]), ("k", F, ["B", 2, "H", 8]), ("v", F, ["B", 2, "H", 8])], ["y"], opsets=at), True)
+case("Attention-23 3-D hidden % heads", model("Attention", [("q", F, ["B", "S", 30]), ("k", F, ["B", "H", 16]), ("v", F, ["B", "H", 16])], ["y"], {"q_num_heads": 4, "kv_num_heads": 2}, opsets=at), True)
+case("Attention-23 past", model("Attention", [("q", F, ["B", 4, "S", 8]), ("k", F, ["B", 2, "H", 8]), ("v", F, ["B", 2, "H", 8]), None, ("pk", F, ["B", 2, 3, 8]), ("pv", F, ["B", 2, 3, 8])], ["y", "pk2", "pv2"], opsets=at))
+case("Attention-23 past head size", model("Attention", [("q", F, ["B", 4, "S", 8]), ("k", F, ["B", 2, "H", 8]), ("v", F, ["B", 2, "H", 8]), None, ("pk", F, ["B", 2, 3, 6]), ("pv", F, ["B", 2, 3, 8])], ["y", "pk2", "pv2"], opsets=at), True)
+case("RotaryEmbedding-23", model("RotaryEmbedding", [("x", F, ["B", 4, "S", 8]), ("c", F, ["B", "S", 4]), ("s", F, ["B", "S", 4])], ["y"], opsets=at))
+case("RotaryEmbedding-23 cache width", model("RotaryEmbedding", [("x", F, ["B", 4, "S", 8]), ("c", F, ["B", "S", 3]), ("s", F, ["B", "S", 3])], ["y"], opsets=at), True)
+I8 = T.INT8
+lstm = [("x", F, ["S", "B", 3]), ("w", I8, [1, 3, 16]), ("r", I8, [1, 4, 16]), None, None, None, None, None, ("ws", F, [1]), ("wz", I8, [1]), ("rs", F, [1]), ("rz", I8, [1])]
+case("DynamicQuantizeLSTM", model("DynamicQuantizeLSTM", lstm, ["y", "yh", "yc"], {"hidden_size": 4}, MS, ms))
+lstm_bad = lstm[:1] + [("w", I8, [1, 16, 3])] + lstm[2:]
+case("DynamicQuantizeLSTM W not transposed", model("DynamicQuantizeLSTM", lstm_bad, ["y", "yh", "yc"], {"hidden_size": 4}, MS, ms), True)
+case("NGramRepeatBlock", model("NGramRepeatBlock", [("ids", I64, ["B", "S"]), ("sc", F, ["B", 10])], ["y"], {"ngram_size": 2}, MS, ms))
+case("NGramRepeatBlock batch", model("NGramRepeatBlock", [("ids", I64, [2, "S"]), ("sc", F, [3, 10])], ["y"], {"ngram_size": 2}, MS, ms), True)
+bnb4 = {"K": 32, "N": 16, "block_size": 16, "quant_type": 1}
+case("MatMulBnb4", model("MatMulBnb4", [("a", F, ["B", "S", 32]), ("b", U8, [256]), ("m", F, [32])], ["y"], bnb4, MS, ms))
+case("MatMulBnb4 K", model("MatMulBnb4", [("a", F, ["B", "S", 33]), ("b", U8, [256]), ("m", F, [32])], ["y"], bnb4, MS, ms), True)
+case("QuantizeLinear (com.microsoft)", model("QuantizeLinear", [("x", F, ["B", 3, "S"]), ("s", F, [3]), ("z", U8, [3])], ["y"], {"axis": 1}, MS, ms, out_types=[u8]))
+case("DequantizeLinear (com.microsoft) per-axis", model("DequantizeLinear", [("x", U8, ["B", 3, "S"]), ("s", F, [4]), ("z", U8, [4])], ["y"], {"axis": 1}, MS, ms), True)
 
 
 NEW_OPS = ("optional", "sequence_map", "linear_attention", "flexattention", "adagrad", "adam", "momentum")

@@ -42,7 +42,7 @@ pub(super) fn run(
             .map(|f| ((f.domain.as_str(), f.name.as_str()), f.graph))
             .collect(),
         facts: model.graphs.iter().map(|_| GraphFacts::default()).collect(),
-        fresh: Fresh::default(),
+        fresh: Fresh::for_model(model),
         broadcasts: Outcomes::default(),
         depth: 0,
         work: ValueWork::default(),

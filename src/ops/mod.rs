@@ -147,12 +147,15 @@ pub(crate) struct Ctx<'a> {
 
 /// The fresh symbols of a model's data-dependent sizes: a serial shared by the whole model, and
 /// the symbols the node being inferred minted, with what its rule proved about them (the engine
-/// reads them back to adopt a size the model declares, see `crate::infer`).
+/// reads them back to adopt a size the model declares, see `crate::infer`). It also carries the
+/// model-wide facts a rule cannot see from its node (the `NCHWc` block size), as it is the one
+/// state every rule of a run shares.
 #[derive(Debug, Default)]
 pub(crate) struct Fresh {
     serial: Cell<u64>,
     minted: RefCell<Vec<Minted>>,
     named: RefCell<Vec<Named>>,
+    nchwc_block: Option<i64>,
 }
 
 /// An unknown element of an input value that a rule used as a size and named with a fresh
@@ -178,6 +181,23 @@ pub(crate) struct Minted {
 }
 
 impl Fresh {
+    /// The state of a run over `model`, with the model-wide facts read from it.
+    pub(crate) fn for_model(model: &crate::model::Model) -> Self {
+        Self {
+            nchwc_block: contrib::nchwc_block::of_model(model),
+            ..Self::default()
+        }
+    }
+
+    /// A run's state in a model whose blocked Convs are padded to `block` (rule tests).
+    #[cfg(test)]
+    pub(crate) fn with_nchwc_block(block: i64) -> Self {
+        Self {
+            nchwc_block: Some(block),
+            ..Self::default()
+        }
+    }
+
     /// The symbols minted since the last call, oldest first.
     pub(crate) fn take_minted(&self) -> Vec<Minted> {
         std::mem::take(&mut *self.minted.borrow_mut())
@@ -209,6 +229,12 @@ impl<'a> Ctx<'a> {
             fresh,
             broadcasts,
         }
+    }
+
+    /// The `NCHWc` block size the model's blocked Convs were padded to, if they say
+    /// ([`contrib::nchwc_block`]).
+    pub(crate) fn nchwc_block(&self) -> Option<i64> {
+        self.fresh.nchwc_block
     }
 
     /// The run's broadcasts: a node repeating another's broadcast meets its outcome.

@@ -756,6 +756,24 @@ const ROWS: &[Row] = &[
     rule(CONTRIB, "FusedGemm", &[1], contrib::fused::fused_gemm),
     rule(CONTRIB, "QLinearWhere", &[1], contrib::fused::qlinear_where),
     rule(CONTRIB, "MoE", &[1], contrib::moe::moe),
+    // The quantizer's QDQ contrib ops (`UseQDQContribOps`, 16-bit and 4-bit types): ONNX's
+    // opset-13 per-axis scale, and (as from opset 19) the output of the scale's type; checked in
+    // onnxruntime 1.31 ("For per axis quantization, scale must be 1D tensor with size 3").
+    rule(CONTRIB, "DequantizeLinear", &[1], quant::dequantize_19),
+    rule(CONTRIB, "QuantizeLinear", &[1], quant::quantize_13),
+    rule(
+        CONTRIB,
+        "DynamicQuantizeLSTM",
+        &[1],
+        contrib::quantized_lstm::dynamic_quantize_lstm,
+    ),
+    rule(CONTRIB, "MatMulBnb4", &[1], contrib::bnb4::mat_mul_bnb4),
+    rule(
+        CONTRIB,
+        "NGramRepeatBlock",
+        &[1],
+        contrib::ngram::ngram_repeat_block,
+    ),
     // issue 37: the NCHWc layout ops of onnxruntime's ORT_ENABLE_ALL CPU optimizer.
     rule(NCHWC, "AveragePool", &[1], |c| pool::pool(c, Pool::Average)),
     rule(NCHWC, "Conv", &[1], contrib::nchwc::conv),
@@ -1228,5 +1246,25 @@ mod tests {
             resolve("", "SequenceMap", Some(16)),
             Resolved::Unknown(_, 16)
         ));
+    }
+
+    #[test]
+    fn contrib_qdq_keeps_x_and_checks_the_per_axis_scale() {
+        use crate::ops::testing::{dims as s, int_attr, output_shapes, run_in};
+        // As onnxruntime 1.31 runs com.microsoft QuantizeLinear / DequantizeLinear (int16):
+        // x's shape out; a per-axis scale of 4 on an axis of 3 is rejected ("For per axis
+        // quantization, scale must be 1D tensor with size 3"), a one-element scale is per-tensor.
+        for op in ["QuantizeLinear", "DequantizeLinear"] {
+            let run = |scale: &str| {
+                let inputs = [s(&["2", "3", "4"]), s(&[scale]), s(&[scale])];
+                run_in(CONTRIB, op, 1, &inputs, vec![int_attr("axis", 1)], 1)
+            };
+            assert_eq!(output_shapes(&run("3").unwrap()), ["[2, 3, 4]"]);
+            assert_eq!(output_shapes(&run("1").unwrap()), ["[2, 3, 4]"]);
+            assert!(
+                matches!(run("4"), Err(crate::ops::RuleError::Unmet(_))),
+                "{op}"
+            );
+        }
     }
 }

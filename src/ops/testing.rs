@@ -167,6 +167,20 @@ pub(crate) fn run_in(
     attributes: Vec<AttributeProto>,
     outputs: usize,
 ) -> Result<Inferred, RuleError> {
+    let fresh = super::Fresh::default();
+    run_in_model(&fresh, domain, op_type, opset, inputs, attributes, outputs)
+}
+
+/// [`run_in`] in a model whose model-wide facts are `fresh`'s.
+pub(crate) fn run_in_model(
+    fresh: &super::Fresh,
+    domain: &str,
+    op_type: &str,
+    opset: i64,
+    inputs: &[Option<Fact>],
+    attributes: Vec<AttributeProto>,
+    outputs: usize,
+) -> Result<Inferred, RuleError> {
     let node = Node {
         index: 0,
         name: crate::model::Text::EMPTY,
@@ -183,7 +197,6 @@ pub(crate) fn run_in(
     else {
         return Err(RuleError::Beyond("no rule".into()));
     };
-    let fresh = super::Fresh::default();
     let ctx_inputs = inputs
         .iter()
         .map(|fact| {
@@ -198,7 +211,7 @@ pub(crate) fn run_in(
         })
         .collect();
     let broadcasts = crate::shape::broadcast::Outcomes::default();
-    let ctx = Ctx::new(&node, ctx_inputs, &fresh, &broadcasts);
+    let ctx = Ctx::new(&node, ctx_inputs, fresh, &broadcasts);
     rule(&ctx)
 }
 

@@ -14,6 +14,7 @@
 pub(super) mod activation;
 pub(super) mod attention;
 pub(super) mod bias_softmax;
+pub(super) mod bnb4;
 pub(super) mod causal_conv;
 pub(super) mod embed;
 pub(super) mod fused;
@@ -24,6 +25,9 @@ pub(super) mod heads;
 pub(super) mod matmul;
 pub(super) mod moe;
 pub(super) mod nchwc;
+pub(super) mod nchwc_block;
+pub(super) mod ngram;
 pub(super) mod nhwc;
 pub(super) mod norm;
 pub(super) mod qlinear;
+pub(super) mod quantized_lstm;

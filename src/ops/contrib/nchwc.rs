@@ -6,8 +6,9 @@
 //! `convPoolShapeInference` / `globalPoolTypeShapeInference`).
 //!
 //! The block size is MLAS's, a property of the machine (8 with AVX2, 16 with AVX-512): only
-//! `ReorderInput` pads by it, and its padded channel count is known only where every block size
-//! gives the same one (C a multiple of 16). The blocked Conv's weights and bias come already
+//! `ReorderInput` pads by it, and its padded channel count is known where every block size gives
+//! the same one (C a multiple of 16) or where the model's padded Conv weights say which block
+//! size the optimizer used. The blocked Conv's weights and bias come already
 //! padded, and the optimizer also rewrites `group` for the padded channels: the standard Conv's
 //! channel and bias agreements are not checked here, as the padding rules they would need are the
 //! optimizer's, not a schema's.
@@ -37,7 +38,8 @@ fn require_rank_2(op: &str, dims: &[Dim]) -> Result<(), RuleError> {
 }
 
 /// `ReorderInput(X)`: `(N, C', spatial...)` from X in NCHW, or in NHWC with `channels_last`,
-/// where C' is C rounded up to the block size.
+/// where C' is C rounded up to the block size: the model's, where its blocked Conv weights say
+/// which it is ([`super::nchwc_block`]).
 pub(crate) fn reorder_input(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let output = |shape| Ok(Inferred::single(Output::shape(shape).elem(x.elem)));
@@ -52,8 +54,11 @@ pub(crate) fn reorder_input(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     } else {
         (1, dims.get(2..))
     };
-    let padded = match dim_at(Some(dims), channel).as_known() {
-        Some(c) if c % LARGEST_BLOCK == 0 => Dim::known(c),
+    let padded = match (dim_at(Some(dims), channel).as_known(), ctx.nchwc_block()) {
+        (Some(c), _) if c % LARGEST_BLOCK == 0 => Dim::known(c),
+        (Some(c), Some(block)) => c
+            .checked_add(block - 1)
+            .map_or(Dim::Unknown, |end| Dim::known(end / block * block)),
         _ => Dim::Unknown,
     };
     let mut out = vec![dim_at(Some(dims), 0), padded];
@@ -161,7 +166,7 @@ pub(crate) fn upsample(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 #[cfg(test)]
 mod tests {
     use crate::ops::spec::verdict::{shape, unmet};
-    use crate::ops::testing::{dims, int_attr, ints_attr, run_in, Fact};
+    use crate::ops::testing::{dims, int_attr, ints_attr, run_in, run_in_model, Fact};
     use crate::ops::{Inferred, RuleError};
     use crate::proto::AttributeProto;
 
@@ -192,6 +197,28 @@ mod tests {
         );
         assert_eq!(shape(&r), "[n, 48, h, w]");
         assert!(unmet(&run("ReorderInput", &[dims(&["5"])], vec![])));
+    }
+
+    #[test]
+    fn reorder_input_pads_to_the_block_the_models_weights_give() {
+        let blocked = |block, c: &str| {
+            let fresh = crate::ops::Fresh::with_nchwc_block(block);
+            let x = dims(&["n", c, "h", "w"]);
+            shape(&run_in_model(
+                &fresh,
+                "com.microsoft.nchwc",
+                "ReorderInput",
+                1,
+                &[x],
+                vec![],
+                1,
+            ))
+        };
+        assert_eq!(blocked(8, "2"), "[n, 8, h, w]");
+        assert_eq!(blocked(8, "24"), "[n, 24, h, w]");
+        assert_eq!(blocked(8, "48"), "[n, 48, h, w]");
+        assert_eq!(blocked(16, "24"), "[n, 32, h, w]");
+        assert_eq!(blocked(8, "c"), "[n, ?, h, w]");
     }
 
     #[test]

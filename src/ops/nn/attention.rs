@@ -3,9 +3,10 @@
 //! value caches. `attn_mask` is broadcast unidirectionally to the scores
 //! `(batch, q_heads, q_seq, total_seq)`, recorded as a check. From Attention-24 the mask's last
 //! dim may be shorter than `total_seq` (padded with -inf); -25 adds window attributes that do
-//! not change shapes.
+//! not change shapes. The requirements between the inputs are `attention_requires.rs`'s.
 
-use crate::ops::constraint::Constraint;
+use super::attention_requires::{self as requires, Side};
+use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::overflow::sized;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::broadcast::{self, Rule};
@@ -70,6 +71,17 @@ fn view(
     }
 }
 
+impl View {
+    fn side(&self) -> Side<'_> {
+        Side {
+            batch: &self.batch,
+            heads: &self.heads,
+            seq: &self.seq,
+            head_size: &self.head_size,
+        }
+    }
+}
+
 fn field(v: Option<&View>, f: impl Fn(&View) -> Dim) -> Dim {
     v.map_or(Dim::Unknown, f)
 }
@@ -107,6 +119,16 @@ fn infer(ctx: &Ctx<'_>, short_mask: bool) -> Result<Inferred, RuleError> {
     let q = view(q_in.shape, q_heads, "Q", 0)?;
     let k = view(ctx.shape(1)?, kv_heads, "K", 1)?;
     let v = view(ctx.shape(2)?, kv_heads, "V", 2)?;
+    requires::same_rank(ctx)?;
+    let mut pending = Pending::default();
+    for (slot, heads) in [(0, q_heads), (1, kv_heads), (2, kv_heads)] {
+        requires::packed_divides(&mut pending, ctx.shape(slot)?, heads, slot)?;
+    }
+    if let (Some(q), Some(k), Some(v)) = (&q, &k, &v) {
+        let [q, k, v] = [q, k, v].map(View::side);
+        requires::agree(&mut pending, &q, &k, &v)?;
+        requires::past(ctx, &mut pending, &k, &v)?;
+    }
     let past_seq = match ctx.input(4) {
         None => Dim::known(0),
         Some(past) => past
@@ -170,7 +192,7 @@ fn infer(ctx: &Ctx<'_>, short_mask: bool) -> Result<Inferred, RuleError> {
         // them.
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 3], outcome);
     }
-    Ok(inferred)
+    Ok(inferred.with_conditions(pending.into_checks()))
 }
 
 #[cfg(test)]
@@ -302,5 +324,144 @@ mod tests {
             ]
         );
         assert!(run_in("", "Attention", 23, &inputs, vec![], 1).is_err());
+    }
+
+    // Each failing case below is one onnxruntime 1.31 rejects at run time with the message
+    // quoted, and `onnx.shape_inference` (1.23, strict) accepts; each passing twin runs there.
+    fn attn(
+        inputs: &[Option<crate::ops::testing::Fact>],
+        heads: Option<(i64, i64)>,
+    ) -> Result<crate::ops::Inferred, crate::ops::RuleError> {
+        let attrs = heads.map_or_else(Vec::new, |(q, kv)| {
+            vec![int_attr("q_num_heads", q), int_attr("kv_num_heads", kv)]
+        });
+        run_in("", "Attention", 23, inputs, attrs, 3)
+    }
+
+    fn unmet(r: &Result<crate::ops::Inferred, crate::ops::RuleError>) -> bool {
+        matches!(r, Err(crate::ops::RuleError::Unmet(_)))
+    }
+
+    #[test]
+    fn q_heads_must_be_a_multiple_of_kv_heads() {
+        // "q_num_heads must be a multiple of kv_num_heads"
+        let four = |q: &str| {
+            attn(
+                &[
+                    s(&["2", q, "3", "8"]),
+                    s(&["2", "2", "5", "8"]),
+                    s(&["2", "2", "5", "8"]),
+                ],
+                None,
+            )
+        };
+        assert!(unmet(&four("3")));
+        assert!(four("4").is_ok());
+        assert!(unmet(&attn(
+            &[
+                s(&["2", "3", "32"]),
+                s(&["2", "5", "24"]),
+                s(&["2", "5", "24"])
+            ],
+            Some((4, 3))
+        )));
+        // A symbolic head count is a condition (W4).
+        let r = four("h").unwrap();
+        assert_eq!(r.constraints.len(), 1, "{:?}", r.constraints);
+    }
+
+    #[test]
+    fn packed_hidden_sizes_must_divide_by_their_head_counts() {
+        // "inconsistent q_hidden_size, it should be a multiple of q_num_heads"
+        let packed = |q: &str, k: &str| {
+            attn(
+                &[s(&["2", "3", q]), s(&["2", "5", k]), s(&["2", "5", "16"])],
+                Some((4, 2)),
+            )
+        };
+        assert!(unmet(&packed("30", "16")));
+        assert!(unmet(&packed("32", "15")));
+        assert!(packed("32", "16").is_ok());
+        assert!(!packed("e", "16").unwrap().constraints.is_empty());
+    }
+
+    #[test]
+    fn q_and_k_head_sizes_batches_and_kv_lengths_agree() {
+        let qkv = |q: &[&str], k: &[&str], v: &[&str]| attn(&[s(q), s(k), s(v)], None);
+        let q = ["2", "4", "3", "8"];
+        let kv = ["2", "2", "5", "8"];
+        assert!(qkv(&q, &kv, &kv).is_ok());
+        // "inconsistent head_size"
+        assert!(unmet(&qkv(&q, &["2", "2", "5", "6"], &kv)));
+        // "inconsistent kv_sequence_length"
+        assert!(unmet(&qkv(&q, &kv, &["2", "2", "6", "8"])));
+        // "kv_num_heads different from V.shape[1]"
+        assert!(unmet(&qkv(&q, &kv, &["2", "4", "5", "8"])));
+        // "inconsistent batch_size (between Q and K)"
+        assert!(unmet(&qkv(
+            &q,
+            &["3", "2", "5", "8"],
+            &["3", "2", "5", "8"]
+        )));
+        // 3-D: "inconsistent head_size (between Q and K): K.shape[2]=32 expected 2 * 8"
+        let r = attn(
+            &[
+                s(&["2", "3", "32"]),
+                s(&["2", "5", "32"]),
+                s(&["2", "5", "32"]),
+            ],
+            Some((4, 2)),
+        );
+        assert!(unmet(&r));
+        // V's head size may differ from Q's.
+        assert!(qkv(&q, &kv, &["2", "2", "5", "4"]).is_ok());
+        // "Q and K must have the same rank"
+        let r = attn(
+            &[
+                s(&["2", "4", "3", "8"]),
+                s(&["2", "5", "16"]),
+                s(&["2", "5", "16"]),
+            ],
+            Some((4, 2)),
+        );
+        assert!(unmet(&r));
+        // Symbolic batches that may differ are a condition.
+        let r = qkv(
+            &["b", "4", "3", "8"],
+            &["c", "2", "5", "8"],
+            &["c", "2", "5", "8"],
+        )
+        .unwrap();
+        assert_eq!(r.constraints.len(), 2, "{:?}", r.constraints);
+    }
+
+    #[test]
+    fn past_key_and_value_are_k_and_v_shaped() {
+        let with_past = |pk: &[&str], pv: &[&str]| {
+            let kv = s(&["2", "2", "5", "8"]);
+            attn(
+                &[s(&["2", "4", "3", "8"]), kv.clone(), kv, None, s(pk), s(pv)],
+                None,
+            )
+        };
+        let past = ["2", "2", "7", "8"];
+        let r = with_past(&past, &past).unwrap();
+        assert_eq!(shapes(&r)[1], "[2, 2, 12, 8]");
+        // "Output shapes for Attention could not be computed" (heads, head size, rank) and
+        // "inconsistent batch_size (between Q and past_key)",
+        // "inconsistent past_sequence_length (between past_key and past_value)".
+        assert!(unmet(&with_past(
+            &["2", "3", "7", "8"],
+            &["2", "3", "7", "8"]
+        )));
+        assert!(unmet(&with_past(&["2", "2", "7", "6"], &past)));
+        assert!(unmet(&with_past(
+            &["3", "2", "7", "8"],
+            &["3", "2", "7", "8"]
+        )));
+        assert!(unmet(&with_past(&past, &["2", "2", "6", "8"])));
+        assert!(unmet(&with_past(&["2", "7", "16"], &["2", "7", "16"])));
+        let r = with_past(&["2", "2", "p", "8"], &["2", "2", "r", "8"]).unwrap();
+        assert_eq!(r.constraints.len(), 1, "{:?}", r.constraints);
     }
 }

@@ -3,6 +3,8 @@
 //! rule sits in the folder of the `onnx/defs/<section>` that defines its operator.
 
 pub(crate) mod attention;
+mod attention_requires;
+mod attention_rotary;
 pub(crate) mod causal_conv;
 pub(crate) mod channel_norm;
 pub(crate) mod col2im;
