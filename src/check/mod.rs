@@ -6,6 +6,7 @@ mod bound;
 mod broadcast;
 mod constraint;
 mod declared;
+mod legacy;
 mod site;
 mod structure;
 mod unsupported;
@@ -89,6 +90,7 @@ pub(crate) fn collect(
     findings.extend(broadcast::check(model, inference, options.size_limit.0));
     findings.extend(constraint::check(model, inference));
     findings.extend(declared::check(model, inference));
+    findings.extend(legacy::check(model, inference));
     findings.extend(unsupported::check(model, inference));
     findings
 }
