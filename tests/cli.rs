@@ -550,7 +550,7 @@ fn explain_of_an_unknown_code_is_exit_2_naming_the_known_ones() {
     let err = stderr(&out);
     assert!(err.contains("unknown code `E9`"), "{err}");
     assert!(
-        err.contains("E1, W1, E2, E3, E4, W4, W2, I1, I2, load/io"),
+        err.contains("E1, W1, E2, E3, E4, W4, W2, W5, I1, I2, load/io"),
         "{err}"
     );
     assert!(stdout(&out).is_empty());
@@ -563,7 +563,7 @@ fn sarif_rules_carry_the_explain_texts() {
     let rules = log["runs"][0]["tool"]["driver"]["rules"]
         .as_array()
         .unwrap();
-    assert_eq!(rules.len(), 9);
+    assert_eq!(rules.len(), 10);
     let explained = stdout(&run(&["--explain", "E1"]));
     let e1 = &rules[0];
     assert_eq!(e1["id"], "E1");

@@ -26,7 +26,7 @@ Dim = Union[int, str, None]
 """A dim: ``int`` static, ``str`` symbolic (``"batch"``, ``"seq+1"``), ``None`` unknown."""
 Shape = Optional[List[Dim]]
 """A shape: a list of dims, or ``None`` for an unknown rank."""
-Code = Literal["E1", "W1", "E2", "E3", "E4", "W4", "W2", "I1", "I2"]
+Code = Literal["E1", "W1", "E2", "E3", "E4", "W4", "W2", "W5", "I1", "I2"]
 Severity = Literal["error", "warning", "info"]
 
 class _SerializableModel(Protocol):

@@ -33,7 +33,7 @@ def test_clean_fixture_has_no_error_or_warning(path):
 
 
 def test_codes_constant_lists_every_code():
-    assert set(obl.CODES) == {"E1", "W1", "E2", "E3", "E4", "W4", "W2", "I1", "I2"}
+    assert set(obl.CODES) == {"E1", "W1", "E2", "E3", "E4", "W4", "W2", "W5", "I1", "I2"}
 
 
 def test_e1_finding_attributes():

@@ -7,6 +7,7 @@ mod broadcast;
 mod caps;
 mod constraint;
 mod declared;
+mod legacy;
 mod site;
 mod structure;
 mod unsupported;
@@ -90,6 +91,7 @@ pub(crate) fn collect(
     findings.extend(broadcast::check(model, inference, options.size_limit.0));
     findings.extend(constraint::check(model, inference));
     findings.extend(declared::check(model, inference));
+    findings.extend(legacy::check(model, inference));
     findings.extend(unsupported::check(model, inference));
     findings.extend(caps::check(model, inference));
     findings

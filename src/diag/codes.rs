@@ -135,6 +135,23 @@ main (float[2, 3] x, float[2, 3] y) => (float[2, 4] z) {
             fix: "Correct or remove the declaration (`value_info`, the graph output's type), usually by fixing the exporter; `onnx.shape_inference.infer_shapes` rewrites `value_info` from the graph.",
             spec: "ONNX `docs/IR.md`, \"Graphs\" and \"Static tensor shapes\" (`ValueInfoProto` of inputs, outputs and `value_info`); ONNX shape inference in strict mode reports the same contradiction; onnxruntime warns and runs.",
         }
+        /// An opset < 7 element-wise op without `broadcast=1` whose inputs differ in shape: its
+        /// doc requires equal shapes, runtimes that convert it to opset 7 broadcast.
+        W5 = 9 {
+            severity: Warning,
+            sarif: "LegacyImplicitBroadcast",
+            facts: [LegacyImplicitBroadcast],
+            summary: "an opset < 7 element-wise op without broadcast=1 has inputs of different shapes",
+            meaning: "an opset < 7 element-wise op (`Add`, `Sub`, `Mul`, `Div`, comparisons, logic ops) without `broadcast=1` has inputs of different shapes: its doc requires equal shapes, while runtimes that convert the model to opset 7 broadcast them (multidirectionally); the shapes broadcast, else the node is an `E1`",
+            why_heading: RUNS,
+            why: "The opset 1-6 docs say that `broadcast=1` must be passed to enable broadcasting: without it both inputs have one shape. ONNX's own opset-1 test models rely on implicit broadcasting all the same, and runtimes that run such models through the opset 7 version converter (onnxruntime has no kernels below opset 7) broadcast the inputs as numpy does, so the model runs there. A runtime that follows the opset's own doc rejects it.",
+            example: r#"<ir_version: 3, opset_import: ["" : 6]>
+main (float[2, 3] x, float[3] y) => (float[2, 3] z) {
+    z = Add (x, y)
+}"#,
+            fix: "State the broadcast: set `broadcast=1` (with `axis` where B's dims are not A's trailing ones), or convert the model to opset 7 or later (`onnx.version_converter.convert_version`), where broadcasting is multidirectional by definition.",
+            spec: "ONNX `docs/Changelog.md`, `Add-6` (and `Sub`, `Mul`, `Div`, `Pow`, `And`, `Or`, `Xor`, `Equal`, `Greater`, `Less` before opset 7): \"Attribute `broadcast=1` needs to be passed to enable broadcasting\"; onnx's version converter to opset 7 (`onnx/version_converter`); `docs/Broadcasting.md` for opset 7 on.",
+        }
         /// Shape knowledge stops here (unsupported operator or custom domain).
         I1 = 4 {
             severity: Info,

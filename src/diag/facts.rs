@@ -179,6 +179,15 @@ pub enum Facts {
         #[serde(flatten)]
         problem: Structure,
     },
+    /// W5: an opset < 7 element-wise op without `broadcast=1` whose inputs differ in shape.
+    #[non_exhaustive]
+    LegacyImplicitBroadcast {
+        /// The opset version the node is read at.
+        opset: i64,
+        /// The shapes of A and B.
+        #[serde(serialize_with = "shape_list")]
+        shapes: Vec<Shape>,
+    },
     /// I1: the shape engine does not know this operator (or this version of it).
     #[non_exhaustive]
     Unsupported {
@@ -445,6 +454,25 @@ pub(crate) fn shape<S: Serializer>(shape: &Shape, serializer: S) -> Result<S::Ok
         seq.serialize_element(&Printed(d))?;
     }
     seq.end()
+}
+
+/// Shapes as a list of [`shape`]s.
+fn shape_list<S: Serializer>(shapes: &[Shape], serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq as _;
+    let mut seq = serializer.serialize_seq(Some(shapes.len()))?;
+    for s in shapes {
+        seq.serialize_element(&PrintedShape(s))?;
+    }
+    seq.end()
+}
+
+/// A shape serialized by [`shape`].
+struct PrintedShape<'a>(&'a Shape);
+
+impl Serialize for PrintedShape<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        shape(self.0, serializer)
+    }
 }
 
 // serde's `serialize_with` takes `&Option<T>`.

@@ -78,6 +78,13 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
             "{what}: output `{value}` is declared {declared} but inferred {inferred} ({mismatch})"
         ),
         Facts::Structure { problem } => structure_message(problem, node.map(|_| what.as_str())),
+        Facts::LegacyImplicitBroadcast { opset, shapes } => {
+            let shapes: Vec<String> = shapes.iter().map(ToString::to_string).collect();
+            format!(
+                "{what}: inputs of shapes {} without `broadcast=1`, which opset {opset} requires to be equal",
+                shapes.join(" and ")
+            )
+        }
         Facts::Unsupported {
             op_type,
             domain,
@@ -297,6 +304,18 @@ pub(super) fn help(
     help
 }
 
+/// The help of the kinds whose help names no fact: I1's and W5's.
+fn fixed_help(facts: &Facts) -> String {
+    if matches!(facts, Facts::LegacyImplicitBroadcast { .. }) {
+        "ONNX's own opset-1 test models rely on implicit broadcasting, and runtimes that convert \
+         the model to opset 7 broadcast the inputs; set `broadcast=1` (and `axis`), or convert \
+         the model to opset 7, to state it"
+    } else {
+        "declare the outputs' shapes in value_info so checks can continue past these nodes"
+    }
+    .to_owned()
+}
+
 fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
     match facts {
         Facts::BroadcastClash {
@@ -359,10 +378,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
                 .to_owned()
         }
         Facts::Structure { problem } => structure_help(problem).to_owned(),
-        Facts::Unsupported { .. } => {
-            "declare the outputs' shapes in value_info so checks can continue past these nodes"
-                .to_owned()
-        }
+        Facts::Unsupported { .. } | Facts::LegacyImplicitBroadcast { .. } => fixed_help(facts),
         Facts::CapReached { flag, .. } => cap_help(flag.as_deref()),
         Facts::ConstraintUnmet {
             constraint,

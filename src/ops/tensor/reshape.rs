@@ -94,7 +94,7 @@ fn reshape(ctx: &Ctx<'_>, version: u16) -> Result<Inferred, RuleError> {
             })?;
             dims
         }
-        Some(at) => minus_one(dims, at, &input_count(input_dims)?)?,
+        Some(at) => minus_one(dims, at, &input_count(input_dims)?, &mut pending)?,
     };
     Ok(Inferred::single(reshaped(ctx, Shape::Ranked(dims))).with_conditions(pending.into_checks()))
 }

@@ -3,9 +3,9 @@
 //! `-1` under `allowzero`, and a `-1` whose other dims divide the input's element count.
 
 use crate::ops::axes::product;
-use crate::ops::constraint::Constraint;
+use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::RuleError;
-use crate::shape::Dim;
+use crate::shape::{Condition, Dim};
 
 /// The target's dims with `0` copied (unless `allow_zero`) and the `-1` left unknown, and the
 /// index of that `-1`. Faults: two `-1`, a size below `-1`, a `0` to copy past the input's rank,
@@ -66,8 +66,16 @@ pub(crate) fn target_dims(
 }
 
 /// Fills the `-1` at `at` with `total / product(others)` when exact. Static sizes that do not
-/// divide can never reshape; a product of 0 is left unknown (onnxruntime's own rule there).
-pub(crate) fn minus_one(mut dims: Vec<Dim>, at: usize, total: &Dim) -> Result<Vec<Dim>, RuleError> {
+/// divide can never reshape; a product of 0 is left unknown (onnxruntime's own rule there). A
+/// symbolic count over a static product must divide by it (onnxruntime's `ReshapeHelper`:
+/// `input_shape_size % size == 0`): that is the condition `total % product = 0`, given to
+/// `pending` (W4, or E4 when it never holds or holds only at an empty dim).
+pub(crate) fn minus_one(
+    mut dims: Vec<Dim>,
+    at: usize,
+    total: &Dim,
+    pending: &mut Pending,
+) -> Result<Vec<Dim>, RuleError> {
     let others = product(
         &dims
             .iter()
@@ -76,20 +84,31 @@ pub(crate) fn minus_one(mut dims: Vec<Dim>, at: usize, total: &Dim) -> Result<Ve
             .map(|(_, d)| d.clone())
             .collect::<Vec<_>>(),
     );
+    let fault = || {
+        Constraint::new(
+            "the -1 of a Reshape target must be inferable: the other target dims must \
+             divide the input's element count",
+            format!("{total} elements, the other target dims multiply to {others}"),
+            &[0, 1],
+        )
+        .fix("correct the target shape")
+    };
     if let (Some(t), Some(o)) = (total.as_known(), others.as_known()) {
         if o != 0 && t.checked_rem(o).is_some_and(|r| r != 0) {
-            return Err(Constraint::new(
-                "the -1 of a Reshape target must be inferable: the other target dims must \
-                 divide the input's element count",
-                format!("{t} elements, the other target dims multiply to {o}"),
-                &[0, 1],
-            )
-            .fix("correct the target shape")
-            .unmet());
+            return Err(fault().unmet());
+        }
+    }
+    let quotient = total.div_exact(&others);
+    if quotient == Dim::Unknown && total.as_known().is_none() && *total != Dim::Unknown {
+        if let Some(o) = others.as_known().filter(|&o| o > 1) {
+            let rest = total.modulo(&Dim::known(o));
+            if rest != Dim::Unknown {
+                pending.holds_if(&Condition::eq(&rest, &Dim::known(0)), fault)?;
+            }
         }
     }
     if let Some(slot) = dims.get_mut(at) {
-        *slot = total.div_exact(&others);
+        *slot = quotient;
     }
     Ok(dims)
 }
@@ -155,6 +174,36 @@ mod tests {
         assert_eq!(shape(&reshape(13, &["2", "3"], &[-1, 2])), "[3, 2]");
         assert!(unmet(&reshape(13, &["2", "3"], &[-1, -1])));
         assert!(unmet(&reshape(13, &["2", "3"], &[-2, -3])));
+    }
+
+    #[test]
+    fn a_symbolic_count_must_divide_by_the_other_dims_of_a_minus_one() {
+        // onnxruntime: [3, 2] into [-1, 4] fails, [4, 2] runs.
+        let r = reshape(13, &["n", "2"], &[-1, 4]);
+        assert_eq!(conditions(&r), ["n%2 = 0"]);
+        let plain: Vec<String> = r
+            .unwrap()
+            .constraints
+            .iter()
+            .filter_map(|c| c.condition().map(|c| c.plain().to_string()))
+            .collect();
+        assert_eq!(plain, ["n % 2 = 0"]);
+        // Exact divisions and products the count always holds need nothing.
+        assert!(conditions(&reshape(13, &["n", "4"], &[-1, 2])).is_empty());
+        assert!(conditions(&reshape(13, &["n", "3"], &[-1, 3])).is_empty());
+        // 2n+1 elements never split into pairs.
+        let odd = testing::run(
+            "Reshape",
+            13,
+            &[
+                testing::shape(crate::shape::Shape::Ranked(vec![Dim::sym("n")
+                    .mul(&Dim::known(2))
+                    .add(&Dim::known(1))])),
+                target(&[-1, 2]),
+            ],
+            vec![],
+        );
+        assert!(unmet(&odd));
     }
 
     #[test]

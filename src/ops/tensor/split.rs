@@ -8,7 +8,7 @@ use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::overflow::sized;
 use crate::ops::values::moves;
 use crate::ops::{spec, Ctx, Inferred, Output, RuleError};
-use crate::shape::{Dim, Shape};
+use crate::shape::{Condition, Dim, Shape};
 
 /// The `split` sizes a node gives.
 enum Sizes {
@@ -73,20 +73,35 @@ fn explicit_sizes(ctx: &Ctx<'_>, form: Form) -> Result<Sizes, RuleError> {
 }
 
 /// Equal parts of `whole` into `parts` pieces: exact before opset 18 ("The input is not evenly
-/// splittable"), `ceil` chunks with a smaller last one from 18.
-fn equal_parts(whole: &Dim, parts: usize, ceil_chunks: bool) -> Result<Vec<Dim>, RuleError> {
+/// splittable"), `ceil` chunks with a smaller last one from 18. Before 18 a symbolic dim must
+/// divide by the number of parts (onnxruntime: "Input cannot be split evenly on selected
+/// axis"): the condition `whole % parts = 0`, given to `pending` (W4, or E4 when it never holds).
+fn equal_parts(
+    whole: &Dim,
+    parts: usize,
+    ceil_chunks: bool,
+    pending: &mut Pending,
+) -> Result<Vec<Dim>, RuleError> {
     let n = axes::count(parts);
     let exact = whole.div_exact(&n);
+    let fault = || {
+        Constraint::new(
+            "without `split` sizes, Split's axis dim must divide evenly into the outputs \
+             (before opset 18)",
+            format!("{whole} into {n} outputs"),
+            &[0],
+        )
+        .fix("give the `split` sizes, or change the number of outputs")
+    };
     if let (Some(w), Some(k)) = (whole.as_known(), n.as_known()) {
         if !ceil_chunks && k > 0 && w.checked_rem(k).is_some_and(|r| r != 0) {
-            return Err(Constraint::new(
-                "without `split` sizes, Split's axis dim must divide evenly into the outputs \
-                 (before opset 18)",
-                format!("{w} into {k} outputs"),
-                &[0],
-            )
-            .fix("give the `split` sizes, or change the number of outputs")
-            .unmet());
+            return Err(fault().unmet());
+        }
+    }
+    if !ceil_chunks && exact == Dim::Unknown && whole.as_known().is_none() {
+        let rest = whole.modulo(&n);
+        if rest != Dim::Unknown && n.as_known().is_some_and(|k| k > 1) {
+            pending.holds_if(&Condition::eq(&rest, &Dim::known(0)), fault)?;
         }
     }
     if exact != Dim::Unknown || !ceil_chunks {
@@ -180,7 +195,7 @@ fn split(ctx: &Ctx<'_>, form: Form) -> Result<Inferred, RuleError> {
             checked_sizes(&mut pending, &sizes, &whole)?;
             sizes
         }
-        Sizes::Absent => equal_parts(&whole, parts, form == Form::V18)?,
+        Sizes::Absent => equal_parts(&whole, parts, form == Form::V18, &mut pending)?,
         Sizes::Dynamic(_) => vec![Dim::Unknown; outputs],
     };
     if let Some(parts) = data
@@ -291,6 +306,53 @@ mod tests {
         assert_eq!(out[1], Shape::Ranked(vec![n().mul(&Dim::known(2))]));
         let out = run(13, Shape::Ranked(vec![n()]), None, vec![], 2);
         assert_eq!(out[0], Shape::Ranked(vec![Dim::Unknown]));
+    }
+
+    /// The W4 conditions of an equal split of `[x]` into `outputs`, in plain words.
+    fn split_conditions(
+        opset: i64,
+        x: Dim,
+        attrs: Vec<crate::proto::AttributeProto>,
+    ) -> Vec<String> {
+        testing::run_in(
+            "",
+            "Split",
+            opset,
+            &[testing::shape(Shape::Ranked(vec![x]))],
+            attrs,
+            2,
+        )
+        .unwrap()
+        .constraints
+        .iter()
+        .filter_map(|c| c.condition().map(|c| c.plain().to_string()))
+        .collect()
+    }
+
+    #[test]
+    fn equal_parts_of_a_symbolic_dim_must_divide_before_18_only() {
+        // onnxruntime (Split-2, -11, -13): 5 into 2 fails "Input cannot be split evenly", 6 runs.
+        for opset in [2, 11, 13] {
+            assert_eq!(
+                split_conditions(opset, n(), vec![]),
+                ["n % 2 = 0"],
+                "{opset}"
+            );
+        }
+        // Split-18's num_outputs allows a smaller last chunk: onnxruntime splits 5 into 3 + 2.
+        assert!(split_conditions(18, n(), vec![int_attr("num_outputs", 2)]).is_empty());
+        // Exact divisions need nothing; an odd count never splits in two.
+        assert!(split_conditions(13, n().mul(&Dim::known(2)), vec![]).is_empty());
+        let odd = n().mul(&Dim::known(2)).add(&Dim::known(1));
+        let r = testing::run_in(
+            "",
+            "Split",
+            13,
+            &[testing::shape(Shape::Ranked(vec![odd]))],
+            vec![],
+            2,
+        );
+        assert!(unmet(&r));
     }
 
     #[test]
