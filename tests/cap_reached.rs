@@ -76,8 +76,11 @@ fn caps(report: &LintReport) -> Vec<(String, Option<String>, String)> {
         .collect()
 }
 
-/// Each I2 of `report` as (limit, node name or `None`, graph, the nodes it lists, its count).
-fn i2s(report: &LintReport) -> Vec<(String, Option<String>, String, Vec<String>, usize)> {
+/// An I2 as (limit, node name or `None`, graph, the nodes it lists, its count).
+type I2 = (String, Option<String>, String, Vec<String>, usize);
+
+/// Each I2 of `report`.
+fn i2s(report: &LintReport) -> Vec<I2> {
     report
         .findings()
         .iter()
