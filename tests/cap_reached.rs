@@ -70,18 +70,38 @@ fn model(graph: GraphProto) -> ModelProto {
 
 /// Each I2 of `report` as (limit, node name or `None`, graph).
 fn caps(report: &LintReport) -> Vec<(String, Option<String>, String)> {
+    i2s(report)
+        .into_iter()
+        .map(|(limit, node, graph, _, _)| (limit, node, graph))
+        .collect()
+}
+
+/// An I2 as (limit, node name or `None`, graph, the nodes it lists, its count).
+type I2 = (String, Option<String>, String, Vec<String>, usize);
+
+/// Each I2 of `report`.
+fn i2s(report: &LintReport) -> Vec<I2> {
     report
         .findings()
         .iter()
         .filter(|f| f.code == Code::I2)
         .map(|f| {
-            let Facts::CapReached { limit, graph, .. } = &f.facts else {
+            let Facts::CapReached {
+                limit,
+                graph,
+                nodes,
+                count,
+                ..
+            } = &f.facts
+            else {
                 panic!("I2 with {:?}", f.facts);
             };
             (
                 limit.clone(),
                 f.node.as_ref().map(|n| n.name.clone()),
                 graph.clone(),
+                nodes.clone(),
+                *count,
             )
         })
         .collect()
@@ -154,27 +174,21 @@ fn recursion_past_the_depth_limit_names_infer_depth_at_the_call() {
 }
 
 /// A function calling itself twice: 2^64 calls would run. The first chain of calls goes down to
-/// `infer-depth`, and the body budget stops the others: each limit is named once at each of
-/// the body's two calls, in node order.
+/// `infer-depth`, and the body budget stops the others: each limit is one I2 at the body's
+/// first call, listing both calls in node order.
 #[test]
 fn recursion_past_the_body_budget_names_body_work_at_each_call() {
     let report = lint_model(calling("F", 2), &Options::new()).unwrap();
-    let at = |limit: &str, node: &str| {
+    let at = |limit: &str| {
         (
             limit.to_owned(),
-            Some(node.to_owned()),
+            Some("F_t1".to_owned()),
             "function/local/F".to_owned(),
+            vec!["F_t1".to_owned(), "F_t2".to_owned()],
+            2,
         )
     };
-    assert_eq!(
-        caps(&report),
-        [
-            at("infer-depth", "F_t1"),
-            at("body-work-factor", "F_t1"),
-            at("infer-depth", "F_t2"),
-            at("body-work-factor", "F_t2"),
-        ]
-    );
+    assert_eq!(i2s(&report), [at("infer-depth"), at("body-work-factor")]);
 }
 
 /// `ConstantOfShape` of 4,096 elements read by 600 `Identity` nodes copies 2.4 million
@@ -250,24 +264,33 @@ fn rotation_adds(rank: usize, adds: usize) -> ModelProto {
 }
 
 /// A rank-200 broadcast states 600 atoms, past `condition-work` (512): its W1 is stated from
-/// the condition's head, and each Add is named once, in node order.
+/// the condition's head, and the cap is one I2 at the first Add, listing five of the seven
+/// Adds in node order and counting the others (one line, as the W1s fold into one).
 #[test]
 fn a_condition_past_its_work_budget_names_condition_work_at_each_node() {
-    let report = lint_model(rotation_adds(200, 2), &Options::new()).unwrap();
+    let report = lint_model(rotation_adds(200, 7), &Options::new()).unwrap();
+    let listed: Vec<String> = (0..5).map(|i| format!("Add_a{i}")).collect();
     assert_eq!(
-        caps(&report),
-        [
-            (
-                "condition-work".to_owned(),
-                Some("Add_a0".to_owned()),
-                "main".to_owned()
-            ),
-            (
-                "condition-work".to_owned(),
-                Some("Add_a1".to_owned()),
-                "main".to_owned()
-            ),
-        ]
+        i2s(&report),
+        [(
+            "condition-work".to_owned(),
+            Some("Add_a0".to_owned()),
+            "main".to_owned(),
+            listed,
+            7
+        )]
+    );
+    let i2 = report
+        .findings()
+        .iter()
+        .find(|f| f.code == Code::I2)
+        .unwrap();
+    assert!(
+        i2.message.ends_with(
+            "reached at 7 nodes (`Add_a0`, `Add_a1`, `Add_a2`, `Add_a3`, `Add_a4`, and 2 more)"
+        ),
+        "{}",
+        i2.message
     );
     // Under the budget (rank 100: 300 atoms) the same model states its W1s and no I2.
     let report = lint_model(rotation_adds(100, 2), &Options::new()).unwrap();

@@ -61,7 +61,7 @@ __all__ = [
 
 __version__: str = _native.VERSION
 
-#: Every diagnostic code the engine knows (``E1`` ``W1`` ``E2`` ``E3`` ``I1`` ``E4`` ``W4`` ``W2`` ``W5``;
+#: Every diagnostic code the engine knows (``E1`` ``W1`` ``E2`` ``E3`` ``I1`` ``E4`` ``W4`` ``W2`` ``I2`` ``W5``;
 #: ``E2`` is retired: declared-shape contradictions are ``W2`` warnings).
 CODES: Tuple[str, ...] = tuple(_native.CODES)
 

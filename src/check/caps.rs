@@ -1,11 +1,11 @@
-//! I2: the caps a run reached, one finding per (limit, node), or per (limit, graph) for a cap of
-//! a whole model. Inference and settling record theirs as they fire (`Inference::caps`); the
+//! I2: the caps a run reached, one finding per limit, at the first node (or graph, for a cap of
+//! a whole graph) where it was reached, listing the nodes. Inference and settling record theirs as they fire (`Inference::caps`); the
 //! condition-work cap is read here, from the conditions the checks are about to solve, since
 //! the solver that caps them runs in `shape/` with no node in hand.
 //!
 //! Why it matters: past a cap a check was not made, and a silent cap looks like a clean model.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::site::node_site;
 use crate::diag::{Facts, Finding};
@@ -14,12 +14,22 @@ use crate::limits::{CapHit, Limit};
 use crate::model::Model;
 use crate::shape::Verdict;
 
-/// One I2 per cap hit of the run, in graph and node order.
+/// Most node names one I2 lists.
+const LISTED: usize = 5;
+
+/// One I2 per limit the run reached, at its first node (in graph and node order), listing
+/// the nodes: 400 Adds over one rank-300 shape are one folded W1 and one I2, as 500 nodes of
+/// an unknown op are one I1.
 pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
     let mut hits: BTreeSet<CapHit> = inference.caps.iter().copied().collect();
     hits.extend(condition_work(model, inference));
-    hits.into_iter()
-        .filter_map(|hit| finding(model, hit))
+    let mut by_limit: BTreeMap<Limit, Vec<CapHit>> = BTreeMap::new();
+    for hit in hits {
+        by_limit.entry(hit.limit).or_default().push(hit);
+    }
+    by_limit
+        .into_values()
+        .filter_map(|hits| finding(model, &hits))
         .collect()
 }
 
@@ -59,18 +69,34 @@ fn condition_work(model: &Model, inference: &Inference) -> Vec<CapHit> {
     hits
 }
 
-/// The I2 of `hit`: at its node, or naming its graph when it has none.
-fn finding(model: &Model, hit: CapHit) -> Option<Finding> {
-    let graph = model.graphs.get(hit.graph as usize)?;
-    let spec = hit.limit.spec();
+/// The I2 of one limit's `hits` (in graph and node order): at the first node among them, or
+/// naming the first graph when none has a node.
+fn finding(model: &Model, hits: &[CapHit]) -> Option<Finding> {
+    let first = hits
+        .iter()
+        .find(|hit| hit.node.is_some())
+        .or(hits.first())?;
+    let graph = model.graphs.get(first.graph as usize)?;
+    let spec = first.limit.spec();
+    let at_nodes: Vec<(&crate::model::Graph, usize)> = hits
+        .iter()
+        .filter_map(|hit| Some((model.graphs.get(hit.graph as usize)?, hit.node?)))
+        .collect();
+    let nodes = at_nodes
+        .iter()
+        .take(LISTED)
+        .filter_map(|&(graph, index)| Some(graph.text(graph.node(index)?.name).to_owned()))
+        .collect();
     let facts = Facts::CapReached {
         limit: spec.name.to_owned(),
         value: spec.default,
         bounds: spec.bounds.to_owned(),
         flag: spec.flag.map(str::to_owned),
         graph: graph.path.clone(),
+        nodes,
+        count: at_nodes.len(),
     };
-    let site = match hit.node {
+    let site = match first.node {
         Some(index) => Some(node_site(graph, graph.node(index)?)),
         None => None,
     };

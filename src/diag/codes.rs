@@ -174,7 +174,7 @@ main (float[2] x) => (float[2] z) {
             sarif: "CapReached",
             facts: [CapReached],
             summary: "a check was not made: a limit on the linter's work was reached",
-            meaning: "a check was not made: one of the linter's limits (the README's limits table) was reached at a node, or in a graph for a whole-model limit, naming the limit and how to raise it when a flag does (once per limit and node)",
+            meaning: "a check was not made: one of the linter's limits (the README's limits table) was reached at a node, or in a graph for a whole-model limit, naming the limit and how to raise it when a flag does (once per limit: at its first node, listing the others, as `I1` lists an operator's nodes)",
             why_heading: LOST,
             why: "It does not fail by itself: past the limit the engine stops computing what the limit guards (a body's outputs, carried values, a condition's later clauses), so the shapes or conditions there are unknown, not wrong, and an unknown dim never produces `E1` or `E4`. The limits keep a small hostile file from costing unbounded time or memory; real models stay below them.",
             example: r"a function calling itself (tests/cap_reached.rs builds one): the calls past `infer-depth` get unknown outputs",

@@ -216,8 +216,12 @@ pub enum Facts {
         bounds: String,
         /// The flag or library option that raises it; `None` when it is fixed.
         flag: Option<String>,
-        /// The graph it was reached in (`main`, a subgraph's or function's path).
+        /// The graph it was first reached in (`main`, a subgraph's or function's path).
         graph: String,
+        /// The first few nodes it was reached at, by name (empty for a cap of a whole graph).
+        nodes: Vec<String>,
+        /// How many nodes it was reached at (0 for a cap of a whole graph).
+        count: usize,
     },
     /// E4: an operator's own shape constraint fails: for every input, or (`binding`) for this
     /// deployment's dims (with `condition` when the binding breaks a condition, without when

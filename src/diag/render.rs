@@ -98,8 +98,17 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
             value,
             bounds,
             graph,
+            nodes,
+            count,
             ..
-        } => cap_message(limit, *value, bounds, graph, node.map(|_| what.as_str())),
+        } => {
+            let at = match (node, *count) {
+                (None, _) => format!("graph `{graph}`"),
+                (Some(_), 0 | 1) => what.clone(),
+                (Some(_), count) => format!("{count} nodes ({})", listed(nodes, count)),
+            };
+            format!("a check was not made: limit `{limit}` ({bounds}, {value}) reached at {at}")
+        }
         Facts::ConstraintUnmet { .. } => unmet_message(facts, &what),
         Facts::MissingInput { slot } => format!("{what}: required input {slot} is missing"),
         Facts::BadAttribute {
@@ -135,11 +144,13 @@ fn structure_help(problem: &Structure) -> &'static str {
     }
 }
 
-/// An I2: the limit and where it was reached, the node (`what`) or, for a cap of a whole
-/// graph, the graph.
-fn cap_message(limit: &str, value: u64, bounds: &str, graph: &str, what: Option<&str>) -> String {
-    let at = what.map_or_else(|| format!("graph `{graph}`"), str::to_owned);
-    format!("a check was not made: limit `{limit}` ({bounds}, {value}) reached at {at}")
+/// `` `a`, `b`, and 3 more ``: the names listed, and how many `count` leaves out.
+fn listed(nodes: &[String], count: usize) -> String {
+    let mut names: Vec<String> = nodes.iter().map(|n| format!("`{n}`")).collect();
+    if count > nodes.len() {
+        names.push(format!("and {} more", count - nodes.len()));
+    }
+    names.join(", ")
 }
 
 /// An I2's help: the flag that raises the limit, when one does.
@@ -237,17 +248,13 @@ fn unsupported_message(
     } else {
         format!("{domain}.{op_type}")
     };
-    let mut names: Vec<String> = nodes.iter().map(|n| format!("`{n}`")).collect();
-    if count > nodes.len() {
-        names.push(format!("and {} more", count - nodes.len()));
-    }
     let stops = match reason {
         None => format!("{qualified} is not known to the shape engine"),
         Some(reason) => format!("{qualified}: {reason}"),
     };
     format!(
         "{stops}: outputs of {count} node(s) are unknown unless declared ({})",
-        names.join(", ")
+        listed(nodes, count)
     )
 }
 
