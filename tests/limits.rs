@@ -106,6 +106,7 @@ fn every_entry(model: &ModelProto, options: &Options) -> [Result<LintReport, Loa
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
     std::fs::write(&file, &encoded).unwrap();
+    keep_for_the_bench(&encoded);
     let outcomes = [
         within_bound(|| lint_bytes(Bytes::from(encoded), Path::new("limits.onnx"), options)),
         within_bound(|| lint_model(model.clone(), options)),
@@ -133,6 +134,20 @@ fn beside_caps(report: &LintReport) -> (Vec<&onnx_bcast_lint::Finding>, Vec<Stri
         })
         .collect();
     (others, limits)
+}
+
+/// With `LIMITS_WRITE_DIR` set, writes each model a test lints there as `<test>.<n>.onnx`, so
+/// that `bench/hostile.sh` times the command on every hostile model of this file exactly as the
+/// tests build it (multi-MB models are not committed).
+fn keep_for_the_bench(encoded: &[u8]) {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let Some(dir) = std::env::var_os("LIMITS_WRITE_DIR") else {
+        return;
+    };
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("unnamed").replace("::", "-");
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::fs::write(Path::new(&dir).join(format!("{test}.{n}.onnx")), encoded).unwrap();
 }
 
 /// Runs one entry point, failing when it takes longer than [`BOUND`].
@@ -778,6 +793,7 @@ fn a_deep_chain_of_nodes_needs_no_deep_stack() {
         graph.node.push(node("Relu", &[&prev], &[&next]));
     }
     let model = model(graph);
+    keep_for_the_bench(&model.encode_to_vec());
     let worker = std::thread::Builder::new()
         .stack_size(256 * 1024)
         .spawn(move || {

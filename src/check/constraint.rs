@@ -13,6 +13,7 @@
 //! condition ([`crate::ops::constraint::Holds::If`]), reported with the broadcast conditions in
 //! `broadcast/conditional.rs` so that one set of symbols is solved once.
 
+use super::sink::Sink;
 use super::site::{input_sites, node_site};
 use crate::diag::{Facts, Finding, SizeOrigin};
 use crate::infer::GraphFacts;
@@ -24,8 +25,8 @@ use crate::shape::{verify, Binding};
 
 /// One E4 per node whose rule found its spec violated, and per graph input whose initializer
 /// contradicts its declared shape.
-pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
-    let mut findings = initializers_against_inputs(model);
+pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
+    sink.extend(initializers_against_inputs(model));
     for (g, graph) in model.graphs.iter().enumerate() {
         let Some(facts) = inference.graphs.get(g) else {
             continue;
@@ -35,11 +36,10 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
                 continue;
             };
             if error.is_fault() {
-                findings.push(unmet(graph, facts, node, error));
+                sink.push(unmet(graph, facts, node, error));
             }
         }
     }
-    findings
 }
 
 fn unmet(graph: &Graph, facts: &GraphFacts, node: &Node, error: &RuleError) -> Finding {

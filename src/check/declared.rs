@@ -8,6 +8,7 @@
 //! and get other shapes. Fix: correct the declaration, or the computation that produces the
 //! value.
 
+use super::sink::Sink;
 use super::site::{input_sites, node_site};
 use crate::diag::{Facts, Finding};
 use crate::infer::{Inference, NodeStatus};
@@ -16,8 +17,7 @@ use crate::model::{Model, Origin};
 use crate::shape::verify;
 
 /// One finding per contradicted value, at the node producing it.
-pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
-    let mut findings = Vec::new();
+pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
     for (g, graph) in model.graphs.iter().enumerate() {
         let Some(facts) = inference.graphs.get(g) else {
             continue;
@@ -44,7 +44,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
                     inferred: (*inferred.shape).clone(),
                     mismatch,
                 };
-                findings.push(Finding::new(
+                sink.push(Finding::new(
                     facts_of,
                     Some(node_site(graph, node)),
                     input_sites(graph, Some(facts), node, &[]),
@@ -52,5 +52,4 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             }
         }
     }
-    findings
 }

@@ -8,6 +8,7 @@ mod caps;
 mod constraint;
 mod declared;
 mod legacy;
+mod sink;
 mod site;
 mod structure;
 mod unsupported;
@@ -18,6 +19,7 @@ use crate::diag::{Code, Finding, Omitted};
 use crate::infer::Inference;
 use crate::model::Model;
 use crate::shape::Binding;
+use sink::Sink;
 
 pub(crate) use bound::{attribute, bound_axes};
 
@@ -62,7 +64,8 @@ pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<
 }
 
 /// [`run`] keeping the first `max` findings in graph order and counting the others into
-/// `omitted`: capped before the provenance walk, which the dropped ones never cost.
+/// `omitted`: the checks offer each finding to a bounded sink, which builds and keeps only
+/// those that can still be among the first `max`, and the provenance walk sees only those kept.
 pub(crate) fn run_capped(
     model: &Model,
     inference: &Inference,
@@ -70,29 +73,36 @@ pub(crate) fn run_capped(
     max: Option<usize>,
     omitted: &mut Omitted,
 ) -> Vec<Finding> {
-    let mut findings = collect(model, inference, options);
-    findings.retain(|finding| !options.allowed.contains(&finding.code));
+    let mut sink = Sink::new(max, Some(&options.allowed));
+    offer_all(model, inference, options, &mut sink);
+    let (mut findings, left_out) = sink.finish();
+    omitted.absorb(left_out);
     if options.initializers_as_constants {
         assumed::note(model, &mut findings);
     }
-    findings.sort_by_cached_key(Finding::sort_key);
-    crate::diag::omitted::cap(&mut findings, max, omitted);
     crate::provenance::attach(model, inference, &mut findings);
     findings
 }
 
-/// Every check's findings, unsorted, with none dropped: what settling (`settle.rs`) decides by.
+/// Every check's findings in graph order, with none dropped: what settling (`settle.rs`)
+/// decides by.
 pub(crate) fn collect(
     model: &Model,
     inference: &Inference,
     options: &CheckOptions,
 ) -> Vec<Finding> {
-    let mut findings = structure::check(model);
-    findings.extend(broadcast::check(model, inference, options.size_limit.0));
-    findings.extend(constraint::check(model, inference));
-    findings.extend(declared::check(model, inference));
-    findings.extend(legacy::check(model, inference));
-    findings.extend(unsupported::check(model, inference));
-    findings.extend(caps::check(model, inference));
-    findings
+    let mut sink = Sink::new(None, None);
+    offer_all(model, inference, options, &mut sink);
+    sink.finish().0
+}
+
+/// Runs every check into `sink`, in a fixed order that breaks ties of the sort key.
+fn offer_all(model: &Model, inference: &Inference, options: &CheckOptions, sink: &mut Sink<'_>) {
+    structure::check(model, sink);
+    sink.extend(broadcast::check(model, inference, options.size_limit.0));
+    constraint::check(model, inference, sink);
+    declared::check(model, inference, sink);
+    sink.extend(legacy::check(model, inference));
+    sink.extend(unsupported::check(model, inference));
+    sink.extend(caps::check(model, inference));
 }

@@ -5,21 +5,22 @@
 
 use std::collections::HashMap;
 
+use super::sink::Sink;
 use super::site::{input_sites_keeping, node_site};
-use crate::diag::{Facts, Finding, Structure};
+use crate::diag::{Code, Facts, Finding, Structure};
 use crate::model::{GraphId, Model, Node, ProblemKind, ValueId};
 
-/// One finding per structural problem.
-pub(super) fn check(model: &Model) -> Vec<Finding> {
+/// One finding per structural problem, built only when the sink would keep it: a file of a
+/// few bytes per problem (empty nodes) can hold millions.
+pub(super) fn check(model: &Model, sink: &mut Sink<'_>) {
     // The slots of each value read by a node with undefined inputs, found once per node: a
     // node may have thousands of undefined inputs, each its own finding.
     let mut slots_by_node: HashMap<(GraphId, usize), HashMap<ValueId, Vec<usize>>> = HashMap::new();
-    model
-        .problems
-        .iter()
-        .map(|problem| {
-            let graph = model.graph(problem.graph);
-            let node = graph.and_then(|g| problem.node.and_then(|n| g.node(n)));
+    for problem in &model.problems {
+        let graph = model.graph(problem.graph);
+        let node = graph.and_then(|g| problem.node.and_then(|n| g.node(n)));
+        let at = graph.zip(node).map(|(g, n)| (g.path.as_str(), n.index));
+        sink.offer(at, Code::E3, || {
             let structure = match &problem.kind {
                 ProblemKind::NoGraph => Structure::NoGraph,
                 ProblemKind::Cycle { nodes } => Structure::Cycle { nodes: nodes.len() },
@@ -55,8 +56,8 @@ pub(super) fn check(model: &Model) -> Vec<Finding> {
                 _ => (None, Vec::new()),
             };
             Finding::new(Facts::Structure { problem: structure }, site, inputs)
-        })
-        .collect()
+        });
+    }
 }
 
 /// The slots at which `node` reads each of its input values.

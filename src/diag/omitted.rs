@@ -43,8 +43,15 @@ impl Omitted {
     }
 
     /// Counts one more finding of `code`.
-    fn add(&mut self, code: Code) {
+    pub(crate) fn add(&mut self, code: Code) {
         *self.counts.entry(code).or_insert(0) += 1;
+    }
+
+    /// Adds `other`'s counts to these.
+    pub(crate) fn absorb(&mut self, other: Omitted) {
+        for (code, n) in other.counts {
+            *self.counts.entry(code).or_insert(0) += n;
+        }
     }
 }
 

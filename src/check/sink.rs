@@ -1,0 +1,300 @@
+//! Where the checks put their findings: keeps at most the cap's number of them, the first in
+//! graph order, and only counts the others per code, so that a file of a million findings
+//! costs a million counts and not a million findings (issue 34 item 3).
+//!
+//! Which findings are kept is what sorting every finding and cutting the list gave: the order
+//! is the sort key (graph path, node index, code), then the order the checks offered them in,
+//! which stands for the stable sort's input order. A finding whose key and arrival cannot beat
+//! the last one kept once the sink is full is counted without being built.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, BinaryHeap};
+
+use crate::diag::{Code, Finding, Omitted};
+
+/// The sort key of [`Finding::sort_key`], borrowed: what a check knows before it builds a
+/// finding.
+type KeyRef<'a> = (u8, &'a str, usize, Code);
+
+/// The key of a finding at node `index` of the graph at `graph`, or of one at no node.
+fn key_ref(at: Option<(&str, usize)>, code: Code) -> KeyRef<'_> {
+    match at {
+        Some((graph, index)) => (u8::from(graph != "main"), graph, index, code),
+        None => (0, "", 0, code),
+    }
+}
+
+/// One kept finding, ordered by its key, then by when it arrived.
+struct Kept {
+    key: (u8, String, usize, Code),
+    arrival: usize,
+    finding: Finding,
+}
+
+impl Kept {
+    fn key_ref(&self) -> KeyRef<'_> {
+        (self.key.0, self.key.1.as_str(), self.key.2, self.key.3)
+    }
+}
+
+impl PartialEq for Kept {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Kept {}
+
+impl PartialOrd for Kept {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Kept {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (&self.key, self.arrival).cmp(&(&other.key, other.arrival))
+    }
+}
+
+/// The bounded collection of one check stage's findings.
+pub(crate) struct Sink<'a> {
+    /// How many findings to keep; `None` keeps every one.
+    max: Option<usize>,
+    /// Codes dropped outright: neither kept nor counted (`--allow`).
+    allowed: Option<&'a BTreeSet<Code>>,
+    /// The kept findings, the last in graph order on top.
+    kept: BinaryHeap<Kept>,
+    /// Findings offered so far, which orders those of equal keys.
+    arrivals: usize,
+    /// What was left out, per code.
+    omitted: Omitted,
+}
+
+impl<'a> Sink<'a> {
+    /// A sink keeping the first `max` findings (`None`: all) of codes not in `allowed`.
+    pub(crate) fn new(max: Option<usize>, allowed: Option<&'a BTreeSet<Code>>) -> Self {
+        Sink {
+            max,
+            allowed,
+            kept: BinaryHeap::new(),
+            arrivals: 0,
+            omitted: Omitted::default(),
+        }
+    }
+
+    /// Offers the finding `build` makes, which is of `code` and at node `at` (graph path, node
+    /// index; `None` for a finding at no node): built only when it would be kept.
+    pub(crate) fn offer(
+        &mut self,
+        at: Option<(&str, usize)>,
+        code: Code,
+        build: impl FnOnce() -> Finding,
+    ) {
+        if self.allowed.is_some_and(|allowed| allowed.contains(&code)) {
+            return;
+        }
+        if !self.would_keep(key_ref(at, code)) {
+            self.arrivals += 1;
+            self.omitted.add(code);
+            return;
+        }
+        let finding = build();
+        debug_assert_eq!(
+            finding.sort_key(),
+            {
+                let (a, b, c, d) = key_ref(at, code);
+                (a, b.to_owned(), c, d)
+            },
+            "a check offered a finding under another key than its own"
+        );
+        self.push(finding);
+    }
+
+    /// Adds a finding already built.
+    pub(crate) fn push(&mut self, finding: Finding) {
+        if self
+            .allowed
+            .is_some_and(|allowed| allowed.contains(&finding.code))
+        {
+            return;
+        }
+        let kept = Kept {
+            key: finding.sort_key(),
+            arrival: self.arrivals,
+            finding,
+        };
+        self.arrivals += 1;
+        if !self.would_keep(kept.key_ref()) {
+            self.omitted.add(kept.finding.code);
+            return;
+        }
+        self.kept.push(kept);
+        if self.max.is_some_and(|max| self.kept.len() > max) {
+            if let Some(evicted) = self.kept.pop() {
+                self.omitted.add(evicted.finding.code);
+            }
+        }
+    }
+
+    /// Adds findings already built, in order.
+    pub(crate) fn extend(&mut self, findings: impl IntoIterator<Item = Finding>) {
+        for finding in findings {
+            self.push(finding);
+        }
+    }
+
+    /// Whether a finding of `key` arriving now is among the first `max`: the sink has room,
+    /// or its key is below the last kept one's (an equal key arrived later, so comes after).
+    fn would_keep(&self, key: KeyRef<'_>) -> bool {
+        match self.max {
+            None => true,
+            Some(max) if self.kept.len() < max => true,
+            Some(_) => self.kept.peek().is_some_and(|last| key < last.key_ref()),
+        }
+    }
+
+    /// The kept findings in graph order, and the counts of the others.
+    pub(crate) fn finish(self) -> (Vec<Finding>, Omitted) {
+        let findings = self
+            .kept
+            .into_sorted_vec()
+            .into_iter()
+            .map(|kept| kept.finding)
+            .collect();
+        (findings, self.omitted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Facts, NodeSite, Structure};
+
+    /// A finding of `code` (E3 or I1) at node `index` of `graph` (`None`: at no node), named
+    /// `tag` so that findings of equal keys can be told apart.
+    fn finding(at: Option<(&str, usize)>, code: Code, tag: usize) -> Finding {
+        let facts = if code == Code::E3 {
+            Facts::Structure {
+                problem: Structure::MissingOpType,
+            }
+        } else {
+            Facts::Unsupported {
+                op_type: format!("Op{tag}"),
+                domain: String::new(),
+                version: None,
+                reason: None,
+                nodes: Vec::new(),
+                count: 1,
+            }
+        };
+        let site = at.map(|(graph, index)| NodeSite {
+            graph: graph.to_owned(),
+            index,
+            name: format!("n{tag}"),
+            anchor: format!("n{tag}"),
+            op_type: String::new(),
+            domain: String::new(),
+            span: 0..0,
+        });
+        Finding::new(facts, site, Vec::new())
+    }
+
+    /// The node's name (`-` at no node) and the message, which tell findings apart.
+    fn name(f: &Finding) -> String {
+        let node = f.node.as_ref().map_or("-", |n| n.name.as_str());
+        format!("{node} {}", f.message)
+    }
+
+    /// What sorting every finding (stably) and cutting the list gives: the sink's reference.
+    fn sorted_and_cut(all: &[Finding], max: Option<usize>) -> (Vec<String>, Omitted) {
+        let mut sorted = all.to_vec();
+        sorted.sort_by_cached_key(Finding::sort_key);
+        let mut omitted = Omitted::default();
+        crate::diag::omitted::cap(&mut sorted, max, &mut omitted);
+        (sorted.iter().map(name).collect(), omitted)
+    }
+
+    /// A scramble of findings over two graphs, no node, two codes and repeated keys.
+    fn scramble() -> Vec<Finding> {
+        let graphs = ["main", "main/If_0/then", "main", "a/sub"];
+        (0..120)
+            .map(|i| {
+                let at = (i % 11 != 0).then(|| (graphs[i % 4], (i * 37) % 13));
+                let code = if i % 3 == 0 { Code::I1 } else { Code::E3 };
+                finding(at, code, i)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn keeps_what_sorting_and_cutting_keeps_for_every_cap() {
+        let all = scramble();
+        for max in [
+            None,
+            Some(1),
+            Some(2),
+            Some(7),
+            Some(40),
+            Some(119),
+            Some(120),
+            Some(500),
+        ] {
+            for by_offer in [false, true] {
+                let mut sink = Sink::new(max, None);
+                for f in &all {
+                    if by_offer {
+                        let at = f.node.as_ref().map(|n| (n.graph.as_str(), n.index));
+                        sink.offer(at, f.code, || f.clone());
+                    } else {
+                        sink.push(f.clone());
+                    }
+                }
+                let (kept, omitted) = sink.finish();
+                let names: Vec<String> = kept.iter().map(name).collect();
+                assert_eq!((names, omitted), sorted_and_cut(&all, max), "{max:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_finding_past_the_full_sink_is_counted_without_being_built() {
+        let mut sink = Sink::new(Some(2), None);
+        let mut built = 0;
+        for index in 0..5 {
+            sink.offer(Some(("main", index)), Code::E3, || {
+                built += 1;
+                finding(Some(("main", index)), Code::E3, index)
+            });
+        }
+        // An earlier node still displaces the last kept one.
+        sink.offer(Some(("main", 0)), Code::I1, || {
+            built += 1;
+            finding(Some(("main", 0)), Code::I1, 9)
+        });
+        assert_eq!(built, 3);
+        let (kept, omitted) = sink.finish();
+        let nodes: Vec<_> = kept
+            .iter()
+            .map(|f| (f.node.as_ref().map(|n| n.name.clone()), f.code))
+            .collect();
+        assert_eq!(
+            nodes,
+            [(Some("n0".into()), Code::E3), (Some("n9".into()), Code::I1)]
+        );
+        assert_eq!((omitted.of(Code::E3), omitted.of(Code::I1)), (4, 0));
+    }
+
+    #[test]
+    fn allowed_codes_are_neither_kept_nor_counted() {
+        let allowed = BTreeSet::from([Code::I1]);
+        let mut sink = Sink::new(Some(1), Some(&allowed));
+        sink.push(finding(Some(("main", 0)), Code::I1, 0));
+        sink.offer(Some(("main", 1)), Code::I1, || unreachable!());
+        sink.push(finding(Some(("main", 2)), Code::E3, 2));
+        sink.push(finding(Some(("main", 3)), Code::E3, 3));
+        let (kept, omitted) = sink.finish();
+        assert_eq!(kept.len(), 1);
+        assert_eq!((omitted.of(Code::I1), omitted.of(Code::E3)), (0, 1));
+    }
+}
