@@ -507,7 +507,15 @@ fn load_inferring(
     let (feed, drain) = model::pipe(forced_batch);
     let (limits, assumptions) = (options.limits, options.assumptions);
     std::thread::scope(|scope| {
-        let inferring = scope.spawn(move || pipeline::consume(drain, &limits, assumptions));
+        let spawned = std::thread::Builder::new()
+            .name("infer".into())
+            .spawn_scoped(scope, move || {
+                pipeline::consume(drain, &limits, assumptions)
+            });
+        // No thread to be had: inference after the build, as without a pipeline.
+        let Ok(inferring) = spawned else {
+            return load(&mut timings.load, None).map(|model| (model, None));
+        };
         let loaded = load(&mut timings.load, Some(feed));
         // A panic of inference is the lint's, as when it runs after the build.
         let early = inferring
