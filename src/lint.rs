@@ -12,6 +12,7 @@ use crate::check::{self, CheckOptions};
 use crate::diag::omitted::{self, Omitted};
 use crate::diag::{Code, Finding, Severity};
 use crate::error::{Limits, LoadError};
+use crate::infer::pipeline::{self, Pipelined};
 use crate::infer::{self, Inference};
 use crate::model::{self, Graph, LoadTimes, Model};
 use crate::proto::ModelProto;
@@ -29,6 +30,22 @@ pub struct Options {
     /// Bound names the model does not declare are the caller's to check (a batch's).
     dims_unchecked: bool,
     max_findings: MaxFindings,
+    pipeline: Pipeline,
+}
+
+/// Whether the main graph is inferred beside its building (`docs/design/overlap.md`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Pipeline {
+    /// For a graph read from bytes and large enough to gain from it.
+    #[default]
+    Auto,
+    /// Never: inference after the build.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Off,
+    /// For a graph read from bytes whatever its size, with a chunk sealed every `batch`
+    /// nodes (tests: the fixtures are small).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Forced { batch: usize },
 }
 
 /// Findings kept per lint by default ([`Options::with_max_findings`]).
@@ -179,6 +196,13 @@ impl Options {
     /// The findings cap: `None` when every finding is kept.
     pub fn max_findings(&self) -> Option<usize> {
         self.max_findings.0
+    }
+
+    /// Whether the main graph is inferred beside its building (tests force it on and off).
+    #[cfg(test)]
+    pub(crate) fn with_pipeline(mut self, pipeline: Pipeline) -> Self {
+        self.pipeline = pipeline;
+        self
     }
 
     /// Whether a lint refuses bound names the model does not declare.
@@ -365,8 +389,7 @@ impl LintReport {
 /// Lints the model at `path` (`-` for standard input). The file is memory-mapped; weights are
 /// never copied.
 pub fn lint_path(path: &Path, options: &Options) -> Result<LintReport, LoadError> {
-    let loaded = model::load_path(path, options.limits)?;
-    lint_loaded(loaded, path, options)
+    lint_path_timed(path, options).0
 }
 
 /// Wall time of each stage of one lint run (the command's hidden `--timings` flag, which the
@@ -376,6 +399,9 @@ pub fn lint_path(path: &Path, options: &Options) -> Result<LintReport, LoadError
 pub struct Timings {
     load: LoadTimes,
     infer: Duration,
+    infer_beside: Duration,
+    /// Whether the main graph was inferred beside its building.
+    pipelined: bool,
     settle: Duration,
     check: Duration,
 }
@@ -396,14 +422,27 @@ impl Timings {
         self.load.decode
     }
 
-    /// Building the graphs (values, nodes, topological orders).
+    /// Building the graphs (values, nodes, topological orders). When the main graph is
+    /// inferred beside its building, this includes the builder's waits for the inference
+    /// thread to take a chunk (it is then the slower), not its wait at the end
+    /// ([`Timings::infer`]).
     pub fn graph(&self) -> Duration {
         self.load.graph
     }
 
-    /// Shape propagation, once over the model.
+    /// Shape propagation, once over the model, as far as it adds to the wall time: the whole
+    /// run after the build, or, when the main graph is inferred beside its building
+    /// ([`Timings::infer_beside`]), the wait for its last chunks once the build is done.
     pub fn infer(&self) -> Duration {
         self.infer
+    }
+
+    /// Shape propagation of the main graph beside its building: the inference thread's time
+    /// spent inferring, overlapped with [`Timings::graph`] but for [`Timings::infer`]. Zero when
+    /// inference ran after the build (a small graph, a body, a late input: see
+    /// `docs/design/overlap.md`).
+    pub fn infer_beside(&self) -> Duration {
+        self.infer_beside
     }
 
     /// Settling: for each `If` whose branches give different shapes, inference and checks run
@@ -441,9 +480,49 @@ impl Timings {
 /// ```
 pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, LoadError>, Timings) {
     let mut timings = Timings::default();
-    let report = model::load_path_timed(path, options.limits, &mut timings.load)
-        .and_then(|model| lint_loaded_timed(model, path, options, &mut timings));
+    let report = load_inferring(options, &mut timings, |times, feed| {
+        model::load_path_timed(path, options.limits, times, feed)
+    })
+    .and_then(|(model, early)| lint_loaded_timed(model, path, options, &mut timings, early));
     (report, timings)
+}
+
+/// Loads a model with `load`, inferring its main graph beside the builder unless `options`
+/// rule it out: the inference thread's run, if the builder finished it.
+fn load_inferring(
+    options: &Options,
+    timings: &mut Timings,
+    load: impl FnOnce(&mut LoadTimes, Option<model::Feed>) -> Result<Model, LoadError>,
+) -> Result<(Model, Option<Pipelined>), LoadError> {
+    // A binding changes declarations after the build, which the inference thread has read.
+    let forced_batch = match options.pipeline {
+        _ if !options.binding().is_empty() => None,
+        Pipeline::Off => None,
+        Pipeline::Auto => Some(None),
+        Pipeline::Forced { batch } => Some(Some(batch)),
+    };
+    let Some(forced_batch) = forced_batch else {
+        return load(&mut timings.load, None).map(|model| (model, None));
+    };
+    let (feed, drain) = model::pipe(forced_batch);
+    let (limits, assumptions) = (options.limits, options.assumptions);
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("infer".into())
+            .spawn_scoped(scope, move || {
+                pipeline::consume(drain, &limits, assumptions)
+            });
+        // No thread to be had: inference after the build, as without a pipeline.
+        let Ok(inferring) = spawned else {
+            return load(&mut timings.load, None).map(|model| (model, None));
+        };
+        let loaded = load(&mut timings.load, Some(feed));
+        // A panic of inference is the lint's, as when it runs after the build.
+        let early = inferring
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        loaded.map(|model| (model, early))
+    })
 }
 
 /// Lints a model held in memory; `name` only labels errors.
@@ -458,8 +537,11 @@ pub fn lint_path_timed(path: &Path, options: &Options) -> (Result<LintReport, Lo
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn lint_bytes(bytes: Bytes, name: &Path, options: &Options) -> Result<LintReport, LoadError> {
-    let loaded = model::load_bytes(bytes, name, options.limits)?;
-    lint_loaded(loaded, name, options)
+    let mut timings = Timings::default();
+    let (model, early) = load_inferring(options, &mut timings, |times, feed| {
+        model::load_bytes_timed(bytes, name, options.limits, times, feed)
+    })?;
+    lint_loaded_timed(model, name, options, &mut timings, early)
 }
 
 /// Lints an already decoded model (a converter's in-memory `ModelProto`). Findings carry no byte
@@ -482,18 +564,35 @@ pub fn lint_model(proto: ModelProto, options: &Options) -> Result<LintReport, Lo
     lint_loaded(loaded, Path::new("<model>"), options)
 }
 
+/// [`lint_bytes`], and whether the main graph was inferred beside its building (tests).
+#[cfg(test)]
+pub(crate) fn lint_bytes_pipelined(
+    bytes: Bytes,
+    name: &Path,
+    options: &Options,
+) -> (Result<LintReport, LoadError>, bool) {
+    let mut timings = Timings::default();
+    let report = load_inferring(options, &mut timings, |times, feed| {
+        model::load_bytes_timed(bytes, name, options.limits, times, feed)
+    })
+    .and_then(|(model, early)| lint_loaded_timed(model, name, options, &mut timings, early));
+    (report, timings.pipelined)
+}
+
 fn lint_loaded(model: Model, path: &Path, options: &Options) -> Result<LintReport, LoadError> {
-    lint_loaded_timed(model, path, options, &mut Timings::default())
+    lint_loaded_timed(model, path, options, &mut Timings::default(), None)
 }
 
 /// Binds, infers, settles and checks a loaded model, recording the time of each stage; refuses a
 /// bound name the model does not declare unless the caller checks it. The stages run here one
-/// after the other, each once: `bind -> infer -> settle -> check`.
+/// after the other, each once: `bind -> infer -> settle -> check`; inference is only completed
+/// when `early` ran it beside the build.
 fn lint_loaded_timed(
     mut model: Model,
     path: &Path,
     options: &Options,
     timings: &mut Timings,
+    early: Option<Pipelined>,
 ) -> Result<LintReport, LoadError> {
     let declared_dims = bind::declared_symbols(&model);
     if options.dims_checked() {
@@ -510,8 +609,16 @@ fn lint_loaded_timed(
     let bound = check::bound_axes(&model, options.binding());
     bind::bind(&mut model, options.binding());
     let start = Instant::now();
-    let inference = infer::infer_assuming(&model, &options.limits, options.assumptions);
-    timings.infer = start.elapsed();
+    let inference = match early {
+        Some(early) => {
+            timings.infer_beside = early.busy();
+            timings.pipelined = true;
+            timings.infer = timings.load.waited;
+            early.into_inference(&model)
+        }
+        None => infer::infer_assuming(&model, &options.limits, options.assumptions),
+    };
+    timings.infer += start.elapsed();
     let start = Instant::now();
     let inference = settle::settle(
         &model,

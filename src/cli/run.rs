@@ -22,11 +22,12 @@ fn ms(duration: Duration) -> f64 {
 }
 
 /// One line per file: `timings <path> read=<ms> scan=<ms> decode=<ms> graph=<ms> infer=<ms>
-/// settle=<ms> check=<ms>`, the format `bench/run.sh` reads.
+/// settle=<ms> check=<ms> infer_beside=<ms>`, the format `bench/run.sh` reads (`infer_beside`
+/// overlaps `graph`: see `Timings::infer_beside`).
 fn print_timings(paths: &[PathBuf], timings: &[Timings]) {
     for (path, t) in paths.iter().zip(timings) {
         eprintln!(
-            "timings {} read={:.3} scan={:.3} decode={:.3} graph={:.3} infer={:.3} settle={:.3} check={:.3}",
+            "timings {} read={:.3} scan={:.3} decode={:.3} graph={:.3} infer={:.3} settle={:.3} check={:.3} infer_beside={:.3}",
             path.display(),
             ms(t.read()),
             ms(t.scan()),
@@ -35,6 +36,7 @@ fn print_timings(paths: &[PathBuf], timings: &[Timings]) {
             ms(t.infer()),
             ms(t.settle()),
             ms(t.check()),
+            ms(t.infer_beside()),
         );
     }
 }

@@ -28,45 +28,85 @@ pub(super) fn run(
     assumptions: Assumptions,
     forced: &[(GraphId, usize, bool)],
 ) -> Inference {
-    // Each graph's cost is computed once: it reads every value's declaration.
-    let costs: Vec<usize> = model.graphs.iter().map(graph_cost).collect();
-    let mut engine = Engine {
-        model,
-        assumptions,
-        forced: forced.to_vec(),
-        functions: model
-            .functions
-            .iter()
-            // Reversed so that, as in a linear search, the first definition of a name wins.
-            .rev()
-            .map(|f| ((f.domain.as_str(), f.name.as_str()), f.graph))
-            .collect(),
-        facts: model.graphs.iter().map(|_| GraphFacts::default()).collect(),
-        fresh: Fresh::for_model(model),
-        broadcasts: Outcomes::default(),
-        depth: 0,
-        work: ValueWork::default(),
-        caps: Vec::new(),
-        max_rank: limits.max_rank,
-        body_work: 0,
-        body_budget: body_budget(&costs),
-        costs,
-        rules: RefCell::default(),
-        pending: model
-            .graphs
-            .iter()
-            .map(|_| stored::Undecoded::default())
-            .collect(),
-        shapes: RefCell::default(),
-        values: RefCell::default(),
-        downstream: downstream::Downstream::default(),
-        varying: downstream::Downstream::default(),
-        varying_inputs: None,
-    };
+    let mut engine = Engine::new(model, limits, assumptions, forced);
     if let Some(main) = model.main() {
         engine.run_graph(main, None);
     }
-    let mut graphs = engine.facts;
+    engine.into_inference(model)
+}
+
+/// An inference run of a main graph handed over chunk by chunk (`super::pipeline`), between
+/// chunks: everything the run carries but the model, which grows between them. The run is
+/// the one [`run`] makes, node by node in the same order; the model has no function and the
+/// nodes no body (the builder falls back otherwise), so no graph but the main one is run.
+pub(super) struct Suspended {
+    assumptions: Assumptions,
+    facts: Vec<GraphFacts>,
+    fresh: Fresh,
+    broadcasts: Outcomes,
+    depth: usize,
+    work: ValueWork,
+    caps: Vec<crate::limits::CapHit>,
+    max_rank: usize,
+    body_work: usize,
+    body_budget: usize,
+    costs: Vec<usize>,
+    rules: RefCell<RuleCache>,
+    pending: Vec<stored::Undecoded>,
+    shapes: RefCell<Shapes>,
+    values: RefCell<Interned<ValueTensor>>,
+    downstream: downstream::Downstream,
+    varying: downstream::Downstream,
+}
+
+impl Suspended {
+    /// Starts the run on `model`'s main graph as far as it is known: its inputs' and
+    /// initializers' facts, as [`run`] makes them before the first node.
+    pub(super) fn begin(model: &Model, limits: &Limits, assumptions: Assumptions) -> Suspended {
+        let mut engine = Engine::new(model, limits, assumptions, &[]);
+        if let Some(main) = model.main() {
+            engine.enter_graph(main, None);
+        }
+        engine.suspend()
+    }
+
+    /// Runs `nodes` of `model`'s main graph, which now holds their values.
+    pub(super) fn run(self, model: &Model, nodes: &[Node]) -> Suspended {
+        let mut engine = Engine::resume(model, self);
+        if let Some(main) = model.main() {
+            if let Some(facts) = engine.facts.get_mut(main.id.0 as usize) {
+                facts
+                    .values
+                    .resize_with(main.values.len(), ValueFacts::unknown);
+            }
+            for node in nodes {
+                engine.run_node(main, node);
+            }
+        }
+        engine.suspend()
+    }
+
+    /// The run's facts for `model`, the model the run was handed over from.
+    pub(super) fn finish(self, model: &Model) -> Inference {
+        let mut graphs = self.facts;
+        fit(&mut graphs, model);
+        Inference {
+            graphs,
+            caps: caps_of(self.caps, &self.work),
+        }
+    }
+}
+
+/// The caps a run reached: those it recorded and the value work's, each once, in order.
+fn caps_of(mut caps: Vec<crate::limits::CapHit>, work: &ValueWork) -> Vec<crate::limits::CapHit> {
+    caps.extend(work.hits());
+    caps.sort_unstable();
+    caps.dedup();
+    caps
+}
+
+/// Gives every value of `model` facts (unknown for those the run did not reach).
+fn fit(graphs: &mut [GraphFacts], model: &Model) {
     for (facts, graph) in graphs.iter_mut().zip(&model.graphs) {
         if facts.values.len() < graph.values.len() {
             facts
@@ -74,11 +114,110 @@ pub(super) fn run(
                 .resize_with(graph.values.len(), ValueFacts::unknown);
         }
     }
-    let mut caps = engine.caps;
-    caps.extend(engine.work.hits());
-    caps.sort_unstable();
-    caps.dedup();
-    Inference { graphs, caps }
+}
+
+impl<'m> Engine<'m> {
+    fn new(
+        model: &'m Model,
+        limits: &Limits,
+        assumptions: Assumptions,
+        forced: &[(GraphId, usize, bool)],
+    ) -> Engine<'m> {
+        // Each graph's cost is computed once: it reads every value's declaration.
+        let costs: Vec<usize> = model.graphs.iter().map(graph_cost).collect();
+        Engine {
+            model,
+            assumptions,
+            forced: forced.to_vec(),
+            functions: model
+                .functions
+                .iter()
+                // Reversed so that, as in a linear search, the first definition of a name wins.
+                .rev()
+                .map(|f| ((f.domain.as_str(), f.name.as_str()), f.graph))
+                .collect(),
+            facts: model.graphs.iter().map(|_| GraphFacts::default()).collect(),
+            fresh: Fresh::for_model(model),
+            broadcasts: Outcomes::default(),
+            depth: 0,
+            work: ValueWork::default(),
+            caps: Vec::new(),
+            max_rank: limits.max_rank,
+            body_work: 0,
+            body_budget: body_budget(&costs),
+            costs,
+            rules: RefCell::default(),
+            pending: model
+                .graphs
+                .iter()
+                .map(|_| stored::Undecoded::default())
+                .collect(),
+            shapes: RefCell::default(),
+            values: RefCell::default(),
+            downstream: downstream::Downstream::default(),
+            varying: downstream::Downstream::default(),
+            varying_inputs: None,
+        }
+    }
+
+    fn into_inference(self, model: &Model) -> Inference {
+        let mut graphs = self.facts;
+        fit(&mut graphs, model);
+        Inference {
+            graphs,
+            caps: caps_of(self.caps, &self.work),
+        }
+    }
+
+    /// The run without the model ([`Suspended`]).
+    fn suspend(self) -> Suspended {
+        Suspended {
+            assumptions: self.assumptions,
+            facts: self.facts,
+            fresh: self.fresh,
+            broadcasts: self.broadcasts,
+            depth: self.depth,
+            work: self.work,
+            caps: self.caps,
+            max_rank: self.max_rank,
+            body_work: self.body_work,
+            body_budget: self.body_budget,
+            costs: self.costs,
+            rules: self.rules,
+            pending: self.pending,
+            shapes: self.shapes,
+            values: self.values,
+            downstream: self.downstream,
+            varying: self.varying,
+        }
+    }
+
+    /// The run of `suspended` on `model`, which has no function ([`Suspended`]).
+    fn resume(model: &'m Model, suspended: Suspended) -> Engine<'m> {
+        Engine {
+            model,
+            assumptions: suspended.assumptions,
+            forced: Vec::new(),
+            functions: HashMap::default(),
+            facts: suspended.facts,
+            fresh: suspended.fresh,
+            broadcasts: suspended.broadcasts,
+            depth: suspended.depth,
+            work: suspended.work,
+            caps: suspended.caps,
+            max_rank: suspended.max_rank,
+            body_work: suspended.body_work,
+            body_budget: suspended.body_budget,
+            costs: suspended.costs,
+            rules: suspended.rules,
+            pending: suspended.pending,
+            shapes: suspended.shapes,
+            values: suspended.values,
+            downstream: suspended.downstream,
+            varying: suspended.varying,
+            varying_inputs: None,
+        }
+    }
 }
 
 /// Resolved rules by the address of a node's shared [`crate::model::Operator`].
@@ -342,13 +481,27 @@ impl<'m> Engine<'m> {
     /// Infers a whole graph. `inputs` gives facts for its formal inputs (subgraph bodies and
     /// function bodies); otherwise graph inputs take their declared shapes.
     fn run_graph(&mut self, graph: &'m Graph, inputs: Option<Vec<ValueFacts>>) {
+        if !self.enter_graph(graph, inputs) {
+            return;
+        }
+        for &index in &graph.order {
+            if let Some(node) = graph.nodes.get(index) {
+                self.run_node(graph, node);
+            }
+        }
+        self.depth -= 1;
+    }
+
+    /// Starts the run of a graph: the facts of its values before its nodes run. `false` when
+    /// the graph is too deep to run.
+    fn enter_graph(&mut self, graph: &'m Graph, inputs: Option<Vec<ValueFacts>>) -> bool {
         // Given for this run only: taken first, so that a run cut short leaves none behind.
         let varying_inputs = match self.varying_inputs.take() {
             Some((id, flags)) if id == graph.id => flags,
             _ => Vec::new(),
         };
         if self.depth > MAX_INFER_DEPTH {
-            return;
+            return false;
         }
         let cost = self.costs.get(graph.id.0 as usize).copied().unwrap_or(0);
         self.body_work = self.body_work.saturating_add(cost);
@@ -439,12 +592,7 @@ impl<'m> Engine<'m> {
         if let Some(slot) = self.pending.get_mut(graph.id.0 as usize) {
             *slot = pending;
         }
-        for &index in &graph.order {
-            if let Some(node) = graph.nodes.get(index) {
-                self.run_node(graph, node);
-            }
-        }
-        self.depth -= 1;
+        true
     }
 
     /// Refines a body input's given facts by its declaration; returns the axes it filled.

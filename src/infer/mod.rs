@@ -16,6 +16,9 @@ pub(crate) use control::known_condition;
 mod downstream;
 mod engine;
 mod facts;
+pub(crate) mod pipeline;
+#[cfg(test)]
+mod pipeline_tests;
 mod stored;
 
 pub(crate) use facts::{GraphFacts, Inference, NodeFacts, NodeStatus, ValueFacts};

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use memmap2::Mmap;
 use prost::Message;
 
-use super::graph as build;
+use super::graph::{self as build, Feed};
 use super::wire::{self, WireFault, WireProblem};
 use super::Model;
 use crate::error::{Limits, LoadError};
@@ -143,15 +143,17 @@ fn release_pages(map: &Mmap) {
 }
 
 /// Loads the model at `path` (`-` for standard input).
+#[cfg(test)]
 pub(crate) fn load_path(path: &Path, limits: Limits) -> Result<Model, LoadError> {
-    load_path_timed(path, limits, &mut LoadTimes::default())
+    load_path_timed(path, limits, &mut LoadTimes::default(), None)
 }
 
 /// Loads a model from bytes; `path` only names it in errors. Weight payloads stay slices of
 /// `bytes`.
+#[cfg(any(test, feature = "bench"))]
 #[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
 pub fn load_bytes(bytes: Bytes, path: &Path, limits: Limits) -> Result<Model, LoadError> {
-    load_bytes_timed(bytes, path, limits, &mut LoadTimes::default())
+    load_bytes_timed(bytes, path, limits, &mut LoadTimes::default(), None)
 }
 
 /// Wall time of each loading stage (the benchmark's `--timings`).
@@ -163,19 +165,25 @@ pub(crate) struct LoadTimes {
     pub scan: Duration,
     /// prost's decode.
     pub decode: Duration,
-    /// Value tables, DAGs and topological orders.
+    /// Value tables, DAGs and topological orders; with inference beside the builder, without
+    /// [`LoadTimes::waited`].
     pub graph: Duration,
+    /// With inference beside the builder ([`super::graph::Feed`]): how long the builder waited
+    /// for it once every node of the main graph was built (the inference of the last chunks).
+    pub waited: Duration,
     /// For a file whose pages are given back once its graphs are built: the process's resident
     /// file-backed memory (`RssFile`, kB, Linux) just before, which is when most of the file is
     /// resident. Shows that weight payloads were never paged in.
     pub file_resident_kb: Option<u64>,
 }
 
-/// [`load_path`], recording the time of each stage in `times`.
+/// [`load_path`], recording the time of each stage in `times`; with a `feed`, the main graph's
+/// nodes are inferred beside the builder.
 pub(crate) fn load_path_timed(
     path: &Path,
     limits: Limits,
     times: &mut LoadTimes,
+    feed: Option<Feed>,
 ) -> Result<Model, LoadError> {
     let start = Instant::now();
     let source = ReadFrom::from_arg(path);
@@ -186,7 +194,7 @@ pub(crate) fn load_path_timed(
             release_range(map, range);
         }
     };
-    let model = load_bytes_releasing(bytes, &source.display_path(), limits, times, &release);
+    let model = load_bytes_releasing(bytes, &source.display_path(), limits, times, &release, feed);
     let graph_heavy = model
         .as_ref()
         .is_ok_and(|model| model.node_count() >= RELEASE_FROM_NODES);
@@ -230,14 +238,16 @@ pub(crate) fn resident_file_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// [`load_bytes`], recording the time of each stage in `times`.
-pub(super) fn load_bytes_timed(
+/// [`load_bytes`], recording the time of each stage in `times`; with a `feed`, the main
+/// graph's nodes are inferred beside the builder.
+pub(crate) fn load_bytes_timed(
     bytes: Bytes,
     path: &Path,
     limits: Limits,
     times: &mut LoadTimes,
+    feed: Option<Feed>,
 ) -> Result<Model, LoadError> {
-    load_bytes_releasing(bytes, path, limits, times, &|_| {})
+    load_bytes_releasing(bytes, path, limits, times, &|_| {}, feed)
 }
 
 /// [`load_bytes_timed`], calling `release` with the byte ranges of the main graph's node list
@@ -248,6 +258,7 @@ fn load_bytes_releasing(
     limits: Limits,
     times: &mut LoadTimes,
     release: &(dyn Fn(Range<usize>) + Sync),
+    feed: Option<Feed>,
 ) -> Result<Model, LoadError> {
     if bytes.is_empty() {
         return Err(LoadError::Empty {
@@ -275,15 +286,25 @@ fn load_bytes_releasing(
     let start = Instant::now();
     let heavy = layout.graph.nodes.len() >= RELEASE_FROM_NODES;
     let release = heavy.then_some(release);
-    let model = build::build(proto.into(), Some((bytes, layout)), path, limits, release);
-    times.graph = start.elapsed();
+    let mut waited = Duration::ZERO;
+    let piped = feed.map(|feed| (feed, &mut waited));
+    let model = build::build(
+        proto.into(),
+        Some((bytes, layout)),
+        path,
+        limits,
+        release,
+        piped,
+    );
+    times.graph = start.elapsed().saturating_sub(waited);
+    times.waited = waited;
     model
 }
 
 /// Builds the graphs of an already decoded model (no byte spans are known).
 #[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
 pub fn load_proto(proto: ModelProto, limits: Limits) -> Result<Model, LoadError> {
-    build::build(proto.into(), None, Path::new("<model>"), limits, None)
+    build::build(proto.into(), None, Path::new("<model>"), limits, None, None)
 }
 
 fn wire_error(path: &Path, fault: WireFault, limits: Limits) -> LoadError {

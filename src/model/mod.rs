@@ -40,11 +40,18 @@ use crate::proto::TypeProto;
 pub(crate) use attrs::{AttrError, AttrValue, Attribute, Attrs};
 pub(crate) use initializer::Initializer;
 // The command's `--timings` reads the file's resident size; the library alone does not.
+#[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
+pub use load::load_proto;
 #[cfg(feature = "cli")]
 pub(crate) use load::resident_file_kb;
+// The library lints bytes through `load_bytes_timed`, beside its inference.
+pub(crate) use graph::{pipe, Drain, Feed, Next};
+#[cfg(any(test, feature = "bench"))]
 #[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
-pub use load::{load_bytes, load_proto};
-pub(crate) use load::{load_path, load_path_timed, LoadTimes, ReadFrom};
+pub use load::load_bytes;
+#[cfg(test)]
+pub(crate) use load::load_path;
+pub(crate) use load::{load_bytes_timed, load_path_timed, LoadTimes, ReadFrom};
 pub(crate) use opset::Opsets;
 pub(crate) use slots::Slots;
 pub(crate) use text::Text;

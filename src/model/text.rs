@@ -156,6 +156,28 @@ impl Texts {
         Some(Text { at: at | OWN, len })
     }
 
+    /// The names copied into the own buffer from byte `from` on (those added since a
+    /// [`Texts::own_len`] of `from`): a mirror of these buffers appends them to its own.
+    pub(super) fn own_since(&self, from: usize) -> &str {
+        self.own.get(from..).unwrap_or_default()
+    }
+
+    /// The length of the own buffer.
+    pub(super) fn own_len(&self) -> usize {
+        self.own.len()
+    }
+
+    /// Appends names copied from another graph's own buffer ([`Texts::own_since`]), so that
+    /// the other graph's [`Text`]s read the same names here.
+    pub(super) fn push_own(&mut self, names: &str) {
+        self.own.push_str(names);
+    }
+
+    /// The length of a name, read without its bytes.
+    pub(super) fn len_of(text: Text) -> usize {
+        text.len as usize
+    }
+
     /// Gives back the unused capacity of the own buffer once the graph is built.
     pub(super) fn shrink(&mut self) {
         self.own.shrink_to_fit();

@@ -9,7 +9,7 @@ use super::super::wire::NodeLayout;
 
 /// Nodes per chunk of [`Builder::add_in_file`]: about a millisecond of decoding, so the cost
 /// of handing a chunk to the other thread is negligible.
-const DECODE_CHUNK: usize = 1024;
+pub(super) const DECODE_CHUNK: usize = 1024;
 
 /// A chunk of nodes decoded ahead of the builder, and whether each decoded.
 #[derive(Default)]
@@ -21,22 +21,20 @@ pub(super) struct DecodedChunk {
 }
 
 impl DecodedChunk {
-    /// Takes the spans of the (up to) [`DECODE_CHUNK`] nodes that follow the first `skip` of
-    /// `layouts`.
+    /// Takes the spans of the (up to) `chunk` ([`DECODE_CHUNK`] but in tests) nodes that
+    /// follow the first `skip` of `layouts`.
     pub(super) fn take_spans(
         &mut self,
         layouts: Option<&std::vec::IntoIter<NodeLayout>>,
         skip: usize,
+        chunk: usize,
     ) {
         let next = layouts
             .and_then(|layouts| layouts.as_slice().get(skip..))
             .unwrap_or_default();
         self.spans.clear();
-        self.spans.extend(
-            next.iter()
-                .take(DECODE_CHUNK)
-                .map(|layout| layout.span.clone()),
-        );
+        self.spans
+            .extend(next.iter().take(chunk).map(|layout| layout.span.clone()));
     }
 
     /// The bytes from the first node of the chunk to the end of its last.

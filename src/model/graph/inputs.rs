@@ -19,7 +19,11 @@ pub(super) struct BuiltNodes<'a> {
     pub(super) path: &'a str,
     pub(super) opsets: &'a Opsets,
     pub(super) layouts: Option<std::vec::IntoIter<NodeLayout>>,
+    /// The nodes not handed to the inference thread: those from [`BuiltNodes::sealed`] on.
     pub(super) nodes: Vec<Node>,
+    /// How many nodes were handed to the inference thread (`pipe.rs`): the index of the first
+    /// of `nodes`.
+    pub(super) sealed: usize,
     pub(super) pending: Vec<PendingSubgraph>,
     /// Inputs not yet defined when their node was added: `(node, slot, name)`, resolved once
     /// every output is known.
@@ -99,7 +103,8 @@ impl BuiltNodes<'_> {
         // names are still in cache, while a probe of the name index is a few cache misses at a
         // million values. Names are unique in the table, so a match is the value the index
         // would give.
-        let recent = self.nodes.get(index.saturating_sub(RECENT_NODES)..);
+        let position = index.saturating_sub(self.sealed);
+        let recent = self.nodes.get(position.saturating_sub(RECENT_NODES)..);
         let mut checks = node.input_checks.iter();
         for (slot, name) in node.input.drain(..).enumerate() {
             let check = checks.next().copied();
@@ -156,7 +161,10 @@ impl BuiltNodes<'_> {
     pub(super) fn resolve_deferred(&mut self, table: &Table) {
         for (index, slot, name) in self.deferred.drain(..) {
             match table.lookup(table.raw_bytes(&name)) {
-                Some(value) => set_input(&mut self.nodes, index, slot, value),
+                Some(value) => {
+                    let position = index.saturating_sub(self.sealed);
+                    set_input(&mut self.nodes, position, slot, value);
+                }
                 None => self.unresolved.push((index, slot, name)),
             }
         }

@@ -12,6 +12,7 @@
 
 use std::ops::Range;
 use std::path::Path;
+use std::time::Duration;
 
 use bytes::Bytes;
 
@@ -32,13 +33,19 @@ mod chunks;
 mod declared;
 mod inputs;
 mod limits;
+mod mirror;
 mod nodes;
+mod pipe;
 mod scopes;
 mod table;
 mod tensors;
 
+pub(crate) use mirror::Next;
+pub(crate) use pipe::{pipe, Drain, Feed};
+
 use attribute_sets::AttributeSets;
 use nodes::AddedNodes;
+use pipe::{Pipeline, Returned};
 use scopes::Captures;
 use table::Table;
 
@@ -48,23 +55,36 @@ use table::Table;
 const INDEX_BATCH: usize = 1 << 15;
 
 /// Builds a [`Model`] from the parts of its protobuf and, when it was read from bytes, those
-/// bytes and their wire layout (which locates the nodes left in them).
+/// bytes and their wire layout (which locates the nodes left in them). With a `feed`, the main
+/// graph's nodes are handed to an inference thread as they are built ([`pipe`]); `waited` is
+/// then how long the builder waited for that thread once every node was built.
 pub(crate) fn build(
     proto: ModelParts,
     in_file: Option<(Bytes, ModelLayout)>,
     path: &Path,
     limits: Limits,
     release: Option<&(dyn Fn(Range<usize>) + Sync)>,
+    piped: Option<(Feed, &mut Duration)>,
 ) -> Result<Model, LoadError> {
     let opsets = Opsets::from_imports(&proto.opset_import);
     let (file, graph_layout, mut function_layouts) = match in_file {
         Some((file, layout)) => (Some(file), Some(layout.graph), layout.functions.into_iter()),
         None => (None, None, Vec::new().into_iter()),
     };
+    let (feed, waited) = match piped {
+        // Bodies of functions a node may call need the other graphs: no pipeline.
+        Some((feed, waited)) if proto.functions.is_empty() => (Some(feed), Some(waited)),
+        Some((_, waited)) => (None, Some(waited)),
+        None => (None, None),
+    };
     let mut builder = Builder {
         path,
         file,
         limits,
+        ir_version: proto.ir_version,
+        pipeline: feed.map_or(Pipeline::None, Pipeline::Ready),
+        lent: None,
+        waited: Duration::ZERO,
         graphs: Vec::new(),
         problems: Vec::new(),
         nodes_seen: 0,
@@ -83,6 +103,9 @@ pub(crate) fn build(
         GraphParts::empty()
     });
     builder.graph(main, "main", None, graph_layout, &opsets, 0)?;
+    if let Some(waited) = waited {
+        *waited = builder.waited;
+    }
 
     let mut functions = Vec::new();
     for function in proto.functions {
@@ -143,6 +166,14 @@ struct Builder<'p> {
     slots: Vec<Option<ValueId>>,
     /// Gives back the file's pages of a node range already built (main graph of a large file).
     release: Option<&'p (dyn Fn(Range<usize>) + Sync)>,
+    /// The model's IR version, which inference beside the builder needs.
+    ir_version: i64,
+    /// The main graph's inference beside the builder, if asked for ([`pipe`]).
+    pipeline: Pipeline,
+    /// What the inference thread gave back when the pipeline ended.
+    lent: Option<Returned>,
+    /// How long the builder waited for the inference thread once the nodes were built.
+    waited: Duration,
 }
 
 impl Builder<'_> {
@@ -156,7 +187,7 @@ impl Builder<'_> {
 
     fn graph(
         &mut self,
-        proto: GraphParts,
+        mut proto: GraphParts,
         path: &str,
         parent: Option<(GraphId, usize)>,
         layout: Option<GraphLayout>,
@@ -191,13 +222,17 @@ impl Builder<'_> {
             sparse_initializers: proto.sparse_initializer.len(),
             value_info: proto.value_info.len(),
         };
-        let initializers = self.add_initializers(
+        let mut initializers = self.add_initializers(
             id,
             path,
             proto.initializer,
             proto.sparse_initializer,
             &mut table,
         )?;
+        if id == GraphId(0) && parent.is_none() && matches!(proto.nodes, Nodes::InFile) {
+            let lent = (&mut initializers, &mut proto.value_info, &mut proto.output);
+            self.start_pipeline(&table, &inputs, node_count, lent);
+        }
         let AddedNodes {
             mut nodes,
             pending,
@@ -212,6 +247,11 @@ impl Builder<'_> {
             node_count,
             &mut table,
         )?;
+        if let Some(lent) = self.lent.take() {
+            initializers = lent.initializers;
+            proto.value_info = lent.value_info;
+            proto.output = lent.outputs;
+        }
         let mut captures: Captures = Vec::new();
         let parent_id = parent.map(|(graph, _)| graph);
         self.resolve_late(

@@ -9,8 +9,9 @@ use super::super::parts::{GraphParts, Nodes};
 use super::super::text::RawText;
 use super::super::wire::GraphLayout;
 use super::super::{Attribute, GraphId, Node, Opsets, Origin, ProblemKind, Slots};
-use super::chunks::DecodedChunk;
+use super::chunks::{DecodedChunk, DECODE_CHUNK};
 use super::inputs::{self, BuiltNodes};
+use super::pipe::Pipeline;
 use super::scopes::{Captures, PendingSubgraph};
 use super::table::Table;
 use super::{Builder, INDEX_BATCH};
@@ -46,6 +47,7 @@ impl Builder<'_> {
             opsets,
             layouts: layout.map(|layout| layout.nodes.into_iter()),
             nodes: Vec::with_capacity(node_count),
+            sealed: 0,
             pending: Vec::new(),
             deferred: Vec::new(),
             unresolved: Vec::new(),
@@ -66,6 +68,11 @@ impl Builder<'_> {
             Nodes::InFile => self.add_in_file(&mut built, table)?,
         }
         self.index_outputs(&mut built, table);
+        if matches!(self.pipeline, Pipeline::Running(_)) {
+            // What `resolve_late` would find by name now; the rest ends the pipeline.
+            built.resolve_deferred(table);
+            self.seal(&mut built, table, true);
+        }
         let BuiltNodes {
             nodes,
             pending,
@@ -111,8 +118,13 @@ impl Builder<'_> {
     pub(super) fn index_outputs(&mut self, built: &mut BuiltNodes<'_>, table: &mut Table) {
         // Only the nodes that defined the values being indexed, or came after them, can hold
         // their ids.
-        let from = table.first_pending_node().unwrap_or(built.nodes.len());
+        let from = table
+            .first_pending_node()
+            .map_or(built.nodes.len(), |from| from.saturating_sub(built.sealed));
         let (duplicates, renumbered) = table.index_pending();
+        if !duplicates.is_empty() && built.graph == GraphId(0) {
+            self.pipeline.spoil();
+        }
         let graph = built.graph;
         // A node's missing op type was found before its outputs: it comes first.
         let mut missing = std::mem::take(&mut built.missing_op_types)
@@ -147,7 +159,7 @@ impl Builder<'_> {
         raw: &mut RawNode,
         decoded: Result<(), String>,
     ) -> Result<(), LoadError> {
-        let index = built.nodes.len();
+        let index = built.sealed + built.nodes.len();
         self.nodes_seen += 1;
         if self.nodes_seen > self.limits.max_nodes {
             return Err(LoadError::Limit {
@@ -191,8 +203,10 @@ impl Builder<'_> {
         };
         let mut ready = DecodedChunk::default();
         let mut spare = DecodedChunk::default();
+        let forced = self.pipeline.batch();
+        let (chunk, index_batch) = forced.map_or((DECODE_CHUNK, INDEX_BATCH), |n| (n, n));
         // The layouts not yet taken by `add_node` start with the ready chunk's.
-        ready.take_spans(built.layouts.as_ref(), 0);
+        ready.take_spans(built.layouts.as_ref(), 0, chunk);
         let hasher = table.by_name.hasher();
         ready.decode(&file, &hasher);
         // The main graph's nodes whose outputs are indexed, except the chunk just built (the
@@ -201,7 +215,7 @@ impl Builder<'_> {
         let release = self.release.filter(|_| built.graph == GraphId(0));
         let mut unreleased = ready.range().map(|range| range.start);
         loop {
-            spare.take_spans(built.layouts.as_ref(), ready.spans.len());
+            spare.take_spans(built.layouts.as_ref(), ready.spans.len(), chunk);
             let mut build_ready = || -> Result<(), LoadError> {
                 for (raw, decoded) in ready.nodes.iter_mut().zip(ready.decoded.drain(..)) {
                     self.add_node(built, table, raw, decoded)?;
@@ -212,9 +226,12 @@ impl Builder<'_> {
                 return build_ready();
             }
             rayon::join(|| spare.decode(&file, &hasher), build_ready).1?;
-            if table.pending_len() >= INDEX_BATCH {
+            if table.pending_len() >= index_batch {
                 self.index_outputs(built, table);
                 built.resolve_deferred(table);
+                if built.graph == GraphId(0) {
+                    self.seal(built, table, false);
+                }
                 if let (Some(release), Some(start), Some(current)) =
                     (release, unreleased, ready.range())
                 {
