@@ -37,10 +37,12 @@ pub struct Options {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum Pipeline {
     /// For a graph read from bytes and large enough to gain from it.
-    #[default]
-    Auto,
-    /// Never: inference after the build.
     #[cfg_attr(not(test), allow(dead_code))]
+    Auto,
+    /// Never: inference after the build. The default until the pipeline stops costing half
+    /// again the peak memory and shows a wall-time gain on an idle machine
+    /// (`docs/design/overlap.md`, "Measured").
+    #[default]
     Off,
     /// For a graph read from bytes whatever its size, with a chunk sealed every `batch`
     /// nodes (tests: the fixtures are small).
