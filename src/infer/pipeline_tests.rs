@@ -107,6 +107,11 @@ fn typed(name: &str, dims: &[&str]) -> ValueInfoProto {
 }
 
 fn encode(graph: GraphProto, functions: Vec<FunctionProto>) -> Bytes {
+    encode_importing(graph, functions, "local")
+}
+
+/// The model of `graph` and `functions`, importing ai.onnx 18 and `domain` version 1.
+fn encode_importing(graph: GraphProto, functions: Vec<FunctionProto>, domain: &str) -> Bytes {
     let model = ModelProto {
         ir_version: Some(10),
         opset_import: vec![
@@ -115,7 +120,7 @@ fn encode(graph: GraphProto, functions: Vec<FunctionProto>) -> Bytes {
                 version: Some(18),
             },
             OperatorSetIdProto {
-                domain: Some("local".into()),
+                domain: Some(domain.into()),
                 version: Some(1),
             },
         ],
@@ -335,22 +340,7 @@ fn a_blocked_layout_op_ends_the_pipeline_with_the_same_output() {
         raw_data: Some(vec![0; 8 * 8 * 3 * 3 * 4].into()),
         ..Default::default()
     });
-    let model = ModelProto {
-        ir_version: Some(10),
-        opset_import: vec![
-            OperatorSetIdProto {
-                domain: Some(String::new()),
-                version: Some(18),
-            },
-            OperatorSetIdProto {
-                domain: Some("com.microsoft.nchwc".into()),
-                version: Some(1),
-            },
-        ],
-        graph: Some(graph),
-        ..Default::default()
-    };
-    let bytes = Bytes::from(model.encode_to_vec());
+    let bytes = encode_importing(graph, Vec::new(), "com.microsoft.nchwc");
     let (off, _) = lint(&bytes, Pipeline::Off);
     assert!(off.contains("\"blocked\""), "{off}");
     let ways = same_both_ways(&bytes, "blocked layout");
