@@ -32,7 +32,8 @@ for m in "${models[@]}"; do
   bytes=$(stat -c %s "$m")
   # Exit 1 (findings) and 2 (unreadable file) are answers, not failures of the bound.
   /usr/bin/time -f '%e %M' -o "$dir/.time" "$bin" --format json "$m" >/dev/null 2>&1 || true
-  read -r wall kb < "$dir/.time"
+  # GNU time puts "Command exited with non-zero status N" before its line when the exit is not 0.
+  read -r wall kb < <(tail -n 1 "$dir/.time")
   verdict=$(awk -v b="$bytes" -v w="$wall" -v k="$kb" 'BEGIN {
     mb = b / 1048576; tb = 1 + mb; mbound = 64 + 40 * mb; peak = k / 1024;
     ok = (w <= tb && peak <= mbound) ? "ok" : "EXCEEDED";

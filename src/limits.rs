@@ -162,6 +162,12 @@ declare_limits! {
     /// Most expression pairs one broadcast axis compares symbolically.
     PairedExprs = "paired-exprs", PAIRED_EXPRS: usize = 16,
         flag: None, bounds: "dim pairs compared at one axis";
+    /// Broadcast axes of different symbolic sizes one inference run states conditions for
+    /// (each a clause or more, solved and written out later). Past it a broadcast states no
+    /// condition (its static clashes are still found), so a small file repeating one
+    /// high-rank broadcast cannot cost minutes; an `I2` names the nodes.
+    BroadcastWork = "broadcast-work", BROADCAST_WORK: usize = 1 << 14,
+        flag: None, bounds: "symbolic broadcast axes of one run";
     // Conditions.
     /// Most atoms of one condition its plain form rewrites and its searches read; past it each
     /// answers from the condition's first clauses, which the whole implies (weaker, never

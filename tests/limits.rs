@@ -615,6 +615,47 @@ fn one_condition_at_many_nodes_is_one_finding_naming_the_others_in_order() {
     }
 }
 
+/// `broadcast-work`: a run states conditions for at most 16,384 axes where different symbolic
+/// sizes meet; past it a broadcast states none and one I2 names the nodes. Each `Add` of
+/// `[a0..a6]` and `[3; 7]` is seven such axes (below 8 symbolic sizes no outcome is kept, so
+/// every node takes its own): the first 2,340 nodes share one W1, the 2,341st runs out midway
+/// and the 10 after it find nothing left. The full-size case, rotations of one rank-1000 shape
+/// (990 `Add`s, 36 s and 1.5 GB before), is `bench/hostile.sh`'s.
+#[test]
+fn symbolic_broadcasts_past_the_allowance_state_no_condition_and_say_so() {
+    let symbols = |prefix: &str| (0..7).map(|i| format!("{prefix}{i}")).collect::<Vec<_>>();
+    let model = model(GraphProto {
+        node: adds_of_x_and_y(2_351),
+        input: vec![
+            symbolic_input("x", &symbols("a")),
+            static_input("y", 1, &[3; 7]),
+        ],
+        ..Default::default()
+    });
+    for outcome in every_entry(&model, &Options::new()) {
+        let report = outcome.unwrap();
+        let (findings, caps) = beside_caps(&report);
+        assert_eq!(caps, vec!["broadcast-work".to_string(); 11]);
+        let [w1] = &findings[..] else {
+            panic!("{findings:?}");
+        };
+        assert_eq!(w1.code, onnx_bcast_lint::Code::W1);
+        let help = w1.help.as_deref().unwrap();
+        let also = help.split("; the same condition is needed at ").count() - 1;
+        assert_eq!(also, 16_384 / 7 - 1);
+        let i2 = report
+            .findings()
+            .iter()
+            .find(|f| f.code == onnx_bcast_lint::Code::I2)
+            .unwrap();
+        assert!(
+            i2.message.contains("at 11 nodes (`n2340`, `n2341`"),
+            "{}",
+            i2.message
+        );
+    }
+}
+
 /// Nodes over the same two wide inputs whose axes pair distinct symbols: each node's broadcast
 /// states a condition of 300 clauses, the same at every node. Recomputed, solved and written
 /// out at each node, 1,000 `MatMul`s of this form in a 57 KB file took 47 s and 2.2 GB (issue

@@ -10,6 +10,7 @@ use super::budget::{body_budget, body_hit, bounded, graph_cost, ValueWork, MAX_I
 use super::{adopt, anonymous, control, downstream, stored};
 use super::{Assumptions, GraphFacts, Inference, NodeFacts, NodeStatus, ValueFacts};
 use crate::error::Limits;
+use crate::limits::{CapHit, Limit};
 use crate::model::{declared, Graph, GraphId, Initializer, Model, Node, Origin, ValueId};
 use crate::ops::registry::{self, Resolved};
 use crate::ops::{
@@ -104,6 +105,15 @@ fn caps_of(mut caps: Vec<crate::limits::CapHit>, work: &ValueWork) -> Vec<crate:
     caps.dedup();
     caps
 }
+
+/// What a rule gave for a node: its status, output facts, broadcast checks and conditional
+/// constraints.
+type Applied = (
+    NodeStatus,
+    Vec<ValueFacts>,
+    Vec<BroadcastCheck>,
+    Vec<Constraint>,
+);
 
 /// Gives every value of `model` facts (unknown for those the run did not reach).
 fn fit(graphs: &mut [GraphFacts], model: &Model) {
@@ -714,7 +724,7 @@ impl<'m> Engine<'m> {
             if !node.subgraphs().is_empty() {
                 control::bodies(self, node);
             }
-            let (status, mut outputs, checks, conditional) = self.apply_rule(graph, node);
+            let (status, mut outputs, checks, conditional) = self.apply_rule_capped(graph, node);
             constraints = conditional;
             let minted = self.fresh.take_minted();
             named = self.fresh.take_named();
@@ -858,16 +868,22 @@ impl<'m> Engine<'m> {
             .or_insert_with(|| registry::resolve(node.domain(), node.op_type(), node.opset()))
     }
 
-    fn apply_rule(
-        &self,
-        graph: &Graph,
-        node: &Node,
-    ) -> (
-        NodeStatus,
-        Vec<ValueFacts>,
-        Vec<BroadcastCheck>,
-        Vec<Constraint>,
-    ) {
+    /// [`Engine::apply_rule`], recording a `broadcast-work` hit when one of the node's
+    /// broadcasts went without its condition.
+    fn apply_rule_capped(&mut self, graph: &Graph, node: &Node) -> Applied {
+        let shortened = self.broadcasts.shortened();
+        let applied = self.apply_rule(graph, node);
+        if self.broadcasts.shortened() != shortened {
+            self.caps.push(CapHit {
+                graph: graph.id.0,
+                node: Some(node.index),
+                limit: Limit::BroadcastWork,
+            });
+        }
+        applied
+    }
+
+    fn apply_rule(&self, graph: &Graph, node: &Node) -> Applied {
         let rule: RuleFn = match self.rule(node) {
             Resolved::Rule(rule) => rule,
             Resolved::Foreign => {

@@ -128,7 +128,7 @@ pub(crate) fn binary_1(ctx: &Ctx<'_>, op: Binary) -> Result<Inferred, RuleError>
     let b = ctx.required(1)?;
     let broadcast = ctx.int("broadcast", 0)? != 0;
     let axis = ctx.attrs().int("axis")?;
-    let outcome = legacy_at_run_time(a.shape, b.shape, broadcast, axis);
+    let outcome = legacy_at_run_time(ctx.broadcasts(), (a.shape, b.shape), broadcast, axis);
     binary_folded(ctx, op, Rule::Legacy, outcome)
 }
 
@@ -177,20 +177,20 @@ pub(crate) fn float_binary(
 /// the strict verdict stands only when the converted form fails too (with `broadcast`, also
 /// when it gives another shape than A's).
 fn legacy_at_run_time(
-    a: &Shape,
-    b: &Shape,
+    outcomes: &broadcast::Outcomes,
+    (a, b): (&Shape, &Shape),
     broadcast: bool,
     axis: Option<i64>,
 ) -> broadcast::Outcome {
     if !broadcast {
         // numpy's rule decides, conditions included (`n = m` alone would miss `m = 1`).
-        let converted = broadcast::multidirectional(&[a, b]);
+        let converted = outcomes.multidirectional(&[a, b]);
         if matches!(converted.verdict, Verdict::Invalid(_)) {
-            return broadcast::legacy(a, b, false, axis);
+            return outcomes.legacy(a, b, false, axis);
         }
         return converted;
     }
-    let strict = broadcast::legacy(a, b, true, axis);
+    let strict = outcomes.legacy(a, b, true, axis);
     if !matches!(strict.verdict, Verdict::Invalid(_)) {
         return strict;
     }
@@ -209,7 +209,7 @@ fn legacy_at_run_time(
     };
     let mut aligned = bd.to_vec();
     aligned.extend(std::iter::repeat_n(Dim::known(1), trailing));
-    let converted = broadcast::multidirectional(&[a, &Shape::Ranked(aligned)]);
+    let converted = outcomes.multidirectional(&[a, &Shape::Ranked(aligned)]);
     if matches!(converted.verdict, Verdict::Invalid(_)) || converted.shape != *a {
         return strict;
     }

@@ -5,7 +5,7 @@
 
 use super::super::constraint::{Constraint, Pending};
 use super::super::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 /// Y has X's shape and element type.
@@ -36,7 +36,7 @@ pub(crate) fn biased(ctx: &Ctx<'_>, bias: Bias) -> Result<Inferred, RuleError> {
     };
     let mut inferred = Inferred::single(Output::shape(x.shape.clone()).elem(x.elem));
     if let Some(bias) = bias {
-        let outcome = broadcast::unidirectional(x.shape, bias.shape);
+        let outcome = ctx.broadcasts().unidirectional(x.shape, bias.shape);
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 1], outcome);
     }
     Ok(inferred)
@@ -54,12 +54,12 @@ pub(crate) fn bias_add(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             .with_check(
                 Rule::Unidirectional,
                 vec![0, 1],
-                broadcast::unidirectional(x.shape, bias.shape),
+                ctx.broadcasts().unidirectional(x.shape, bias.shape),
             )
             .with_check(
                 Rule::Unidirectional,
                 vec![0, 2],
-                broadcast::unidirectional(x.shape, skip.shape),
+                ctx.broadcasts().unidirectional(x.shape, skip.shape),
             ),
     )
 }
@@ -84,7 +84,7 @@ pub(crate) fn bias_split_gelu(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         }
         _ => Shape::Unranked,
     };
-    let outcome = broadcast::unidirectional(x.shape, bias.shape);
+    let outcome = ctx.broadcasts().unidirectional(x.shape, bias.shape);
     Ok(
         Inferred::single(Output::shape(shape).elem(x.elem)).with_check(
             Rule::Unidirectional,

@@ -13,7 +13,7 @@
 use super::super::constraint::{Constraint, Pending};
 use super::super::{spec, Ctx, Inferred, Output, RuleError};
 use super::activation::{require_equal, require_rank};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 /// Input slots of the two ops.
@@ -144,6 +144,7 @@ fn infer(ctx: &Ctx<'_>, s: &Slots) -> Result<Inferred, RuleError> {
     ]);
     if let Some(mask) = ctx.input(s.mask) {
         inferred = check_mask(
+            ctx,
             inferred,
             mask.shape,
             &batch,
@@ -155,7 +156,7 @@ fn infer(ctx: &Ctx<'_>, s: &Slots) -> Result<Inferred, RuleError> {
     if let Some(slot) = s.attention_bias {
         if let Some(bias) = ctx.input(slot) {
             let scores = Shape::Ranked(vec![batch, Dim::known(heads), seq, total_seq]);
-            let outcome = broadcast::unidirectional(&scores, bias.shape);
+            let outcome = ctx.broadcasts().unidirectional(&scores, bias.shape);
             inferred = inferred.with_check(Rule::Unidirectional, vec![s.input, slot], outcome);
         }
     }
@@ -229,6 +230,7 @@ fn hidden_sizes(
 /// broadcast; a 1-D index of `B`, `2B` or `3B + 2` entries (static sizes only: the choice of
 /// three is no single condition); a 4-D mask is left to the run.
 fn check_mask(
+    ctx: &Ctx<'_>,
     inferred: Inferred,
     mask: &Shape,
     batch: &Dim,
@@ -251,7 +253,9 @@ fn check_mask(
         Some([_, _, _]) => vec![batch.clone(), seq.clone(), total.clone()],
         _ => return Ok(inferred),
     };
-    let outcome = broadcast::unidirectional(&Shape::Ranked(target), mask);
+    let outcome = ctx
+        .broadcasts()
+        .unidirectional(&Shape::Ranked(target), mask);
     Ok(inferred.with_check(Rule::Unidirectional, slots.to_vec(), outcome))
 }
 

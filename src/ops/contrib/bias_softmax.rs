@@ -6,7 +6,7 @@
 //! another rank is left to the kernel.
 
 use crate::ops::{axes, Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 
 /// `BiasSoftmax(data, bias)`.
 pub(crate) fn bias_softmax(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
@@ -18,7 +18,7 @@ pub(crate) fn bias_softmax(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let inferred = Inferred::single(Output::shape(data.shape.clone()).elem(data.elem));
     match (data.shape.rank(), bias.shape.rank()) {
         (Some(a), Some(b)) if a == b => {
-            let outcome = broadcast::unidirectional(data.shape, bias.shape);
+            let outcome = ctx.broadcasts().unidirectional(data.shape, bias.shape);
             Ok(inferred.with_check(Rule::Unidirectional, vec![0, 1], outcome))
         }
         _ => Ok(inferred),

@@ -13,7 +13,7 @@ use crate::ops::nn::per_channel::{self, Channels};
 use crate::ops::nn::spatial::{data_dims, dim_at};
 use crate::ops::window::{Sizing, Window};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::Shape;
 
 /// `FusedConv(X, W, B, Z)`: Conv's output `(N, M, spatial...)` and its constraints (W's rank
@@ -102,7 +102,7 @@ pub(crate) fn fused_gemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let mn = Shape::Ranked(vec![m, n]);
     let mut inferred = Inferred::single(Output::shape(mn.clone()).elem(lhs.elem));
     if let Some(bias) = ctx.input(2) {
-        let outcome = broadcast::unidirectional(&mn, bias.shape);
+        let outcome = ctx.broadcasts().unidirectional(&mn, bias.shape);
         // The (M, N) side has no input of its own; A, which gives M, stands for it.
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 2], outcome);
     }
@@ -116,7 +116,9 @@ pub(crate) fn qlinear_where(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let c = ctx.required(0)?;
     let x = ctx.required(1)?;
     let y = ctx.required(4)?;
-    let outcome = broadcast::multidirectional(&[c.shape, x.shape, y.shape]);
+    let outcome = ctx
+        .broadcasts()
+        .multidirectional(&[c.shape, x.shape, y.shape]);
     let elem = ctx.input(8).and_then(|zp| zp.elem).or(x.elem);
     Ok(
         Inferred::single(Output::shape(outcome.shape.clone()).elem(elem)).with_check(

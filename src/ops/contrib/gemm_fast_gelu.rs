@@ -5,7 +5,7 @@
 
 use crate::ops::math::linalg::matmul_of;
 use crate::ops::{Ctx, Inferred, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 
 /// `GemmFastGelu(X, W, bias)`.
 pub(crate) fn gemm_fast_gelu(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
@@ -18,7 +18,7 @@ pub(crate) fn gemm_fast_gelu(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let Some(y) = inferred.outputs.first().map(|o| o.shape.clone()) else {
         return Ok(inferred);
     };
-    let outcome = broadcast::unidirectional(&y, bias.shape);
+    let outcome = ctx.broadcasts().unidirectional(&y, bias.shape);
     Ok(inferred.with_check(Rule::Unidirectional, vec![0, 2], outcome))
 }
 

@@ -6,7 +6,7 @@
 use super::super::constraint::{Constraint, Pending};
 use super::super::{spec, Ctx, Inferred, Output, RuleError};
 use super::activation::{require_equal, require_rank};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 fn dims<'a>(ctx: &Ctx<'a>, slot: usize) -> Option<&'a [Dim]> {
@@ -141,13 +141,13 @@ pub(crate) fn multi_head(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if let (true, Some(mask), Some(0)) = (unpacked, ctx.input(4), past_len.as_known()) {
         if mask.shape.rank() == Some(2) {
             let target = Shape::Ranked(vec![batch.clone(), kv_len.clone()]);
-            let outcome = broadcast::unidirectional(&target, mask.shape);
+            let outcome = ctx.broadcasts().unidirectional(&target, mask.shape);
             inferred = inferred.with_check(Rule::Unidirectional, vec![0, 4], outcome);
         }
     }
     if let (true, Some(bias)) = (unpacked, ctx.input(5)) {
         let scores = Shape::Ranked(vec![batch, Dim::known(num), seq, total]);
-        let outcome = broadcast::unidirectional(&scores, bias.shape);
+        let outcome = ctx.broadcasts().unidirectional(&scores, bias.shape);
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 5], outcome);
     }
     Ok(inferred.with_conditions(pending.into_checks()))

@@ -7,7 +7,7 @@ use super::super::constraint::{Constraint, Pending};
 use super::super::math::linalg::matmul_of;
 use super::super::{spec, Ctx, Inferred, Output, RuleError};
 use super::activation::{require_equal, require_rank};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 /// `FusedMatMul(A, B)`: `alpha * A' * B'` where `transA`/`transB` swap the last two dims. The
@@ -117,7 +117,9 @@ pub(crate) fn dynamic_quantize(ctx: &Ctx<'_>, form: Quantized) -> Result<Inferre
     let mut inferred = matmul_of(ctx.broadcasts(), a.shape, b.shape, [0, 1], elem)?;
     if let (Some(bias), Some(product)) = (ctx.input(bias_slot), inferred.outputs.first()) {
         if product.shape.rank().is_some() {
-            let outcome = broadcast::unidirectional(&product.shape.clone(), bias.shape);
+            let outcome = ctx
+                .broadcasts()
+                .unidirectional(&product.shape.clone(), bias.shape);
             inferred = inferred.with_check(Rule::Unidirectional, vec![1, bias_slot], outcome);
         }
     }
@@ -155,7 +157,7 @@ pub(crate) fn qgemm(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let shape = Shape::Ranked(vec![m, n]);
     let mut inferred = Inferred::single(Output::shape(shape.clone()).elem(elem));
     if let Some(c) = ctx.input(6) {
-        let outcome = broadcast::unidirectional(&shape, c.shape);
+        let outcome = ctx.broadcasts().unidirectional(&shape, c.shape);
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 6], outcome);
     }
     Ok(inferred.with_conditions(pending.into_checks()))

@@ -4,7 +4,7 @@
 //! `EmbedLayerNormalization` is in `embed.rs`.
 
 use super::super::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 /// Which skip layer normalization a row names: the simplified one has no beta.
@@ -37,7 +37,7 @@ pub(crate) fn skip(ctx: &Ctx<'_>, form: Skip) -> Result<Inferred, RuleError> {
     let mut inferred = Inferred::many(vec![out(), unknown(), unknown(), out()]);
     for &slot in params {
         if let Some(param) = ctx.input(slot) {
-            let outcome = broadcast::unidirectional(input.shape, param.shape);
+            let outcome = ctx.broadcasts().unidirectional(input.shape, param.shape);
             inferred = inferred.with_check(Rule::Unidirectional, vec![0, slot], outcome);
         }
     }
@@ -67,7 +67,7 @@ pub(crate) fn simplified(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     .with_check(
         Rule::Unidirectional,
         vec![0, 1],
-        broadcast::unidirectional(x.shape, scale.shape),
+        ctx.broadcasts().unidirectional(x.shape, scale.shape),
     ))
 }
 

@@ -8,7 +8,7 @@ use super::super::axes;
 use super::super::nn::pool;
 use super::super::{Ctx, Inferred, Output, RuleError};
 use crate::model::dtype::elem::UINT8;
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 /// `QLinearAdd`/`QLinearMul(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale,
@@ -16,7 +16,7 @@ use crate::shape::{Dim, Shape};
 pub(crate) fn binary(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let a = ctx.required(0)?;
     let b = ctx.required(3)?;
-    let outcome = broadcast::multidirectional(&[a.shape, b.shape]);
+    let outcome = ctx.broadcasts().multidirectional(&[a.shape, b.shape]);
     Ok(
         Inferred::single(Output::shape(outcome.shape.clone()).elem(a.elem)).with_check(
             Rule::Multidirectional,

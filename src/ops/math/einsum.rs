@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 
 use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast;
 use crate::shape::condition::Atom;
 use crate::shape::{Condition, Dim, Shape, Tri};
 
@@ -139,7 +138,10 @@ pub(crate) fn infer(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     for (&c, seen) in &sizes {
         agree(c, seen, &mut pending)?;
     }
-    let ellipsis_shape = broadcast::multidirectional(&ellipses.iter().collect::<Vec<_>>()).shape;
+    let ellipsis_shape = ctx
+        .broadcasts()
+        .multidirectional(&ellipses.iter().collect::<Vec<_>>())
+        .shape;
     let size_of = |c: char| letter_size(sizes.get(&c).map_or(&[][..], Vec::as_slice));
     let output = if let Some(rhs) = rhs {
         let term = parse_term(rhs)?;

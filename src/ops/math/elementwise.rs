@@ -7,7 +7,7 @@
 use crate::ops::elementwise::{self, binary_elem, float_binary};
 use crate::ops::values::{ints, Binary, Unary};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule, Verdict};
+use crate::shape::broadcast::{Rule, Verdict};
 use crate::shape::{Shape, Tri};
 
 /// `Sum`, `Mean`, `Max`, `Min` before opset 8: inputs of one shape (no broadcasting), each
@@ -105,7 +105,7 @@ pub(crate) fn prelu_1(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let slope = ctx.required(1)?;
     let output = Output::shape(x.shape.clone()).elem(x.elem);
-    let mut outcome = broadcast::unidirectional(x.shape, slope.shape);
+    let mut outcome = ctx.broadcasts().unidirectional(x.shape, slope.shape);
     if !outcome.is_valid() && per_channel_slope_may_apply(x.shape, slope.shape) {
         outcome.verdict = Verdict::Valid;
     }

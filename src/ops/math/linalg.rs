@@ -6,7 +6,7 @@
 use crate::model::dtype::elem;
 use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Outcome, Outcomes, Rule};
+use crate::shape::broadcast::{Outcome, Outcomes, Rule};
 use crate::shape::{Dim, Shape};
 
 /// `MatMul(A, B)`: the output has the input's element type.
@@ -151,12 +151,12 @@ fn gemm(ctx: &Ctx<'_>, version: u16) -> Result<Inferred, RuleError> {
     let (rule, outcome): (Rule, Outcome) = if version < 7 && ctx.int("broadcast", 0)? == 0 {
         (
             Rule::Legacy,
-            broadcast::legacy(&mn, bias.shape, false, None),
+            ctx.broadcasts().legacy(&mn, bias.shape, false, None),
         )
     } else {
         (
             Rule::Unidirectional,
-            broadcast::unidirectional(&mn, bias.shape),
+            ctx.broadcasts().unidirectional(&mn, bias.shape),
         )
     };
     // The (M, N) side has no input of its own; A, which gives M, stands for it.

@@ -9,7 +9,7 @@ use super::attention_requires::{self as requires, Side};
 use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::overflow::sized;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 /// One of Q, K, V seen as `(batch, heads, seq, head_size)`; `packed` when the input is 3-D.
@@ -187,7 +187,7 @@ fn infer(ctx: &Ctx<'_>, short_mask: bool) -> Result<Inferred, RuleError> {
     ]);
     if let Some(mask) = ctx.input(3) {
         let target = mask_target(&score_dims, mask.shape, &total, short_mask);
-        let outcome = broadcast::unidirectional(&target, mask.shape);
+        let outcome = ctx.broadcasts().unidirectional(&target, mask.shape);
         // The scores have no input of their own; Q, which gives their leading dims, stands for
         // them.
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 3], outcome);

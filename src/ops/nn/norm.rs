@@ -6,7 +6,7 @@
 //! statistics outputs.
 
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 /// Y has X's shape and element type.
@@ -53,10 +53,10 @@ pub(crate) fn layer_norm(ctx: &Ctx<'_>, form: Normalized) -> Result<Inferred, Ru
     if form == Normalized::Rms {
         inferred.outputs.truncate(1);
     }
-    let outcome = broadcast::unidirectional(x.shape, scale.shape);
+    let outcome = ctx.broadcasts().unidirectional(x.shape, scale.shape);
     inferred = inferred.with_check(Rule::Unidirectional, vec![0, 1], outcome);
     if let Some(bias) = ctx.input(2).filter(|_| form == Normalized::Layer) {
-        let outcome = broadcast::unidirectional(x.shape, bias.shape);
+        let outcome = ctx.broadcasts().unidirectional(x.shape, bias.shape);
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 2], outcome);
     }
     Ok(inferred)

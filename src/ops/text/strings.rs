@@ -7,7 +7,7 @@
 use crate::model::dtype::elem;
 use crate::ops::constraint::Constraint;
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 /// `RegexFullMatch(X)`: a BOOL tensor of X's shape.
@@ -22,7 +22,7 @@ pub(crate) fn regex_full_match_20(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> 
 pub(crate) fn string_concat_20(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x = ctx.required(0)?;
     let y = ctx.required(1)?;
-    let outcome = broadcast::multidirectional(&[x.shape, y.shape]);
+    let outcome = ctx.broadcasts().multidirectional(&[x.shape, y.shape]);
     Ok(
         Inferred::single(Output::shape(outcome.shape.clone()).elem(x.elem)).with_check(
             Rule::Multidirectional,

@@ -10,7 +10,7 @@
 
 use crate::ops::constraint::Constraint;
 use crate::ops::{spec, Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::Shape;
 
 /// An optimizer's form: how many tensors per optimized variable it reads (X, G and its states)
@@ -76,7 +76,7 @@ pub(crate) fn optimizer(ctx: &Ctx<'_>, form: Optimizer) -> Result<Inferred, Rule
         for group in 1..per {
             let s = slot(group, i);
             let other = ctx.required(s)?;
-            let outcome = broadcast::unidirectional(x.shape, other.shape);
+            let outcome = ctx.broadcasts().unidirectional(x.shape, other.shape);
             inferred = inferred.with_check(Rule::Unidirectional, vec![slot(0, i), s], outcome);
         }
     }

@@ -151,6 +151,46 @@ pub(crate) fn non_ones(entries: &[AxisEntry]) -> Vec<Offender> {
         .collect()
 }
 
+/// Whether some input brings a symbolic size to the axis: only then does [`combine`] state a
+/// condition (see `allowance.rs`).
+pub(crate) fn is_symbolic(entries: &[AxisEntry]) -> bool {
+    entries.iter().any(|e| matches!(e.dim, Dim::Sym(_)))
+}
+
+/// The axis decided from its static sizes alone, stating no condition (past the run's
+/// `broadcast-work`): two different static sizes are the clash [`combine`] finds; one static
+/// size `k` is the output, as there (each symbolic size must be 1 or `k`, which is left
+/// unstated); otherwise the dim is unknown, never a guess.
+pub(crate) fn statics_only(entries: &[AxisEntry]) -> AxisResult {
+    let mut statics: Vec<i64> = Vec::new();
+    for e in entries {
+        if let Dim::Known(v) = e.dim {
+            if v != 1 && !statics.contains(&v) {
+                statics.push(v);
+            }
+        }
+    }
+    let (dim, clash) = match statics.as_slice() {
+        [] => (Dim::Unknown, None),
+        [k] => (Dim::Known(*k), None),
+        _ => (
+            Dim::Unknown,
+            Some(
+                entries
+                    .iter()
+                    .filter(|e| matches!(e.dim, Dim::Known(v) if v != 1))
+                    .map(Offender::from)
+                    .collect(),
+            ),
+        ),
+    };
+    AxisResult {
+        dim,
+        condition: Condition::truth(),
+        clash,
+    }
+}
+
 pub(crate) fn combine(entries: &[AxisEntry]) -> AxisResult {
     combine_given(entries, |_| true)
 }

@@ -7,14 +7,21 @@
 use super::directional::match_run;
 #[cfg(test)]
 use super::Offender;
-use super::{verdict_of, Outcome, Rule, Verdict, Violation, ViolationKind};
-use crate::shape::condition::Atom;
+use super::{verdict_of, Allowance, Outcome, Rule, Verdict, Violation, ViolationKind};
+use crate::shape::condition::{Atom, Conjunction};
 use crate::shape::{Condition, Dim, Shape, Tri};
 
 fn invalid(shape: &Shape, rule: Rule, kind: ViolationKind) -> Outcome {
     Outcome {
         shape: shape.clone(),
         verdict: Verdict::Invalid(Violation::whole(rule, kind)),
+    }
+}
+
+fn invalid_by(shape: &Shape, violation: Violation) -> Outcome {
+    Outcome {
+        shape: shape.clone(),
+        verdict: Verdict::Invalid(violation),
     }
 }
 
@@ -42,7 +49,20 @@ fn run_start(rank_a: usize, rank_b: usize, axis: Option<i64>) -> Option<usize> {
 /// either a single element (a scalar or all dims 1, rank <= A's) or its shape is a contiguous
 /// run of A's shape starting at `axis` (suffix-matched when `axis` is absent); B's 1s do not
 /// stretch. A symbolic B that might be all 1s is accepted on that condition. Output: A's shape.
+#[cfg(test)]
 pub(crate) fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -> Outcome {
+    legacy_within(a, b, broadcast, axis, &Allowance::unlimited())
+}
+
+/// [`legacy`], stating conditions for as many symbolic axes as `allowance` gives: past it only
+/// static mismatches are found (`allowance.rs`).
+pub(crate) fn legacy_within(
+    a: &Shape,
+    b: &Shape,
+    broadcast: bool,
+    axis: Option<i64>,
+    allowance: &Allowance,
+) -> Outcome {
     let rule = Rule::Legacy;
     let (Some(ad), Some(bd)) = (a.dims(), b.dims()) else {
         return valid(if broadcast || a.rank().is_some() {
@@ -55,7 +75,14 @@ pub(crate) fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -
         if ad.len() != bd.len() {
             return invalid(a, rule, ViolationKind::RankMismatch);
         }
-        let run = match_run(rule, ViolationKind::RunMismatch, ad, bd, 0, false);
+        let run = match_run(
+            rule,
+            ViolationKind::RunMismatch,
+            (ad, bd),
+            0,
+            false,
+            allowance,
+        );
         return Outcome {
             shape: a.clone(),
             verdict: verdict_of(rule, run.violation, &run.condition),
@@ -74,9 +101,21 @@ pub(crate) fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -
         .filter(|d| matches!(d, Dim::Sym(_)))
         .map(|d| Atom::IsOne(d.clone()))
         .collect();
-    let single = ones.iter().fold(Condition::truth(), |c, o| {
-        c.and(&Condition::any_of([o.clone()]))
-    });
+    // Every symbolic dim of B being 1 is a clause each: they take from the allowance, and past
+    // it B's being a single element is not stated (only static mismatches are found).
+    let short = !allowance.take_many(ones.len());
+    if short {
+        allowance.shorten();
+    }
+    let single = if short {
+        Condition::truth()
+    } else {
+        let mut single = Conjunction::default();
+        for one in &ones {
+            single.and(&Condition::any_of([one.clone()]));
+        }
+        single.finish()
+    };
     let misplaced = match run_start(ad.len(), bd.len(), axis) {
         None => Some(ViolationKind::BadAxis),
         Some(start) if start + bd.len() > ad.len() => Some(ViolationKind::RunOutOfRange),
@@ -90,7 +129,20 @@ pub(crate) fn legacy(a: &Shape, b: &Shape, broadcast: bool, axis: Option<i64>) -
         };
     }
     let start = run_start(ad.len(), bd.len(), axis).unwrap_or_default();
-    let run = match_run(rule, ViolationKind::RunMismatch, ad, bd, start, false);
+    let run = match_run(
+        rule,
+        ViolationKind::RunMismatch,
+        (ad, bd),
+        start,
+        false,
+        allowance,
+    );
+    if short {
+        return match run.violation {
+            Some(v) if !single_possible => invalid_by(a, v),
+            _ => valid(a),
+        };
+    }
     let verdict = match (run.violation, single_possible) {
         (Some(_), true) => return conditional(a, &single),
         (Some(v), false) => Verdict::Invalid(v),
@@ -186,10 +238,10 @@ pub(crate) fn pdpd(a: &Shape, b: &Shape, axis: i64) -> Outcome {
     let run = match_run(
         rule,
         ViolationKind::NotBroadcastable,
-        ad,
-        within,
+        (ad, within),
         start,
         true,
+        &Allowance::unlimited(),
     );
     let condition = run.condition.and(&past_end);
     Outcome {

@@ -20,7 +20,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 
 use hashbrown::HashTable;
 
-use super::{Outcome, Rule, Verdict};
+use super::{Allowance, Outcome, Rule, Verdict};
 use crate::shape::{Dim, Shape};
 
 /// Symbolic sizes among a broadcast's inputs from which its outcome is kept.
@@ -78,27 +78,29 @@ fn key_hash(rule: Rule, attributes: (bool, Option<i64>), shapes: &[&Shape]) -> u
 #[derive(Default)]
 pub(crate) struct Outcomes {
     table: RefCell<Table>,
+    /// What the run's broadcasts may still state (`broadcast-work`).
+    allowance: Allowance,
 }
 
 impl Outcomes {
     /// [`super::multidirectional`], kept.
     pub(crate) fn multidirectional(&self, inputs: &[&Shape]) -> Outcome {
         self.outcome(Rule::Multidirectional, (false, None), inputs, || {
-            super::multidirectional(inputs)
+            super::numpy_style(Rule::Multidirectional, inputs, &self.allowance)
         })
     }
 
     /// [`super::bidirectional`], kept.
     pub(crate) fn bidirectional(&self, input: &Shape, target: &Shape) -> Outcome {
         self.outcome(Rule::Bidirectional, (false, None), &[input, target], || {
-            super::bidirectional(input, target)
+            super::numpy_style(Rule::Bidirectional, &[input, target], &self.allowance)
         })
     }
 
     /// [`super::unidirectional`], kept.
     pub(crate) fn unidirectional(&self, a: &Shape, b: &Shape) -> Outcome {
         self.outcome(Rule::Unidirectional, (false, None), &[a, b], || {
-            super::unidirectional(a, b)
+            super::directional::unidirectional_within(a, b, &self.allowance)
         })
     }
 
@@ -111,8 +113,14 @@ impl Outcomes {
         axis: Option<i64>,
     ) -> Outcome {
         self.outcome(Rule::Legacy, (broadcast, axis), &[a, b], || {
-            super::legacy(a, b, broadcast, axis)
+            super::legacy::legacy_within(a, b, broadcast, axis, &self.allowance)
         })
+    }
+
+    /// How many broadcasts of the run went without their condition, the `broadcast-work`
+    /// allowance spent (compare before and after a node to know whether it did).
+    pub(crate) fn shortened(&self) -> usize {
+        self.allowance.shortened()
     }
 
     /// The outcome of `rule` over `shapes` (with the legacy rule's `attributes`): the one kept
@@ -154,9 +162,12 @@ impl Outcomes {
         if let Some(kept) = kept {
             return kept;
         }
+        let shortened = self.allowance.shortened();
         let computed = compute();
         let weight = weight(shapes, &computed);
-        if weight > MAX_WEIGHT {
+        // An outcome without its condition is not the rule's: kept, it would be met by a
+        // later node that is then not named as unchecked.
+        if weight > MAX_WEIGHT || self.allowance.shortened() != shortened {
             return computed;
         }
         let mut table = self.table.borrow_mut();
@@ -181,7 +192,9 @@ impl Outcomes {
 
 #[cfg(test)]
 mod tests {
-    use super::{Outcomes, Rule};
+    use std::cell::RefCell;
+
+    use super::{Allowance, Outcomes, Rule};
     use crate::shape::broadcast::multidirectional;
     use crate::shape::{Dim, Shape};
 
@@ -191,6 +204,23 @@ mod tests {
                 .map(|i| Dim::sym(&format!("{prefix}{i}")))
                 .collect(),
         )
+    }
+
+    /// An outcome computed past the run's allowance lacks its condition, so it is not kept: the
+    /// same shapes again are computed again (and counted again as going without).
+    #[test]
+    fn an_outcome_without_its_condition_is_not_kept() {
+        let outcomes = Outcomes {
+            table: RefCell::default(),
+            allowance: Allowance::new(3),
+        };
+        let (a, b) = (symbols("short_a", 6), symbols("short_b", 6));
+        let first = outcomes.multidirectional(&[&a, &b]);
+        assert!(first.is_valid(), "{first:?}");
+        assert_eq!(outcomes.shortened(), 1);
+        let again = outcomes.multidirectional(&[&a, &b]);
+        assert_eq!(again, first);
+        assert_eq!(outcomes.shortened(), 2);
     }
 
     /// The same symbolic inputs meet the kept outcome, the one the rule computes; an outcome
@@ -203,10 +233,7 @@ mod tests {
         let again = outcomes.outcome(Rule::Multidirectional, (false, None), &[&a, &b], || {
             panic!("the outcome of the same shapes is kept")
         });
-        assert_eq!(
-            again,
-            super::super::numpy_style(Rule::Multidirectional, &[&a, &b])
-        );
+        assert_eq!(again, multidirectional(&[&a, &b]));
         assert_eq!(first, again);
         assert!(first.condition().is_some());
 

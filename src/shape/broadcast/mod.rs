@@ -5,6 +5,7 @@
 //! - `unidirectional` (`directional.rs`): B broadcastable to A (`Gemm`'s C, `PRelu`'s slope).
 //! - `legacy` and `pdpd` (`legacy.rs`): opset < 7 `broadcast`/`axis`, and `OpenVINO` pdpd.
 
+mod allowance;
 mod axis;
 mod directional;
 #[cfg(test)]
@@ -17,9 +18,12 @@ mod legacy;
 mod memo;
 mod violation;
 
+pub(crate) use allowance::Allowance;
 #[cfg(test)]
 pub(crate) use axis::{axis_verdicts, AxisVerdict};
+#[cfg(test)]
 pub(crate) use directional::unidirectional;
+#[cfg(test)]
 pub(crate) use legacy::legacy;
 #[cfg(test)]
 pub(crate) use legacy::pdpd;
@@ -116,7 +120,7 @@ pub(crate) fn verdict_of(
 }
 
 /// ONNX multidirectional (numpy-style) broadcasting of any number of inputs (Add, Mul, Where,
-/// Sum, ...).
+/// Sum, ...). Outside tests, rules reach it through [`Outcomes`], which bounds its work.
 ///
 /// Follows SONNX `Broadcast` (reviewed spec, 004): ranks are equalised by prepending 1s (C1),
 /// each output dim is the common non-1 size, and error **E1** (some input dim is neither the
@@ -129,19 +133,27 @@ pub(crate) fn verdict_of(
 /// Unranked inputs: as in MLIR `InferResultShape` they are left out of the checks, but the
 /// output is unranked because an unranked input may have the highest rank. No ranked input
 /// gives an unranked, valid outcome.
+#[cfg(test)]
 pub(crate) fn multidirectional(inputs: &[&Shape]) -> Outcome {
-    numpy_style(Rule::Multidirectional, inputs)
+    numpy_style(Rule::Multidirectional, inputs, &Allowance::unlimited())
 }
 
 /// Bidirectional broadcasting of `input` to `target` (ONNX Expand, `OpenVINO` bidirectional
 /// rule in 002): `numpy.array(input) * numpy.ones(target)`, so the output is the numpy
 /// broadcast of both and may differ from `target` (when it has 1s or a smaller rank). Input 0
 /// is `input`, input 1 is `target`.
+#[cfg(test)]
 pub(crate) fn bidirectional(input: &Shape, target: &Shape) -> Outcome {
-    numpy_style(Rule::Bidirectional, &[input, target])
+    numpy_style(
+        Rule::Bidirectional,
+        &[input, target],
+        &Allowance::unlimited(),
+    )
 }
 
-fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
+/// Numpy-style broadcasting under `rule`, stating conditions for as many symbolic axes as
+/// `allowance` gives: past it the broadcast states none (see `allowance.rs`).
+fn numpy_style(rule: Rule, inputs: &[&Shape], allowance: &Allowance) -> Outcome {
     let ranked: Vec<(usize, &[Dim])> = inputs
         .iter()
         .enumerate()
@@ -159,6 +171,9 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
     let mut condition = Conjunction::default();
     let mut violation: Option<Violation> = None;
     let mut clash_found = false;
+    // Set once the allowance is spent: the axes left state no condition, and those stated
+    // so far are dropped with them (a part of a condition would read as the whole).
+    let mut short = false;
     // (axis, how many clauses the axes so far hold, or `None` once one can never hold,
     // non-1 entries of the axis)
     let mut pending: Vec<(usize, Option<usize>, Vec<Offender>)> = Vec::new();
@@ -168,11 +183,17 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
             continue;
         }
         let entries = axis::entries(&ranked, rank, axis);
+        if !short && axis::is_symbolic(&entries) && !allowance.take() {
+            short = true;
+            allowance.shorten();
+        }
         let AxisResult {
             dim,
             condition: c,
             clash,
-        } = if rule == Rule::Bidirectional {
+        } = if short {
+            axis::statics_only(&entries)
+        } else if rule == Rule::Bidirectional {
             // Expand's second operand is its target, a value: only the input is a tensor.
             axis::combine_given(&entries, |input| input == 0)
         } else {
@@ -196,8 +217,12 @@ fn numpy_style(rule: Rule, inputs: &[&Shape]) -> Outcome {
     // name the first axis where the sizes can no longer agree (it precedes any static clash).
     let prefix_of =
         |len: Option<usize>| len.map_or_else(Condition::falsity, |len| condition.prefix(len));
-    let whole = prefix_of((!condition.is_never()).then(|| condition.len()));
-    if whole.never_holds() {
+    let whole = if short {
+        Condition::truth()
+    } else {
+        prefix_of((!condition.is_never()).then(|| condition.len()))
+    };
+    if !short && whole.never_holds() {
         let first = pending
             .into_iter()
             .find(|(_, prefix, _)| prefix_of(*prefix).never_holds());
@@ -239,7 +264,7 @@ impl Display for Verdict {
 
 #[cfg(test)]
 mod tests {
-    use super::{multidirectional, Verdict};
+    use super::{directional, multidirectional, numpy_style, Allowance, Rule, Verdict};
     use crate::shape::{Dim, Shape};
 
     fn s(d: Vec<Dim>) -> Shape {
@@ -339,6 +364,41 @@ mod tests {
             .collect());
         let o = multidirectional(&[&named("a"), &named("b"), &c]);
         assert_eq!(o.condition().unwrap().clauses().len(), 18);
+    }
+
+    /// Past the allowance a broadcast states no condition (`allowance.rs`): the clauses of the
+    /// axes before are dropped with it, the output dims are those the static sizes prove, and a
+    /// static clash is still found; with enough allowance it is the rule's outcome.
+    #[test]
+    fn past_the_allowance_only_static_sizes_decide() {
+        let (sn, sm, sk) = (Dim::sym("n"), Dim::sym("m"), Dim::sym("k"));
+        let left = s(vec![sn.clone(), sm.clone(), Dim::known(3)]);
+        let right = s(vec![Dim::known(3), sk.clone(), Dim::known(3)]);
+        let one = Allowance::new(1);
+        let short = numpy_style(Rule::Multidirectional, &[&left, &right], &one);
+        assert_eq!(short.verdict, Verdict::Valid);
+        assert_eq!(short.shape.to_string(), "[3, ?, 3]");
+        assert_eq!(one.shortened(), 1);
+        let enough = Allowance::new(2);
+        let full = numpy_style(Rule::Multidirectional, &[&left, &right], &enough);
+        assert_eq!(full, multidirectional(&[&left, &right]));
+        assert_eq!(full.condition().unwrap().clauses().len(), 2);
+        assert_eq!(enough.shortened(), 0);
+        let clash = numpy_style(
+            Rule::Multidirectional,
+            &[&s(vec![sn, Dim::known(3)]), &s(vec![sm, Dim::known(4)])],
+            &Allowance::new(0),
+        );
+        assert_eq!(clash.violation().unwrap().to_string(), "axis 1 is 3 vs 4");
+        let unidirectional = directional::unidirectional_within(
+            &s(vec![sk, Dim::known(4)]),
+            &Shape::from_known(&[5]),
+            &Allowance::new(0),
+        );
+        assert_eq!(
+            unidirectional.violation().unwrap().to_string(),
+            "axis 1 is 4 vs 5"
+        );
     }
 
     #[test]
