@@ -213,6 +213,11 @@ declare_limits! {
     ProvenanceVisitsPerModel = "provenance-visits-per-model",
         PROVENANCE_VISITS_PER_MODEL: usize = 1 << 16,
         flag: None, bounds: "states all provenance walks visit";
+    /// Most conjuncts (clauses) of a condition a finding states; the others are counted
+    /// (`… and 997 more clauses`) and never written out, so human, JSON and SARIF carry the
+    /// same bounded text.
+    ConditionClauses = "condition-clauses", CONDITION_CLAUSES: usize = 64,
+        flag: None, bounds: "clauses of a finding's condition text";
     /// Findings kept per model; the others are only counted.
     MaxFindings = "max-findings", MAX_FINDINGS: usize = 1_000,
         flag: Some("--max-findings"), bounds: "findings kept per model";

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -31,6 +32,17 @@ pub struct Options {
     dims_unchecked: bool,
     max_findings: MaxFindings,
     pipeline: Pipeline,
+    gate: Option<Gate>,
+}
+
+/// The command's gate ([`Options::with_gate`]): whether it will drop a finding.
+#[derive(Clone)]
+pub(crate) struct Gate(pub(crate) Arc<dyn Fn(&Finding) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Gate")
+    }
 }
 
 /// Whether the main graph is inferred beside its building (`docs/design/overlap.md`).
@@ -194,6 +206,16 @@ impl Options {
     #[must_use]
     pub fn with_max_findings(mut self, max: usize) -> Self {
         self.max_findings = MaxFindings((max > 0).then_some(max));
+        self
+    }
+
+    /// Keeps every finding `gate` matches beside the cap, for the command's gate (`ignore`,
+    /// baseline) to drop after the lint: the gate sees each finding it drops, and the cap counts
+    /// only the others, so a model under a gate holds its cap's findings and the gate's, not
+    /// every one.
+    #[must_use]
+    pub(crate) fn with_gate(mut self, gate: Gate) -> Self {
+        self.gate = Some(gate);
         self
     }
 
@@ -635,7 +657,17 @@ fn lint_loaded_timed(
     let start = Instant::now();
     let mut omitted = Omitted::default();
     let max = options.max_findings();
-    let mut findings = check::run_capped(&model, &inference, &options.checks, max, &mut omitted);
+    let exempt = options
+        .gate
+        .as_ref()
+        .map(|gate| &*gate.0 as check::Exempt<'_>);
+    let mut findings = check::run_capped(
+        &model,
+        &inference,
+        &options.checks,
+        (max, exempt),
+        &mut omitted,
+    );
     check::attribute(&mut findings, &bound);
     timings.check = start.elapsed();
     Ok(LintReport {

@@ -7,8 +7,9 @@
 //! Only where the inputs do broadcast (the inference keeps no check of the node): a clash is an
 //! E1, a conditional one a W1, each stating the shapes already.
 
+use super::sink::Sink;
 use super::site::{input_sites, node_site};
-use crate::diag::{Facts, Finding};
+use crate::diag::{Code, Facts, Finding};
 use crate::infer::{Inference, NodeStatus};
 use crate::model::Model;
 use crate::shape::{Dim, Shape, Tri};
@@ -19,9 +20,9 @@ const LEGACY_BINARY: [&str; 11] = [
 ];
 
 /// One W5 per legacy element-wise node without `broadcast=1` whose inputs are not provably of
-/// one shape, where the broadcast itself raised nothing.
-pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
-    let mut findings = Vec::new();
+/// one shape, where the broadcast itself raised nothing, offered to `sink` (a million legacy
+/// nodes cost a million counts, not a million findings).
+pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
     for (g, graph) in model.graphs.iter().enumerate() {
         let Some(facts) = inference.graphs.get(g) else {
             continue;
@@ -57,14 +58,15 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
             if !differ(&shapes) {
                 continue;
             }
-            findings.push(Finding::new(
-                Facts::LegacyImplicitBroadcast { opset, shapes },
-                Some(node_site(graph, node)),
-                input_sites(graph, Some(facts), node, &slots),
-            ));
+            sink.offer(Some((graph.path.as_str(), node.index)), Code::W5, || {
+                Finding::new(
+                    Facts::LegacyImplicitBroadcast { opset, shapes },
+                    Some(node_site(graph, node)),
+                    input_sites(graph, Some(facts), node, &slots),
+                )
+            });
         }
     }
-    findings
 }
 
 /// Whether ranked shapes are not provably the same: another rank, or a pair of known dims not

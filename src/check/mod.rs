@@ -19,6 +19,7 @@ use crate::diag::{Code, Finding, Omitted};
 use crate::infer::Inference;
 use crate::model::Model;
 use crate::shape::Binding;
+pub(crate) use sink::Exempt;
 use sink::Sink;
 
 pub(crate) use bound::{attribute, bound_axes};
@@ -60,20 +61,27 @@ impl Default for SizeLimit {
 /// a lint runs [`run_capped`]).
 #[cfg(feature = "bench")]
 pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
-    run_capped(model, inference, options, None, &mut Omitted::default())
+    run_capped(
+        model,
+        inference,
+        options,
+        (None, None),
+        &mut Omitted::default(),
+    )
 }
 
 /// [`run`] keeping the first `max` findings in graph order and counting the others into
 /// `omitted`: the checks offer each finding to a bounded sink, which builds and keeps only
 /// those that can still be among the first `max`, and the provenance walk sees only those kept.
+/// With `exempt` (a gate's test), the findings it matches are kept beside the cap (`sink.rs`).
 pub(crate) fn run_capped(
     model: &Model,
     inference: &Inference,
     options: &CheckOptions,
-    max: Option<usize>,
+    (max, exempt): (Option<usize>, Option<Exempt<'_>>),
     omitted: &mut Omitted,
 ) -> Vec<Finding> {
-    let mut sink = Sink::new(max, Some(&options.allowed));
+    let mut sink = Sink::new(max, Some(&options.allowed)).with_exempt(exempt);
     offer_all(model, inference, options, &mut sink);
     let (mut findings, left_out) = sink.finish();
     omitted.absorb(left_out);
@@ -99,10 +107,11 @@ pub(crate) fn collect(
 /// Runs every check into `sink`, in a fixed order that breaks ties of the sort key.
 fn offer_all(model: &Model, inference: &Inference, options: &CheckOptions, sink: &mut Sink<'_>) {
     structure::check(model, sink);
-    sink.extend(broadcast::check(model, inference, options.size_limit.0));
+    broadcast::check(model, inference, options.size_limit.0, sink);
     constraint::check(model, inference, sink);
     declared::check(model, inference, sink);
-    sink.extend(legacy::check(model, inference));
-    sink.extend(unsupported::check(model, inference));
+    legacy::check(model, inference, sink);
+    unsupported::check(model, inference, sink);
+    // One I2 per limit: a few dozen at most, built whatever the sink keeps.
     sink.extend(caps::check(model, inference));
 }

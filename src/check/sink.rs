@@ -6,6 +6,12 @@
 //! is the sort key (graph path, node index, code), then the order the checks offered them in,
 //! which stands for the stable sort's input order. A finding whose key and arrival cannot beat
 //! the last one kept once the sink is full is counted without being built.
+//!
+//! Under a gate (a configuration's `ignore`, a baseline), the findings the gate will drop must
+//! not take the places of those it keeps, and the gate must see each of them (to count it and to
+//! tell a stale entry): every finding is built and shown to the gate's [`Exempt`] test, those it
+//! matches are kept beside the cap for the gate to drop, and the others are capped as without a
+//! gate. What is held is the cap's findings and the gate's, never the whole list.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap};
@@ -57,6 +63,9 @@ impl Ord for Kept {
     }
 }
 
+/// Whether a gate will drop a finding (it matches an `ignore` entry or the baseline).
+pub(crate) type Exempt<'a> = &'a (dyn Fn(&Finding) -> bool + Sync);
+
 /// The bounded collection of one check stage's findings.
 pub(crate) struct Sink<'a> {
     /// How many findings to keep; `None` keeps every one.
@@ -69,6 +78,10 @@ pub(crate) struct Sink<'a> {
     arrivals: usize,
     /// What was left out, per code.
     omitted: Omitted,
+    /// The gate's test, when a gate will see the findings.
+    exempt: Option<Exempt<'a>>,
+    /// The findings the gate will drop, kept beside the cap.
+    exempted: Vec<Kept>,
 }
 
 impl<'a> Sink<'a> {
@@ -80,7 +93,16 @@ impl<'a> Sink<'a> {
             kept: BinaryHeap::new(),
             arrivals: 0,
             omitted: Omitted::default(),
+            exempt: None,
+            exempted: Vec::new(),
         }
+    }
+
+    /// The same sink, keeping the findings `exempt` matches beside the cap (for a gate that
+    /// drops them) and building every finding to ask it.
+    pub(crate) fn with_exempt(mut self, exempt: Option<Exempt<'a>>) -> Self {
+        self.exempt = exempt;
+        self
     }
 
     /// Offers the finding `build` makes, which is of `code` and at node `at` (graph path, node
@@ -94,7 +116,7 @@ impl<'a> Sink<'a> {
         if self.allowed.is_some_and(|allowed| allowed.contains(&code)) {
             return;
         }
-        if !self.would_keep(key_ref(at, code)) {
+        if self.exempt.is_none() && !self.would_keep(key_ref(at, code)) {
             self.arrivals += 1;
             self.omitted.add(code);
             return;
@@ -125,6 +147,10 @@ impl<'a> Sink<'a> {
             finding,
         };
         self.arrivals += 1;
+        if self.exempt.is_some_and(|exempt| exempt(&kept.finding)) {
+            self.exempted.push(kept);
+            return;
+        }
         if !self.would_keep(kept.key_ref()) {
             self.omitted.add(kept.finding.code);
             return;
@@ -154,14 +180,12 @@ impl<'a> Sink<'a> {
         }
     }
 
-    /// The kept findings in graph order, and the counts of the others.
+    /// The kept findings (with those exempted) in graph order, and the counts of the others.
     pub(crate) fn finish(self) -> (Vec<Finding>, Omitted) {
-        let findings = self
-            .kept
-            .into_sorted_vec()
-            .into_iter()
-            .map(|kept| kept.finding)
-            .collect();
+        let mut kept = self.kept.into_vec();
+        kept.extend(self.exempted);
+        kept.sort_unstable();
+        let findings = kept.into_iter().map(|kept| kept.finding).collect();
         (findings, self.omitted)
     }
 }
@@ -283,6 +307,36 @@ mod tests {
             [(Some("n0".into()), Code::E3), (Some("n9".into()), Code::I1)]
         );
         assert_eq!((omitted.of(Code::E3), omitted.of(Code::I1)), (4, 0));
+    }
+
+    /// Under a gate, the sink holds the cap's findings and the gate's, and what the gate then
+    /// leaves is what capping the whole list after the gate gave, with the same counts.
+    #[test]
+    fn under_a_gate_the_sink_holds_the_cap_and_the_gate_findings_only() {
+        let all = scramble();
+        let dropped = |f: &Finding| f.node.as_ref().is_some_and(|n| n.name.ends_with('7'));
+        let gated = all.iter().filter(|f| dropped(f)).count();
+        assert!(gated > 5);
+        let survivors: Vec<Finding> = all.iter().filter(|f| !dropped(f)).cloned().collect();
+        for max in [Some(1), Some(7), Some(40), None] {
+            let mut sink = Sink::new(max, None).with_exempt(Some(&dropped));
+            let mut built = 0;
+            for f in &all {
+                let at = f.node.as_ref().map(|n| (n.graph.as_str(), n.index));
+                sink.offer(at, f.code, || {
+                    built += 1;
+                    f.clone()
+                });
+            }
+            // The gate sees every finding.
+            assert_eq!(built, all.len());
+            let held = sink.kept.len() + sink.exempted.len();
+            assert!(max.is_none_or(|max| held <= max + gated), "{max:?}: {held}");
+            let (kept, omitted) = sink.finish();
+            assert_eq!(kept.iter().filter(|f| dropped(f)).count(), gated);
+            let shown: Vec<String> = kept.iter().filter(|f| !dropped(f)).map(name).collect();
+            assert_eq!((shown, omitted), sorted_and_cut(&survivors, max), "{max:?}");
+        }
     }
 
     #[test]

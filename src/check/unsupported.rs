@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 
+use super::sink::Sink;
 use super::site::node_site;
-use crate::diag::{Facts, Finding};
+use crate::diag::{Code, Facts, Finding};
 use crate::infer::{Inference, NodeStatus};
 use crate::model::Model;
 
@@ -17,8 +18,8 @@ type Key = (String, String, Option<(&'static str, i64)>);
 /// Most node names listed in one note.
 const LISTED: usize = 5;
 
-/// One finding per unsupported `(domain, op_type)`, at its first node.
-pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
+/// One finding per unsupported `(domain, op_type)`, at its first node, offered to `sink`.
+pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
     // Keyed by (domain, op type, why the version is unknown, the version).
     let mut by_op: BTreeMap<Key, Vec<(usize, usize)>> = BTreeMap::new();
     for (g, graph) in model.graphs.iter().enumerate() {
@@ -42,12 +43,20 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
                 .push((g, node.index));
         }
     }
-    by_op
-        .into_iter()
-        .filter_map(|((domain, op_type, version), nodes)| {
-            let &(g, first) = nodes.first()?;
-            let graph = model.graphs.get(g)?;
-            let node = graph.node(first)?;
+    for ((domain, op_type, version), nodes) in by_op {
+        let Some(&(g, first)) = nodes.first() else {
+            continue;
+        };
+        let Some((graph, node)) = model
+            .graphs
+            .get(g)
+            .and_then(|graph| Some((graph, graph.node(first)?)))
+        else {
+            continue;
+        };
+        // A file of a few bytes per node can name a million operators: each note is built
+        // only when the sink keeps it.
+        sink.offer(Some((graph.path.as_str(), node.index)), Code::I1, || {
             let names: Vec<String> = nodes
                 .iter()
                 .take(LISTED)
@@ -64,11 +73,7 @@ pub(super) fn check(model: &Model, inference: &Inference) -> Vec<Finding> {
                 nodes: names,
                 count: nodes.len(),
             };
-            Some(Finding::new(
-                facts,
-                Some(node_site(graph, node)),
-                Vec::new(),
-            ))
-        })
-        .collect()
+            Finding::new(facts, Some(node_site(graph, node)), Vec::new())
+        });
+    }
 }

@@ -99,7 +99,14 @@ where
     for dir in &empty {
         eprintln!("warning: no *.onnx model found under `{}`", dir.display());
     }
-    let gated = cli.baseline.is_some() || cli.write_baseline.is_some();
+    // Read before linting for the gate's test (`gate::cap`); `gate_findings` reads it again and
+    // says why when it cannot be read.
+    let baseline = cli
+        .baseline
+        .as_deref()
+        .and_then(|path| Baseline::read(path).ok())
+        .map(std::sync::Arc::new);
+    let writing_baseline = cli.write_baseline.is_some();
     let progress = super::progress::Progress::new(files.len(), std::io::stderr().is_terminal());
     let lint_all = || -> Vec<(FileReport, Timings)> {
         let reports = files
@@ -110,7 +117,9 @@ where
             .zip(&effective)
             .map(|(path, effective)| {
                 // `--dim` names are checked over the batch once all are linted.
-                let options = gate::cap::lint_options(effective, gated).with_dims_checked(false);
+                let options =
+                    gate::cap::lint_options(effective, path, baseline.as_ref(), writing_baseline)
+                        .with_dims_checked(false);
                 let (outcome, timings) = lint_path_timed(path, &options);
                 progress.tick(outcome.as_ref().map_or(0, |r| r.findings().len()));
                 let report = FileReport {

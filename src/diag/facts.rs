@@ -4,7 +4,9 @@
 //! (`render.rs`), and JSON and SARIF print them as they are, so text and data cannot disagree.
 //!
 //! Serialized (JSON `facts`, SARIF `properties.facts`) as an object tagged by `kind`; shapes
-//! and dims as in the JSON `shapes` (integers, symbolic strings, `null`).
+//! and dims as in the JSON `shapes` (integers, symbolic strings, `null`). Every condition text
+//! here is bounded where it is made (`bounded.rs`): past `condition-clauses` conjuncts it ends
+//! `… and N more clauses`.
 
 use serde::{Serialize, Serializer};
 
@@ -64,7 +66,8 @@ pub enum Facts {
         rule: Rule,
         /// The inputs the rule broadcasts, in its order.
         operands: Vec<Operand>,
-        /// The condition, in plain form (`seq ≤ 64`).
+        /// The condition, in plain form (`seq ≤ 64`), its conjuncts past `condition-clauses`
+        /// counted (`… and 236 more clauses`).
         condition: String,
         /// The smallest binding that breaks it, when one is found.
         counterexample: Option<Binding>,

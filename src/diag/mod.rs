@@ -2,6 +2,7 @@
 //! severity, message, help, the node's identity and the inputs involved with their shapes), and
 //! the facts the message states as data ([`Facts`]), from which message and help are rendered.
 
+pub(crate) mod bounded;
 mod codes;
 #[cfg(test)]
 mod codes_tests;

@@ -83,6 +83,12 @@ impl Baseline {
         parts.join("/")
     }
 
+    /// Accepts `fingerprint` in the model of baseline key `key` (tests).
+    #[cfg(test)]
+    pub(crate) fn insert(&mut self, key: String, fingerprint: Fingerprint) {
+        self.entries.insert((key, fingerprint));
+    }
+
     /// Whether the baseline accepts `fingerprint` in the model keyed `key`.
     pub(crate) fn contains(&self, key: &str, fingerprint: &Fingerprint) -> bool {
         self.entries

@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::origin::Origins;
 use super::{input_sites, node_site, operands, Conditional, Conditioned, Scope};
 use crate::diag::{Facts, Finding, ImpliedAt, NodeName};
-use crate::shape::condition::forced_jointly;
+use crate::shape::condition::{forced_jointly, Plain};
 
 /// Most distinct conditions compared pairwise for implication: a model of thousands of
 /// distinct conditions keeps them apart rather than spend quadratic time.
@@ -45,7 +45,8 @@ pub(super) fn findings(
     // One condition, one finding: a symbol names one value across the model, so the same
     // condition met again downstream (an Add of `seq` with 77 whose result meets `seq` again)
     // is the same fault; the later nodes are named in the first one's help.
-    let mut first_with: HashMap<(bool, &str), usize> = HashMap::new();
+    // A cut text is grouped by its condition only, never merging two that differ past the cut.
+    let mut first_with: HashMap<(bool, &str, Option<*const Plain>), usize> = HashMap::new();
     // The first node of each condition, and the later nodes that need it too.
     let mut groups: Vec<(&Conditional<'_>, Vec<NodeName>)> = Vec::new();
     for c in conditionals {
@@ -53,7 +54,11 @@ pub(super) fn findings(
             continue;
         }
         // Plain forms are exact, so equal texts are equivalent conditions.
-        let key = (c.what.is_constraint(), c.readable.text.as_str());
+        let cut = c
+            .readable
+            .cut
+            .then_some(std::ptr::from_ref(&c.readable.plain));
+        let key = (c.what.is_constraint(), c.readable.text.as_str(), cut);
         if let Some(group) = first_with.get(&key).and_then(|&i| groups.get_mut(i)) {
             group.1.push(name_of(c));
             continue;

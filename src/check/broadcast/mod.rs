@@ -27,8 +27,9 @@ mod witness;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::sink::Sink;
 use super::site::{input_sites, node_site};
-use crate::diag::{Finding, Operand};
+use crate::diag::{Code, Finding, Operand};
 use crate::infer::{GraphFacts, Inference};
 use crate::model::{Graph, Model, Node};
 use crate::ops::{BroadcastCheck, Constraint};
@@ -78,6 +79,9 @@ struct Readable {
     /// The plain form stated: the one `Requires` holds, else the whole condition's.
     plain: Plain,
     text: String,
+    /// Whether `text` leaves clauses out (`diag::bounded`): then equal texts may be different
+    /// conditions.
+    cut: bool,
 }
 
 impl Readable {
@@ -88,16 +92,21 @@ impl Readable {
             Scope::Requires(plain) => plain.clone(),
             Scope::EmptyOnly | Scope::Immaterial => whole,
         };
-        let text = plain.to_string();
-        Readable { scope, plain, text }
+        let crate::diag::bounded::ConditionText { text, cut } =
+            crate::diag::bounded::condition_text(&plain);
+        Readable {
+            scope,
+            plain,
+            text,
+            cut,
+        }
     }
 }
 
 /// E1, W1 and W4 findings of the whole model (and the E4 of a constraint that holds only at an
-/// empty dim); conditions that fail only at an empty dim or for a dim above `limit` are not
-/// reported.
-pub(super) fn check(model: &Model, inference: &Inference, limit: i64) -> Vec<Finding> {
-    let mut findings = Vec::new();
+/// empty dim), offered to `sink` (an E1 it will not keep is never built); conditions that fail
+/// only at an empty dim or for a dim above `limit` are not reported.
+pub(super) fn check(model: &Model, inference: &Inference, limit: i64, sink: &mut Sink<'_>) {
     let mut conditionals = Vec::new();
     let mut readables: HashMap<Condition, Rc<Readable>> = HashMap::new();
     let mut conditional = |graph, node, facts, what, condition: &Condition| Conditional {
@@ -123,7 +132,10 @@ pub(super) fn check(model: &Model, inference: &Inference, limit: i64) -> Vec<Fin
                 match &check.outcome.verdict {
                     Verdict::Valid => {}
                     Verdict::Invalid(violation) => {
-                        findings.push(incompatible(graph, node, facts, check, violation));
+                        let at = Some((graph.path.as_str(), node.index));
+                        sink.offer(at, Code::E1, || {
+                            incompatible(graph, node, facts, check, violation)
+                        });
                         continue 'nodes;
                     }
                     // A `--dim` binding is already in the shapes (`bind.rs` writes it into the
@@ -149,13 +161,20 @@ pub(super) fn check(model: &Model, inference: &Inference, limit: i64) -> Vec<Fin
     let mut material = Vec::new();
     for c in conditionals {
         match &c.readable.scope {
-            Scope::EmptyOnly => findings.push(empty_only(&c, &origins)),
+            Scope::EmptyOnly => {
+                let code = if c.what.is_constraint() {
+                    Code::E4
+                } else {
+                    Code::E1
+                };
+                let at = Some((c.graph.path.as_str(), c.node.index));
+                sink.offer(at, code, || empty_only(&c, &origins));
+            }
             Scope::Immaterial => {}
             Scope::Requires(_) => material.push(c),
         }
     }
-    findings.extend(conditional::findings(&material, &origins, limit));
-    findings
+    sink.extend(conditional::findings(&material, &origins, limit));
 }
 
 /// The E1 (broadcast) or E4 (operator constraint) of a condition that holds only when some dim

@@ -324,51 +324,58 @@ impl Plain {
     }
 }
 
-impl Display for Plain {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        if self.rest.is_some() {
-            // Past the budget: every part, then every clause as written, its atoms joined as
-            // a clause over several symbols is.
-            let rest = self.rest_clauses().map(|c| {
-                let atoms: Vec<String> = c.0.iter().map(ToString::to_string).collect();
-                atoms.join(" ∨ ")
-            });
-            let texts: Vec<String> = self
-                .parts
-                .iter()
-                .map(ToString::to_string)
-                .chain(rest)
-                .collect();
-            let wrapped: Vec<String> = texts
-                .into_iter()
-                .map(|text| {
-                    if text.contains(" ∨ ") {
-                        format!("({text})")
-                    } else {
-                        text
-                    }
-                })
-                .collect();
-            return f.write_str(&wrapped.join(" ∧ "));
-        }
-        match self.parts.as_slice() {
-            [] => f.write_str("true"),
-            [one] => write!(f, "{one}"),
-            many => {
-                let texts: Vec<String> = many
-                    .iter()
-                    .map(|p| {
-                        let text = p.to_string();
-                        if text.contains(" ∨ ") {
-                            format!("({text})")
-                        } else {
-                            text
-                        }
-                    })
-                    .collect();
-                f.write_str(&texts.join(" ∧ "))
+impl Plain {
+    /// How many conjuncts the text states: the parts, then the clauses past the work budget.
+    pub(crate) fn clause_count(&self) -> usize {
+        self.parts.len() + self.rest_clauses().count()
+    }
+
+    /// Writes the text of at most `max` conjuncts (at least one), then `… and N more clauses`
+    /// for the others, which are never written out; returns how many were left out. Within
+    /// `max` it is the whole text ([`Display`]).
+    pub(crate) fn write_within(
+        &self,
+        out: &mut impl fmt::Write,
+        max: usize,
+    ) -> Result<usize, fmt::Error> {
+        if self.rest.is_none() {
+            match self.parts.as_slice() {
+                [] => return out.write_str("true").map(|()| 0),
+                [one] => return write!(out, "{one}").map(|()| 0),
+                _ => {}
             }
         }
+        // Past the budget: every part, then every clause as written, its atoms joined as a
+        // clause over several symbols is.
+        let rest = self.rest_clauses().map(|c| {
+            let atoms: Vec<String> = c.0.iter().map(ToString::to_string).collect();
+            atoms.join(" ∨ ")
+        });
+        let texts = self.parts.iter().map(ToString::to_string).chain(rest);
+        let mut written = 0;
+        for text in texts.take(max.max(1)) {
+            if written > 0 {
+                out.write_str(" ∧ ")?;
+            }
+            if text.contains(" ∨ ") {
+                write!(out, "({text})")?;
+            } else {
+                out.write_str(&text)?;
+            }
+            written += 1;
+        }
+        let left = self.clause_count().saturating_sub(written);
+        if left > 0 {
+            let clauses = if left == 1 { "clause" } else { "clauses" };
+            write!(out, " ∧ … and {left} more {clauses}")?;
+        }
+        Ok(left)
+    }
+}
+
+impl Display for Plain {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.write_within(f, usize::MAX).map(|_| ())
     }
 }
 
