@@ -326,3 +326,54 @@ fn repeat_kv_expands_and_merges_heads() {
     assert_eq!(shape(&report, "y"), "[batch, 3*kv, seq, 8]");
     assert!(codes(&report).is_empty(), "{:?}", report.findings());
 }
+
+/// `x.view(-1, n, 2)` on an `[n, 3]` tensor: the `-1` would be 3n / 2n, never a whole number
+/// for a non-empty input (onnxruntime: "cannot be reshaped to the requested shape" at n = 2
+/// and n = 4), so an error at the `Reshape`. And a `TopK` whose k is another input's dim `m`
+/// over an axis of `n`: a warning that reads as a person writes it, `m ≤ n`.
+#[test]
+fn minus_one_beside_a_symbolic_dim_and_top_k_between_two_symbols() {
+    let nodes = vec![
+        node("Shape", &["x"], &["sh"], vec![]),
+        node("Gather", &["sh", "g0"], &["n"], vec![]),
+        node(
+            "Concat",
+            &["minus", "n", "two"],
+            &["target"],
+            vec![int_attr("axis", 0)],
+        ),
+        node("Reshape", &["x", "target"], &["y"], vec![]),
+        node("Shape", &["k_of"], &["shk"], vec![]),
+        node("Gather", &["shk", "g0"], &["m"], vec![]),
+        node(
+            "TopK",
+            &["x", "m"],
+            &["values", "indices"],
+            vec![int_attr("axis", 0)],
+        ),
+    ];
+    let inits = vec![
+        int64s("g0", &[0]),
+        int64s("minus", &[-1]),
+        int64s("two", &[2]),
+    ];
+    let report = lint(
+        nodes,
+        vec![input("x", &["n", "3"]), input("k_of", &["m"])],
+        inits,
+    );
+    assert_eq!(codes(&report), ["E4", "W4"], "{:?}", report.findings());
+    let [reshape, top_k] = report.findings() else {
+        panic!("two findings");
+    };
+    assert!(
+        reshape.message.contains("Reshape") && reshape.message.contains("every non-empty input"),
+        "{}",
+        reshape.message
+    );
+    assert!(
+        top_k.message.contains("TopK") && top_k.message.ends_with("holds only if m ≤ n"),
+        "{}",
+        top_k.message
+    );
+}

@@ -142,6 +142,10 @@ fn infer(ctx: &Ctx<'_>, short_mask: bool) -> Result<Inferred, RuleError> {
     let total =
         sized("the present key/value length (past + new)", &[1, 4]).add(&past_seq, &kv_seq)?;
     let batch = field(q.as_ref(), |q| q.batch.clone());
+    if short_mask {
+        // Attention-24's input 6; Attention-23 has no such input.
+        requires::nonpad(ctx, &mut pending, &batch)?;
+    }
     let heads = field(q.as_ref(), |q| q.heads.clone());
     let q_seq = field(q.as_ref(), |q| q.seq.clone());
     let v_head = field(v.as_ref(), |v| v.head_size.clone());
@@ -197,6 +201,7 @@ fn infer(ctx: &Ctx<'_>, short_mask: bool) -> Result<Inferred, RuleError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::spec::verdict::conditions;
     use crate::ops::testing::{dims as s, output_shapes as shapes};
     use crate::ops::testing::{int_attr, run_in};
 
@@ -219,6 +224,38 @@ mod tests {
         // Longer than the keys is still wrong, and so are the other axes.
         assert!(masked(24, &["4", "7"]).checks[0].outcome.is_invalid());
         assert!(masked(24, &["5", "4"]).checks[0].outcome.is_invalid());
+    }
+
+    /// Attention-24's `nonpad_kv_seqlen`: onnxruntime 1.31 runs `[b]` and rejects `[1]` or `[3]`
+    /// at b = 2, and any `nonpad_kv_seqlen` beside a past cache.
+    #[test]
+    fn nonpad_kv_seqlen_has_one_length_per_batch_and_no_past() {
+        let run = |batch: &str, lengths: &[&str], past: bool| {
+            let past = past.then(|| s(&[batch, "2", "p", "8"])).flatten();
+            let inputs = [
+                s(&[batch, "2", "3", "8"]),
+                s(&[batch, "2", "5", "8"]),
+                s(&[batch, "2", "5", "8"]),
+                None,
+                past.clone(),
+                past,
+                s(lengths),
+            ];
+            run_in("", "Attention", 24, &inputs, vec![], 1)
+        };
+        assert!(conditions(&run("2", &["2"], false)).is_empty());
+        assert!(unmet(&run("2", &["3"], false)));
+        assert!(unmet(&run("2", &["2", "1"], false)));
+        assert!(unmet(&run("2", &["2"], true)));
+        assert!(conditions(&run("b", &["b"], false)).is_empty());
+        assert_eq!(conditions(&run("b", &["n"], false)), ["n = b"]);
+        // Attention-23 has no input 6 to check.
+        let inputs = [
+            s(&["2", "2", "3", "8"]),
+            s(&["2", "2", "5", "8"]),
+            s(&["2", "2", "5", "8"]),
+        ];
+        assert!(run_in("", "Attention", 23, &inputs, vec![], 1).is_ok());
     }
 
     #[test]

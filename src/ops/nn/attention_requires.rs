@@ -3,7 +3,8 @@
 //! a packed (3-D) hidden size divisible by its head count; one batch; K and V with one sequence
 //! length and head count; Q's head count a multiple of K/V's (grouped-query attention); Q's head
 //! size equal to K's; past key and value `(batch, kv heads, past, head size)` of K and V, with one
-//! past length. `onnx.shape_inference` (1.23) checks none of these: onnxruntime rejects each at
+//! past length; from Attention-24, `nonpad_kv_seqlen` of shape `(batch,)` and never beside a
+//! past. `onnx.shape_inference` (1.23) checks none of these: onnxruntime rejects each at
 //! run time, so a known violation is an E4 and a symbolic one a W4.
 
 use crate::ops::constraint::{Constraint, Pending};
@@ -49,7 +50,8 @@ fn name(slot: usize) -> &'static str {
         1 => "K",
         2 => "V",
         4 => "past_key",
-        _ => "past_value",
+        5 => "past_value",
+        _ => "nonpad_kv_seqlen",
     }
 }
 
@@ -178,4 +180,42 @@ pub(super) fn past(
         )?;
     }
     Ok(())
+}
+
+/// `nonpad_kv_seqlen` (slot 6, Attention-24 on) is "a vector of integers of shape
+/// `(batch_size,)`" and "should not be used together with `past_key` and `past_value`" (the
+/// doc). onnxruntime 1.31 rejects both at run time (`attention_helper.h`: "`nonpad_kv_seqlen`
+/// must have shape `[batch_size]`", "should not be used together with `past_key` and
+/// `past_value` inputs"); `onnx.shape_inference` checks neither.
+pub(super) fn nonpad(ctx: &Ctx<'_>, pending: &mut Pending, batch: &Dim) -> Result<(), RuleError> {
+    let Some(lengths) = ctx.input(6) else {
+        return Ok(());
+    };
+    if let Some(slot) = [4, 5].into_iter().find(|&slot| ctx.input(slot).is_some()) {
+        return Err(Constraint::new(
+            "Attention's nonpad_kv_seqlen cannot be given with past_key and past_value",
+            format!("both nonpad_kv_seqlen and {} are given", name(slot)),
+            &[slot, 6],
+        )
+        .fix("drop past_key and past_value, or nonpad_kv_seqlen")
+        .unmet());
+    }
+    let requires = "Attention's nonpad_kv_seqlen must have shape (batch_size,)";
+    match lengths.shape.dims() {
+        None => Ok(()),
+        Some([length]) => equal(
+            pending,
+            length,
+            batch,
+            requires,
+            "nonpad_kv_seqlen's length",
+            &[0, 6],
+        ),
+        Some(dims) => Err(Constraint::new(
+            requires,
+            format!("nonpad_kv_seqlen has rank {}", dims.len()),
+            &[6],
+        )
+        .unmet()),
+    }
 }

@@ -5,6 +5,7 @@
 use crate::ops::axes::product;
 use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::RuleError;
+use crate::shape::condition::Atom;
 use crate::shape::{Condition, Dim};
 
 /// The target's dims with `0` copied (unless `allow_zero`) and the `-1` left unknown, and the
@@ -105,12 +106,39 @@ pub(crate) fn minus_one(
             if rest != Dim::Unknown {
                 pending.holds_if(&Condition::eq(&rest, &Dim::known(0)), fault)?;
             }
+        } else if let Some(divides) = divides_symbolic(total, &others) {
+            pending.holds_if(&divides, fault)?;
         }
     }
     if let Some(slot) = dims.get_mut(at) {
         *slot = quotient;
     }
     Ok(dims)
+}
+
+/// `total % others = 0` for a symbolic product of the other dims, stated through the factor
+/// they share: with `others = c*q` (`c` the gcd of its coefficients, `q` one monomial) and
+/// `total = q*r` exactly, `total / others = r / c`, so the count divides when `r % c = 0`, or
+/// when `q = 0` (the division is then undefined and not modelled: the disjunct keeps the
+/// condition from asking anything of an empty product). `None` when `q` does not divide the
+/// count as a polynomial (`[n, 3] -> [-1, m]`): `%` has only constant divisors, and a
+/// condition that stated less than "`3*n % m = 0`" would be unsound as a requirement.
+fn divides_symbolic(total: &Dim, others: &Dim) -> Option<Condition> {
+    let (count, product) = (total.to_expr()?, others.to_expr()?);
+    if product.as_const().is_some() {
+        return None;
+    }
+    let c = product.content();
+    let q = product.div_exact(c)?;
+    let r = count.div_exact_by(&q)?;
+    let rest = Dim::from_expr(r).modulo(&Dim::known(c));
+    if rest == Dim::Unknown {
+        return None;
+    }
+    Some(Condition::any_of([
+        Atom::Eq(Dim::from_expr(q), Dim::Known(0)),
+        Atom::Eq(rest, Dim::Known(0)),
+    ]))
 }
 
 #[cfg(test)]
@@ -204,6 +232,45 @@ mod tests {
             vec![],
         );
         assert!(unmet(&odd));
+    }
+
+    fn reshape_to(x: &[&str], to: &[&str]) -> Result<crate::ops::Inferred, crate::ops::RuleError> {
+        let to = to
+            .iter()
+            .map(|t| t.parse().map_or_else(|_| Dim::sym(t), Dim::known))
+            .collect();
+        testing::run(
+            "Reshape",
+            13,
+            &[s(x), testing::ints(ValueTensor::vector(to).unwrap())],
+            vec![],
+        )
+    }
+
+    #[test]
+    fn a_minus_one_beside_symbolic_dims_must_divide_by_their_product() {
+        // 3n elements into [-1, n, 2]: 3n / 2n is 3/2 for every non-empty input. The check's
+        // scope makes a condition met only at n = 0 an error (E4).
+        let r = reshape_to(&["n", "3"], &["-1", "n", "2"]);
+        assert_eq!(conditions(&r), ["n = 0"]);
+        // 6bs elements into [-1, s, 4]: needs 6b % 4 = 0, that is b even.
+        let r = reshape_to(&["b", "s", "6"], &["-1", "s", "4"]);
+        assert_eq!(conditions(&r), ["s = 0 ∨ b%2 = 0"]);
+        let plain: Vec<String> = r
+            .unwrap()
+            .constraints
+            .iter()
+            .filter_map(|c| c.condition().map(|c| c.plain().to_string()))
+            .collect();
+        assert_eq!(plain, ["s = 0 ∨ b % 2 = 0"]);
+        // A product that divides the count exactly needs nothing, and a product that does
+        // not share a factor with the count cannot be stated: nothing is claimed.
+        let r = reshape_to(&["n", "4"], &["-1", "n", "2"]);
+        assert!(conditions(&r).is_empty());
+        assert_eq!(shape(&r), "[2, n, 2]");
+        assert!(conditions(&reshape_to(&["n", "3"], &["-1", "m"])).is_empty());
+        // A product with a second symbol the count lacks: not stated either.
+        assert!(conditions(&reshape_to(&["n", "3"], &["-1", "n", "m"])).is_empty());
     }
 
     #[test]

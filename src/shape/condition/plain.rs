@@ -94,13 +94,38 @@ impl Display for Part {
                                 text
                             }
                         }
-                        Piece::Atom(a) => a.to_string(),
+                        Piece::Atom(a) => atom_text(a),
                     })
                     .collect();
                 f.write_str(&texts.join(" ∨ "))
             }
         }
     }
+}
+
+/// An atom as a person writes it: `min(a, b) = a` is `a ≤ b` and `max(a, b) = a` is
+/// `b ≤ a` (the same sets of values, so the text and the evaluation agree); any other atom as
+/// written.
+fn atom_text(atom: &Atom) -> String {
+    if let Atom::Eq(lhs, rhs) = atom {
+        for (side, other) in [(lhs, rhs), (rhs, lhs)] {
+            let (Some(side), Some(other)) = (side.to_expr(), other.to_expr()) else {
+                continue;
+            };
+            let Some((is_min, a, b)) = side.as_min_max() else {
+                continue;
+            };
+            // min(a, b) = a and max(a, b) = b both say a ≤ b.
+            let (low, high) = match (is_min, *a == other, *b == other) {
+                (true, true, _) | (false, _, true) => (a, b),
+                (true, _, true) | (false, true, _) => (b, a),
+                _ => continue,
+            };
+            let (low, high) = (Dim::from_expr(low.clone()), Dim::from_expr(high.clone()));
+            return format!("{low} ≤ {high}");
+        }
+    }
+    atom.to_string()
 }
 
 /// The clause with each equation split at the atoms all its terms share (`n*a*b = n*a` holds
@@ -498,6 +523,30 @@ mod tests {
             assert_eq!(plain.eval(&b), c.eval(&b), "s{at}={value}");
         }
         assert!(!broadcast(&s(0), &s(1)).plain().is_capped());
+    }
+
+    /// `TopK`'s `k ≤ n` over two symbols: the min/max equation reads as the bound it is.
+    #[test]
+    fn min_and_max_against_an_operand_read_as_a_bound() {
+        let (m, n) = (Dim::sym("m"), Dim::sym("n"));
+        assert_eq!(plain(&Condition::eq(&m.min(&n), &m)), "m ≤ n");
+        assert_eq!(plain(&Condition::eq(&n, &m.min(&n))), "n ≤ m");
+        assert_eq!(plain(&Condition::eq(&m.max(&n), &m)), "n ≤ m");
+        assert_eq!(plain(&Condition::eq(&m.max(&n), &n)), "m ≤ n");
+        let m1 = m.add(&Dim::known(1));
+        assert_eq!(plain(&Condition::eq(&m1.min(&n), &m1)), "m+1 ≤ n");
+        // Any other equation with a min stays as written.
+        let c = Condition::eq(&m.min(&n), &Dim::sym("k"));
+        assert_eq!(plain(&c), "min(m, n) = k");
+        // The plain form evaluates as the condition: text and truth agree.
+        let c = Condition::eq(&m.min(&n), &m);
+        for (mv, nv) in [(2, 3), (3, 3), (4, 3), (0, 0)] {
+            let b = [("m".to_string(), mv), ("n".to_string(), nv)]
+                .into_iter()
+                .collect();
+            assert_eq!(c.plain().eval(&b), c.eval(&b), "m={mv}, n={nv}");
+        }
+        assert_eq!(breaks(&c), "m=3, n=2");
     }
 
     #[test]

@@ -29,6 +29,19 @@ impl Expr {
         out
     }
 
+    /// `(true, a, b)` when the expression is exactly `min(a, b)`, `(false, a, b)` when it is
+    /// exactly `max(a, b)`.
+    pub fn as_min_max(&self) -> Option<(bool, &Expr, &Expr)> {
+        match self.terms() {
+            [(m, 1)] => match m.single()? {
+                Atom::Min(a, b) => Some((true, a, b)),
+                Atom::Max(a, b) => Some((false, a, b)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// When the expression is `a*s + c` for one symbol `s`: `(s, a, c)`.
     pub fn as_linear_in_one_symbol(&self) -> Option<(&str, i64, i64)> {
         let mut vars = self.variable_terms();
