@@ -3,7 +3,7 @@
 ai.onnx.preview.training ops, Attention-23's and RotaryEmbedding-23's input agreements, and the
 com.microsoft NhwcConv, NhwcFusedConv, NhwcMaxPool, QLinearConv, GemmFastGelu, GroupNorm,
 SkipGroupNorm, BiasSoftmax, TransposeMatMul, DynamicQuantizeLSTM, NGramRepeatBlock, MatMulBnb4,
-QuantizeLinear, DequantizeLinear) against a
+QuantizeLinear, DequantizeLinear, DecoderMaskedMultiHeadAttention) against a
 reference, as the harness does: each case is a one-node model with symbolic dims; the linter's
 `--shapes` dims are evaluated at two bindings and compared with the shapes onnxruntime produces
 when it runs the node (CPU), or, where onnxruntime has no CPU kernel, with
@@ -207,6 +207,22 @@ case("MatMulBnb4", model("MatMulBnb4", [("a", F, ["B", "S", 32]), ("b", U8, [256
 case("MatMulBnb4 K", model("MatMulBnb4", [("a", F, ["B", "S", 33]), ("b", U8, [256]), ("m", F, [32])], ["y"], bnb4, MS, ms), True)
 case("QuantizeLinear (com.microsoft)", model("QuantizeLinear", [("x", F, ["B", 3, "S"]), ("s", F, [3]), ("z", U8, [3])], ["y"], {"axis": 1}, MS, ms, out_types=[u8]))
 case("DequantizeLinear (com.microsoft) per-axis", model("DequantizeLinear", [("x", U8, ["B", 3, "S"]), ("s", F, [4]), ("z", U8, [4])], ["y"], {"axis": 1}, MS, ms), True)
+
+# issue 37 item 2: DecoderMaskedMultiHeadAttention runs on CPU (one token; a past only with a
+# shared buffer, `past_sequence_length` its filled length).
+dm = [("q", F, ["B", 1, 32]), ("k", F, ["B", 1, 32]), ("v", F, ["B", 1, 32])]
+dm_past = dm + [None, None, ("pk", F, ["B", 4, "S", 8]), ("pv", F, ["B", 4, "S", 8]), ("psl", T.INT32, [1])]
+dm_share = {"num_heads": 4, "past_present_share_buffer": 1}
+case("DecoderMaskedMultiHeadAttention", model("DecoderMaskedMultiHeadAttention", dm, ["y"], {"num_heads": 4}, MS, ms))
+case("DecoderMaskedMultiHeadAttention shared past", model("DecoderMaskedMultiHeadAttention", dm_past, ["y", "pk2", "pv2"], dm_share, MS, ms))
+dm_cross = [("q", F, ["B", 1, 32]), ("k", F, ["B", 4, "S", 8]), ("v", F, ["B", 4, "S", 8])]
+case("DecoderMaskedMultiHeadAttention cross", model("DecoderMaskedMultiHeadAttention", dm_cross, ["y"], {"num_heads": 4}, MS, ms))
+dm_two = [("q", F, ["B", 2, 32]), ("k", F, ["B", 2, 32]), ("v", F, ["B", 2, 32])]
+case("DecoderMaskedMultiHeadAttention two tokens", model("DecoderMaskedMultiHeadAttention", dm_two, ["y"], {"num_heads": 4}, MS, ms), True)
+dm_30 = [("q", F, ["B", 1, 30]), ("k", F, ["B", 1, 30]), ("v", F, ["B", 1, 30])]
+case("DecoderMaskedMultiHeadAttention hidden % heads", model("DecoderMaskedMultiHeadAttention", dm_30, ["y"], {"num_heads": 4}, MS, ms), True)
+dm_head = dm_past[:6] + [("pv", F, ["B", 4, "S", 4])] + dm_past[7:]
+case("DecoderMaskedMultiHeadAttention past_value head size", model("DecoderMaskedMultiHeadAttention", dm_head, ["y", "pk2", "pv2"], dm_share, MS, ms), True)
 
 
 NEW_OPS = ("optional", "sequence_map", "linear_attention", "flexattention", "adagrad", "adam", "momentum")

@@ -1026,6 +1026,80 @@ const ROWS: &[Row] = &[
         contrib::bias_softmax::bias_softmax,
     ),
     rule(CONTRIB, "TransposeMatMul", &[1], contrib::matmul::fused),
+    // issue 37 item 2: the contrib ops left, generation loops first.
+    rule(CONTRIB, "BeamSearch", &[1], |c| {
+        contrib::generation::search(c, contrib::generation::Search::Beam)
+    }),
+    rule(CONTRIB, "WhisperBeamSearch", &[1], |c| {
+        contrib::generation::search(c, contrib::generation::Search::WhisperBeam)
+    }),
+    rule(CONTRIB, "GreedySearch", &[1], |c| {
+        contrib::generation::search(c, contrib::generation::Search::Greedy)
+    }),
+    rule(CONTRIB, "Sampling", &[1], |c| {
+        contrib::generation::search(c, contrib::generation::Search::Sampling)
+    }),
+    rule(
+        CONTRIB,
+        "DecoderMaskedMultiHeadAttention",
+        &[1],
+        contrib::decoder_attention::decoder_masked_mha,
+    ),
+    // The merged-projection decoder op takes Attention's first six inputs in Attention's order.
+    rule(
+        CONTRIB,
+        "DecoderMaskedSelfAttention",
+        &[1],
+        contrib::attention::attention,
+    ),
+    rule(
+        CONTRIB,
+        "DecoderAttention",
+        &[1],
+        contrib::decoder_attention::decoder_attention,
+    ),
+    rule(
+        CONTRIB,
+        "RemovePadding",
+        &[1],
+        contrib::packed::remove_padding,
+    ),
+    rule(
+        CONTRIB,
+        "RestorePadding",
+        &[1],
+        contrib::packed::restore_padding,
+    ),
+    rule(
+        CONTRIB,
+        "PackedAttention",
+        &[1],
+        contrib::packed::packed_attention,
+    ),
+    rule(
+        CONTRIB,
+        "PackedMultiHeadAttention",
+        &[1],
+        contrib::packed::packed_multi_head,
+    ),
+    rule(
+        CONTRIB,
+        "RelativePositionBias",
+        &[1],
+        contrib::position_bias::relative_position_bias,
+    ),
+    rule(
+        CONTRIB,
+        "GatedRelativePositionBias",
+        &[1],
+        contrib::position_bias::gated_relative_position_bias,
+    ),
+    rule(
+        CONTRIB,
+        "SparseAttention",
+        &[1],
+        contrib::group_query::sparse,
+    ),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared). None
@@ -1222,7 +1296,7 @@ mod tests {
         ));
         // A contrib op without a rule is a custom op; one with a rule resolves at version 1.
         assert!(matches!(
-            resolve(CONTRIB, "BeamSearch", Some(1)),
+            resolve(CONTRIB, "QOrderedMatMul", Some(1)),
             Resolved::Foreign
         ));
         assert!(matches!(

@@ -1,6 +1,7 @@
 //! The LLaMA-style attention ops: `GroupQueryAttention` (fewer K/V heads than Q heads, a KV
-//! cache) and `RotaryEmbedding` on its inputs (ContribOperators.md; output shapes as in
-//! onnxruntime's `BaseGroupQueryAttentionTypeAndShapeInference`, `bert_defs.cc`).
+//! cache), Phi-3-small's block-sparse `SparseAttention` on a shared KV buffer, and
+//! `RotaryEmbedding` on its inputs (ContribOperators.md; output shapes as in onnxruntime's
+//! `BaseGroupQueryAttentionTypeAndShapeInference`, `bert_defs.cc`).
 
 use super::super::constraint::{Constraint, Pending};
 use super::super::{Ctx, Inferred, Output, RuleError};
@@ -69,6 +70,52 @@ pub(crate) fn group_query(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     if ctx.node().outputs().len() > 3 {
         outputs.push(Output::shape(Shape::Unranked));
     }
+    Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))
+}
+
+/// `SparseAttention(query, key, value, past_key, past_value, block_row_indices,
+/// block_col_indices, total_sequence_length, key_total_sequence_lengths, cos_cache,
+/// sin_cache)`: output as `GroupQueryAttention`'s; past and present share one buffer, so the
+/// presents have the pasts' shapes (onnxruntime's `BaseGroupQueryAttentionTypeAndShapeInference`
+/// with `use_max_past_present_buffer = 1`). The pasts are `(B, kv_num_heads, max, h)`;
+/// `num_heads` must be a multiple of the layouts (`block_row_indices`' dim 0).
+pub(crate) fn sparse(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
+    let query = ctx.required(0)?;
+    let num = heads(ctx, "num_heads")?;
+    let n_kv = heads(ctx, "kv_num_heads")?;
+    require_rank(query.shape, 3, "SparseAttention's query must be 3-D", 0)?;
+    let output = match (query.shape.dims(), ctx.input(2)) {
+        (Some(_), Some(_)) => query.shape.clone(),
+        (Some([batch, seq, width]), None) => {
+            let columns = Dim::known(num.saturating_add(n_kv.saturating_mul(2)));
+            let head = width.div_exact(&columns);
+            Shape::Ranked(vec![batch.clone(), seq.clone(), head.mul(&Dim::known(num))])
+        }
+        _ => Shape::Unranked,
+    };
+    let mut pending = Pending::default();
+    let mut presents = Vec::new();
+    for slot in [3, 4] {
+        let past = ctx.required(slot)?;
+        let requires =
+            "SparseAttention's past key and value must be 4-D (batch, kv heads, max length, head size)";
+        require_rank(past.shape, 4, requires, slot)?;
+        if let Some([_, kv, _, _]) = past.shape.dims() {
+            let requires = "SparseAttention's past key and value must have kv_num_heads heads";
+            require_equal(&mut pending, kv, &Dim::known(n_kv), requires, &[slot])?;
+        }
+        presents.push(Output::shape(past.shape.clone()).elem(past.elem));
+    }
+    if let Some([layouts, _]) = dims(ctx, 5) {
+        if let Some(l) = layouts.as_known().filter(|&l| l <= 0 || num % l != 0) {
+            let requires =
+                "SparseAttention's num_heads must be a multiple of the block mask's layouts";
+            let found = format!("{num} heads, {l} layouts");
+            return Err(Constraint::new(requires, found, &[5]).unmet());
+        }
+    }
+    let mut outputs = vec![Output::shape(output).elem(query.elem)];
+    outputs.extend(presents);
     Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))
 }
 
@@ -162,6 +209,31 @@ mod tests {
             3,
         ));
         assert_eq!(heads.found, "4 vs 2");
+    }
+
+    #[test]
+    fn sparse_attention_presents_are_the_shared_pasts() {
+        let attrs = || vec![int_attr("num_heads", 4), int_attr("kv_num_heads", 2)];
+        let inputs = |kv: &str, layouts: &str| {
+            [
+                s(&["b", "s", "32"]),
+                s(&["b", "s", "16"]),
+                s(&["b", "s", "16"]),
+                s(&["b", kv, "m", "8"]),
+                s(&["b", "2", "m", "8"]),
+                s(&[layouts, "9"]),
+            ]
+        };
+        let r = ms("SparseAttention", &inputs("2", "2"), attrs(), 3).unwrap();
+        assert_eq!(
+            output_shapes(&r),
+            ["[b, s, 32]", "[b, 2, m, 8]", "[b, 2, m, 8]"]
+        );
+        assert_eq!(
+            unmet(ms("SparseAttention", &inputs("3", "2"), attrs(), 3)).found,
+            "3 vs 2"
+        );
+        assert!(ms("SparseAttention", &inputs("2", "3"), attrs(), 3).is_err());
     }
 
     #[test]
