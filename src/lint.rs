@@ -624,7 +624,7 @@ fn lint_loaded_timed(
     };
     timings.infer += start.elapsed();
     let start = Instant::now();
-    let inference = settle::settle(
+    let (inference, settled) = settle::settle(
         &model,
         &options.limits,
         options.assumptions,
@@ -635,7 +635,14 @@ fn lint_loaded_timed(
     let start = Instant::now();
     let mut omitted = Omitted::default();
     let max = options.max_findings();
-    let mut findings = check::run_capped(&model, &inference, &options.checks, max, &mut omitted);
+    let mut findings = check::run_capped(
+        &model,
+        &inference,
+        &options.checks,
+        max,
+        &mut omitted,
+        settled,
+    );
     check::attribute(&mut findings, &bound);
     timings.check = start.elapsed();
     Ok(LintReport {

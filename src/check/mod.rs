@@ -3,6 +3,7 @@
 
 mod assumed;
 mod bound;
+pub(crate) mod branch;
 mod broadcast;
 mod caps;
 mod constraint;
@@ -60,21 +61,31 @@ impl Default for SizeLimit {
 /// a lint runs [`run_capped`]).
 #[cfg(feature = "bench")]
 pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<Finding> {
-    run_capped(model, inference, options, None, &mut Omitted::default())
+    run_capped(
+        model,
+        inference,
+        options,
+        None,
+        &mut Omitted::default(),
+        Vec::new(),
+    )
 }
 
 /// [`run`] keeping the first `max` findings in graph order and counting the others into
 /// `omitted`: the checks offer each finding to a bounded sink, which builds and keeps only
 /// those that can still be among the first `max`, and the provenance walk sees only those kept.
+/// `settled` are the findings settling made on its trial runs (their provenance attached there).
 pub(crate) fn run_capped(
     model: &Model,
     inference: &Inference,
     options: &CheckOptions,
     max: Option<usize>,
     omitted: &mut Omitted,
+    settled: Vec<Finding>,
 ) -> Vec<Finding> {
     let mut sink = Sink::new(max, Some(&options.allowed));
     offer_all(model, inference, options, &mut sink);
+    sink.extend(settled);
     let (mut findings, left_out) = sink.finish();
     omitted.absorb(left_out);
     if options.initializers_as_constants {
