@@ -51,6 +51,7 @@ pub(crate) fn settle(
     mut inference: Inference,
 ) -> (Inference, Vec<Finding>) {
     let mut found: Vec<Finding> = Vec::new();
+    let mut once: Vec<&str> = Vec::new();
     let mut forced: Vec<(GraphId, usize, bool)> = Vec::new();
     let mut tried: Vec<(GraphId, usize)> = Vec::new();
     // Candidates are found again after each settled `If`: settling one can make the condition of
@@ -64,6 +65,14 @@ pub(crate) fn settle(
             break;
         };
         tried.push((graph, index));
+        if once.is_empty() {
+            once = model
+                .graphs
+                .iter()
+                .filter(|graph| runs_once(model, graph))
+                .map(|graph| graph.path.as_str())
+                .collect();
+        }
         let Some(home) = model.graph(graph) else {
             continue;
         };
@@ -88,7 +97,7 @@ pub(crate) fn settle(
         let bound = !options.binding.is_empty();
         let then_trial = trial(true, &then_run.1, &then_run.4);
         let else_trial = trial(false, &else_run.1, &else_run.4);
-        let bodies = body_paths(model, node);
+        let bodies = body_paths(model, node, &once);
         let (left, chosen) = match (then_run.2, else_run.2) {
             (false, true) if !(bound && else_run.3) => {
                 let left = bodies.as_ref().and_then(|bodies| {
@@ -151,11 +160,16 @@ fn trial<'a>(taken: bool, facts: &'a Inference, findings: &'a [Finding]) -> bran
 }
 
 /// The graph paths of an `If` node's two branches.
-fn body_paths<'m>(model: &'m Model, node: &crate::model::Node) -> Option<branch::Bodies<'m>> {
+fn body_paths<'m>(
+    model: &'m Model,
+    node: &crate::model::Node,
+    runs_once: &'m [&'m str],
+) -> Option<branch::Bodies<'m>> {
     let (then_id, else_id) = branches(node)?;
     Some(branch::Bodies {
         then_path: &model.graph(then_id)?.path,
         else_path: &model.graph(else_id)?.path,
+        runs_once,
     })
 }
 

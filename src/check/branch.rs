@@ -22,12 +22,16 @@ pub(crate) struct Trial<'a> {
     pub findings: &'a [Finding],
 }
 
-/// Graph paths of an `If`'s two branches, whose findings are not a reader's of its output.
+/// Graph paths of an `If`'s two branches, whose findings are not a reader's of its output, and
+/// of the graphs whose nodes run once when they are reached.
 pub(crate) struct Bodies<'a> {
     /// The then branch's path.
     pub then_path: &'a str,
     /// The else branch's path.
     pub else_path: &'a str,
+    /// The main graph and the `If` branches within it: a loop body may run zero times, so its
+    /// failure is no certain one.
+    pub runs_once: &'a [&'a str],
 }
 
 /// The W1 / W4 at the first node outside the `If`'s branches that has an error in the `failing`
@@ -97,7 +101,9 @@ fn errors<'f>(
     findings.iter().filter(move |finding| {
         matches!(finding.code, Code::E1 | Code::E4)
             && finding.node.as_ref().is_some_and(|site| {
-                !inside(&site.graph, bodies.then_path) && !inside(&site.graph, bodies.else_path)
+                !inside(&site.graph, bodies.then_path)
+                    && !inside(&site.graph, bodies.else_path)
+                    && bodies.runs_once.contains(&site.graph.as_str())
             })
     })
 }
