@@ -646,7 +646,7 @@ fn lint_loaded_timed(
     };
     timings.infer += start.elapsed();
     let start = Instant::now();
-    let inference = settle::settle(
+    let (inference, settled) = settle::settle(
         &model,
         &options.limits,
         options.assumptions,
@@ -667,6 +667,7 @@ fn lint_loaded_timed(
         &options.checks,
         (max, exempt),
         &mut omitted,
+        settled,
     );
     check::attribute(&mut findings, &bound);
     timings.check = start.elapsed();

@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 
-use crate::check::{collect, CheckOptions};
+use crate::check::{branch, collect, CheckOptions};
 use crate::diag::{Code, Finding, Severity};
 use crate::error::Limits;
 use crate::infer::{self, known_condition, Assumptions, Inference};
@@ -41,14 +41,17 @@ const MAX_TRIED: usize = crate::limits::SETTLE_TRIED;
 /// `inference` (the model inferred with no branch forced) settled: each main-graph `If` whose
 /// other branch certainly fails takes the branch that does not, and the model is inferred again
 /// under those forced branches. The checks run here only to decide; the caller runs them on the
-/// result.
+/// result, adding the findings returned beside it: a node after an `If` whose branches differ
+/// in rank that fails in the runs of one branch or of both (`branch.rs`).
 pub(crate) fn settle(
     model: &Model,
     limits: &Limits,
     assumptions: Assumptions,
     options: &CheckOptions,
     mut inference: Inference,
-) -> Inference {
+) -> (Inference, Vec<Finding>) {
+    let mut found: Vec<Finding> = Vec::new();
+    let mut once: Vec<&str> = Vec::new();
     let mut forced: Vec<(GraphId, usize, bool)> = Vec::new();
     let mut tried: Vec<(GraphId, usize)> = Vec::new();
     // Candidates are found again after each settled `If`: settling one can make the condition of
@@ -62,6 +65,14 @@ pub(crate) fn settle(
             break;
         };
         tried.push((graph, index));
+        if once.is_empty() {
+            once = model
+                .graphs
+                .iter()
+                .filter(|graph| runs_once(model, graph))
+                .map(|graph| graph.path.as_str())
+                .collect();
+        }
         let Some(home) = model.graph(graph) else {
             continue;
         };
@@ -79,16 +90,47 @@ pub(crate) fn settle(
             let reported = body
                 .and_then(|id| model.graph(id))
                 .is_some_and(|body| reports_inside(&findings, &body.path));
-            (trial, facts, fails, reported)
+            (trial, facts, fails, reported, findings)
         });
         // Under a `--dim` binding a branch may fail for this deployment only: its findings are
         // what the user asked for, and settling on the other branch would leave it unchecked.
         let bound = !options.binding.is_empty();
-        let chosen = match (then_run.2, else_run.2) {
-            (false, true) if !(bound && else_run.3) => then_run,
-            (true, false) if !(bound && then_run.3) => else_run,
+        let then_trial = trial(true, &then_run.1, &then_run.4);
+        let else_trial = trial(false, &else_run.1, &else_run.4);
+        let bodies = body_paths(model, node, &once);
+        let (left, chosen) = match (then_run.2, else_run.2) {
+            (false, true) if !(bound && else_run.3) => {
+                let left = bodies.as_ref().and_then(|bodies| {
+                    branch::one_branch(model, home, node, bodies, &else_trial, &then_trial)
+                });
+                (left, then_run)
+            }
+            (true, false) if !(bound && then_run.3) => {
+                let left = bodies.as_ref().and_then(|bodies| {
+                    branch::one_branch(model, home, node, bodies, &then_trial, &else_trial)
+                });
+                (left, else_run)
+            }
+            (true, true) => {
+                // Unsettled, the report is made on `inference`: what it already finds is not
+                // this `If`'s to add.
+                let merged = collect(model, &inference, options);
+                found.extend(bodies.as_ref().and_then(|bodies| {
+                    branch::every_branch(
+                        model,
+                        home,
+                        node,
+                        bodies,
+                        &then_trial,
+                        &else_trial,
+                        &merged,
+                    )
+                }));
+                continue;
+            }
             _ => continue,
         };
+        found.extend(left);
         forced = chosen.0;
         inference = chosen.1;
     }
@@ -106,7 +148,29 @@ pub(crate) fn settle(
             inference.caps.sort_unstable();
         }
     }
-    inference
+    (inference, found)
+}
+
+fn trial<'a>(taken: bool, facts: &'a Inference, findings: &'a [Finding]) -> branch::Trial<'a> {
+    branch::Trial {
+        taken,
+        facts,
+        findings,
+    }
+}
+
+/// The graph paths of an `If` node's two branches.
+fn body_paths<'m>(
+    model: &'m Model,
+    node: &crate::model::Node,
+    runs_once: &'m [&'m str],
+) -> Option<branch::Bodies<'m>> {
+    let (then_id, else_id) = branches(node)?;
+    Some(branch::Bodies {
+        then_path: &model.graph(then_id)?.path,
+        else_path: &model.graph(else_id)?.path,
+        runs_once,
+    })
 }
 
 /// [`settle`] with the default limits, assumptions and check options, as a lint without options
@@ -120,6 +184,7 @@ pub fn settle_default(model: &Model, inference: Inference) -> Inference {
         &CheckOptions::default(),
         inference,
     )
+    .0
 }
 
 /// Whether an error or a warning is reported in the graph at `path` or a graph nested in it.

@@ -3,6 +3,7 @@
 
 mod assumed;
 mod bound;
+pub(crate) mod branch;
 mod broadcast;
 mod caps;
 mod constraint;
@@ -67,6 +68,7 @@ pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<
         options,
         (None, None),
         &mut Omitted::default(),
+        Vec::new(),
     )
 }
 
@@ -74,15 +76,18 @@ pub fn run(model: &Model, inference: &Inference, options: &CheckOptions) -> Vec<
 /// `omitted`: the checks offer each finding to a bounded sink, which builds and keeps only
 /// those that can still be among the first `max`, and the provenance walk sees only those kept.
 /// With `exempt` (a gate's test), the findings it matches are kept beside the cap (`sink.rs`).
+/// `settled` are the findings settling made on its trial runs (their provenance attached there).
 pub(crate) fn run_capped(
     model: &Model,
     inference: &Inference,
     options: &CheckOptions,
     (max, exempt): (Option<usize>, Option<Exempt<'_>>),
     omitted: &mut Omitted,
+    settled: Vec<Finding>,
 ) -> Vec<Finding> {
     let mut sink = Sink::new(max, Some(&options.allowed)).with_exempt(exempt);
     offer_all(model, inference, options, &mut sink);
+    sink.extend(settled);
     let (mut findings, left_out) = sink.finish();
     omitted.absorb(left_out);
     if options.initializers_as_constants {

@@ -24,7 +24,7 @@ declare_codes! {
         E1 = 0 {
             severity: Error,
             sarif: "IncompatibleBroadcast",
-            facts: [BroadcastClash, BroadcastBroken, BroadcastEmptyOnly],
+            facts: [BroadcastClash, BroadcastBroken, BroadcastEmptyOnly, BranchFailure { broadcast: true, every_branch: true }],
             summary: "inputs of a broadcasting node can never be broadcast together",
             meaning: "inputs of a broadcasting node can never be broadcast together: multidirectional (element-wise binary and variadic ops, `Where`, `MatMul` batch dims), unidirectional (`Gemm` C, `PRelu` slope, `LayerNormalization` scale and bias, `Attention` mask), bidirectional (`Expand`), and the opset < 7 `broadcast`/`axis` form; also a condition made false by `--dim`, and one that holds only when some dim is 0 (it fails for every non-empty input)",
             why_heading: FAILS,
@@ -40,7 +40,7 @@ main (float[2, 3] x, float[4] y) => (float[2, 3] z) {
         W1 = 1 {
             severity: Warning,
             sarif: "ConditionalBroadcast",
-            facts: [ConditionalBroadcast, ForcedValue { constraints_only: false }],
+            facts: [ConditionalBroadcast, ForcedValue { constraints_only: false }, BranchFailure { broadcast: true, every_branch: false }],
             summary: "broadcasting is valid only under a condition on symbolic dims",
             meaning: "valid only under a condition on symbolic dims; the message states the condition and a binding that breaks it; conditions of all nodes are combined (a `dim_param` names one value across the model)",
             why_heading: FAILS,
@@ -90,7 +90,7 @@ main (float[2] x) => (float[2] z) {
         E4 = 5 {
             severity: Error,
             sarif: "OperatorConstraintViolated",
-            facts: [ConstraintUnmet, ConstraintEmptyOnly, MissingInput, BadAttribute, InvalidNode, InitializerMismatch],
+            facts: [ConstraintUnmet, ConstraintEmptyOnly, MissingInput, BadAttribute, InvalidNode, InitializerMismatch, BranchFailure { broadcast: false, every_branch: true }],
             summary: "an operator's own shape constraint fails for every input",
             meaning: "an operator's own shape constraint (not broadcasting) fails for every input the model accepts: `MatMul`/`Gemm` contracted dims (K), channels, parameter lengths, element counts, ranks, an output size onnxruntime cannot produce (below 1 for a convolution or transposed convolution, below 0 for a pool, which truncates so that a window that does not fit still gives 1), axis attributes out of range, a required input or attribute missing or mistyped; the message states the constraint from the operator doc and the dims found, the labels point at the inputs, `help` gives a likely fix; also such a condition made false by `--dim`, and one that holds only when some dim is 0 (`Reshape` element counts equal only for an empty input: it fails for every non-empty input)",
             why_heading: FAILS,
@@ -106,7 +106,7 @@ main (float[2, 3] a, float[4, 5] b) => (float[2, 5] c) {
         W4 = 6 {
             severity: Warning,
             sarif: "ConditionalOperatorConstraint",
-            facts: [ConditionalConstraint, ForcedValue { constraints_only: true }],
+            facts: [ConditionalConstraint, ForcedValue { constraints_only: true }, BranchFailure { broadcast: false, every_branch: false }],
             summary: "an operator's own shape constraint holds only under a condition on symbolic dims",
             meaning: "an operator's own shape constraint holds only under a condition on symbolic dims (`k = 64`); stated with a binding that breaks it, and solved together with the `W1` conditions",
             why_heading: FAILS,

@@ -276,6 +276,30 @@ pub enum Facts {
         #[serde(serialize_with = "shape")]
         stored: Shape,
     },
+    /// W1 / W4: a node fails in every run where an `If` whose condition is not known takes one
+    /// of its branches, whose outputs differ in rank, and holds where it takes the other; E1 /
+    /// E4 when it fails whichever branch the `If` takes (issue 37, item 3).
+    #[non_exhaustive]
+    BranchFailure {
+        /// The `If` node.
+        if_node: NodeName,
+        /// The branch in whose runs the node fails (`then` or `else`); with `every_branch`,
+        /// the branch whose failure `failure` states.
+        failing_branch: String,
+        /// Whether the node fails whichever branch the `If` takes.
+        every_branch: bool,
+        /// The rank of the `If`'s output (the first whose rank its branches differ in) when it
+        /// takes its then branch.
+        then_rank: usize,
+        /// The same when it takes its else branch.
+        else_rank: usize,
+        /// Whether the failure is a broadcast's (E1's) rather than an operator constraint's.
+        broadcast: bool,
+        /// The failure in the runs taking `failing_branch`, as its E1 or E4 states it.
+        failure: Box<Facts>,
+        /// Other nodes that fail in the same runs (reported once, here).
+        also_at: Vec<NodeName>,
+    },
 }
 
 /// An input's size on the clashing axis.

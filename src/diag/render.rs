@@ -124,7 +124,40 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
         } => format!(
             "graph input `{input}` of {graph} is declared {declared} but its initializer is {stored}"
         ),
+        Facts::BranchFailure { .. } => branch_message(facts, node),
     }
+}
+
+/// A failure that hangs on the branch an `If` takes: the failure's own message, then the
+/// branches it fails and holds under, each with the rank the `If`'s output has there.
+fn branch_message(facts: &Facts, node: Option<&NodeSite>) -> String {
+    let Facts::BranchFailure {
+        if_node,
+        failing_branch,
+        every_branch,
+        then_rank,
+        else_rank,
+        failure,
+        ..
+    } = facts
+    else {
+        return String::new();
+    };
+    let failure = message(failure, node);
+    let name = &if_node.name;
+    if *every_branch {
+        return format!(
+            "{failure}, which fails whichever branch `{name}` takes (then: rank {then_rank}; else: rank {else_rank})"
+        );
+    }
+    let (failing_rank, holding, holding_rank) = if failing_branch == "then" {
+        (then_rank, "else", else_rank)
+    } else {
+        (else_rank, "then", then_rank)
+    };
+    format!(
+        "{failure}, which fails when `{name}` takes its {failing_branch} branch (rank {failing_rank}); holds when it takes its {holding} branch (rank {holding_rank})"
+    )
 }
 
 /// The help of an E3: what the ONNX IR requires instead.
@@ -408,7 +441,36 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
         Facts::InitializerMismatch { input, .. } => format!(
             "make the declaration of `{input}` match its initializer's dims, or re-export the initializer"
         ),
+        Facts::BranchFailure { .. } => branch_help(facts, node),
     }
+}
+
+/// The help of a failure that hangs on the branch an `If` takes: the failure's own, then what
+/// the branches must agree on, and the other nodes failing in the same runs.
+fn branch_help(facts: &Facts, node: Option<&NodeSite>) -> String {
+    let Facts::BranchFailure {
+        if_node,
+        failing_branch,
+        every_branch,
+        failure,
+        also_at,
+        ..
+    } = facts
+    else {
+        return String::new();
+    };
+    let mut help = base_help(failure, node);
+    if !*every_branch {
+        let _ = write!(
+            help,
+            "; or make both branches of `{}` give the rank this node takes: every run in which it takes its {failing_branch} branch fails here",
+            if_node.name
+        );
+    }
+    for other in also_at {
+        let _ = write!(help, "; those runs also fail at {}", node_name(other));
+    }
+    help
 }
 
 /// The help of an E1 or E4 that holds only at an empty dim: the W1's or W4's, without the

@@ -39,6 +39,10 @@ pub(crate) fn attach(model: &Model, inference: &Inference, findings: &mut [Findi
         0
     };
     for finding in findings.iter_mut() {
+        if matches!(finding.facts, crate::diag::Facts::BranchFailure { .. }) {
+            // Settling attached it from the run in which the node fails, whose shapes it shows.
+            continue;
+        }
         declarations(model, inference, finding, &mut declared_budget);
         for (input, start) in starts(model, finding) {
             if budget == 0 {

@@ -9,7 +9,7 @@ use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::nn::spatial::dim_at;
 use crate::ops::ranks::{equal, exact};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 use super::heads::heads;
@@ -118,7 +118,7 @@ pub(crate) fn decoder_masked_mha(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Output::shape(scores.clone()),
     ]);
     if let Some(bias) = ctx.input(4) {
-        let outcome = broadcast::unidirectional(&scores, bias.shape);
+        let outcome = ctx.broadcasts().unidirectional(&scores, bias.shape);
         inferred = inferred.with_check(Rule::Unidirectional, vec![0, 4], outcome);
     }
     Ok(inferred.with_conditions(pending.into_checks()))

@@ -10,7 +10,7 @@ use crate::ops::constraint::{Constraint, Pending};
 use crate::ops::nn::spatial::dim_at;
 use crate::ops::ranks::{equal, exact};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::broadcast::{self, Rule};
+use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
 use super::heads::heads;
@@ -183,7 +183,7 @@ pub(crate) fn packed_attention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let mut inferred = Inferred::single(Output::shape(output).elem(input.elem));
     if let Some(bias) = ctx.input(5) {
         let scores = Shape::Ranked(vec![batch, Dim::known(num), seq.clone(), seq]);
-        let outcome = broadcast::unidirectional(&scores, bias.shape);
+        let outcome = ctx.broadcasts().unidirectional(&scores, bias.shape);
         inferred = inferred.with_check(Rule::Unidirectional, vec![3, 5], outcome);
     }
     Ok(inferred.with_conditions(pending.into_checks()))
@@ -242,7 +242,7 @@ pub(crate) fn packed_multi_head(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let mut inferred = Inferred::single(Output::shape(output).elem(query.elem));
     if let Some(bias) = ctx.input(6) {
         let scores = Shape::Ranked(vec![batch, Dim::known(num), seq.clone(), seq]);
-        let outcome = broadcast::unidirectional(&scores, bias.shape);
+        let outcome = ctx.broadcasts().unidirectional(&scores, bias.shape);
         inferred = inferred.with_check(Rule::Unidirectional, vec![4, 6], outcome);
     }
     Ok(inferred.with_conditions(pending.into_checks()))
