@@ -11,7 +11,9 @@ use super::{adopt, anonymous, control, downstream, stored};
 use super::{Assumptions, GraphFacts, Inference, NodeFacts, NodeStatus, ValueFacts};
 use crate::error::Limits;
 use crate::limits::{CapHit, Limit};
-use crate::model::{declared, Graph, GraphId, Initializer, Model, Node, Origin, ValueId};
+use crate::model::{
+    declared, declared_of, Graph, GraphId, Initializer, LateDeclared, Model, Node, Origin, ValueId,
+};
 use crate::ops::registry::{self, Resolved};
 use crate::ops::{
     held_shape, BroadcastCheck, Charge, Constraint, Ctx, Fresh, Input, Named, Reals, RuleError,
@@ -62,23 +64,36 @@ pub(super) struct Suspended {
 
 impl Suspended {
     /// Starts the run on `model`'s main graph as far as it is known: its inputs' and
-    /// initializers' facts, as [`run`] makes them before the first node.
-    pub(super) fn begin(model: &Model, limits: &Limits, assumptions: Assumptions) -> Suspended {
+    /// initializers' facts, as [`run`] makes them before the first node. The facts are made
+    /// room for `expected` values at once: grown chunk by chunk, they would be copied at each
+    /// doubling and held twice meanwhile (the peak of the build and of inference together).
+    pub(super) fn begin(
+        model: &Model,
+        limits: &Limits,
+        assumptions: Assumptions,
+        expected: usize,
+    ) -> Suspended {
         let mut engine = Engine::new(model, limits, assumptions, &[]);
         if let Some(main) = model.main() {
             engine.enter_graph(main, None);
+            if let Some(facts) = engine.facts.get_mut(main.id.0 as usize) {
+                // A little over: nodes with two outputs, values declared after the nodes.
+                let room = expected.saturating_add(expected / 8);
+                facts
+                    .values
+                    .reserve_exact(room.saturating_sub(facts.values.len()));
+            }
         }
         engine.suspend()
     }
 
-    /// Runs `nodes` of `model`'s main graph, which now holds their values.
-    pub(super) fn run(self, model: &Model, nodes: &[Node]) -> Suspended {
-        let mut engine = Engine::resume(model, self);
+    /// Runs `nodes` of `model`'s main graph; `late` declares the values they define, which
+    /// the graph does not hold.
+    pub(super) fn run(self, model: &Model, late: &LateDeclared, nodes: &[Node]) -> Suspended {
+        let mut engine = Engine::resume(model, self, late);
         if let Some(main) = model.main() {
             if let Some(facts) = engine.facts.get_mut(main.id.0 as usize) {
-                facts
-                    .values
-                    .resize_with(main.values.len(), ValueFacts::unknown);
+                facts.values.resize_with(late.count(), ValueFacts::unknown);
             }
             for node in nodes {
                 engine.run_node(main, node);
@@ -167,6 +182,7 @@ impl<'m> Engine<'m> {
             downstream: downstream::Downstream::default(),
             varying: downstream::Downstream::default(),
             varying_inputs: None,
+            late: None,
         }
     }
 
@@ -203,9 +219,10 @@ impl<'m> Engine<'m> {
     }
 
     /// The run of `suspended` on `model`, which has no function ([`Suspended`]).
-    fn resume(model: &'m Model, suspended: Suspended) -> Engine<'m> {
+    fn resume(model: &'m Model, suspended: Suspended, late: &'m LateDeclared) -> Engine<'m> {
         Engine {
             model,
+            late: Some(late),
             assumptions: suspended.assumptions,
             forced: Vec::new(),
             functions: HashMap::default(),
@@ -235,6 +252,9 @@ type RuleCache = HashMap<usize, Resolved, foldhash::fast::RandomState>;
 
 pub(crate) struct Engine<'m> {
     model: &'m Model,
+    /// The declarations of the main graph's node outputs when the model holds only the values
+    /// before its nodes (a run beside the build, [`Suspended`]).
+    late: Option<&'m LateDeclared>,
     assumptions: Assumptions,
     /// `If` nodes whose branch is given: `(graph, node index, takes the then branch)`.
     forced: Vec<(GraphId, usize, bool)>,
@@ -298,7 +318,7 @@ fn declared_output(
 /// The sizes `node`'s output declarations give the symbols its rule minted, written into
 /// `outputs` ([`adopt::declared_sizes`]).
 fn minted_declared(
-    graph: &Graph,
+    (graph, late): (&Graph, Option<&LateDeclared>),
     node: &Node,
     minted: &[crate::ops::Minted],
     outputs: &mut [ValueFacts],
@@ -306,10 +326,7 @@ fn minted_declared(
     let declared: Vec<Shape> = node
         .outputs()
         .iter()
-        .map(|value| {
-            let value = value.and_then(|v| graph.value(v));
-            declared::shape_of(value.and_then(|v| v.declared.as_deref()))
-        })
+        .map(|value| declared::shape_of(value.and_then(|v| declared_of(graph, late, v))))
         .collect();
     // A named element keeps its fresh symbol even where the node's outputs adopt a declared
     // size: onnxruntime runs models whose declarations are wrong (W2), so a declaration must
@@ -729,7 +746,7 @@ impl<'m> Engine<'m> {
             let minted = self.fresh.take_minted();
             named = self.fresh.take_named();
             if !minted.is_empty() {
-                adopted = minted_declared(graph, node, &minted, &mut outputs);
+                adopted = minted_declared((graph, self.late), node, &minted, &mut outputs);
             }
             (status, outputs, checks)
         };
@@ -738,6 +755,7 @@ impl<'m> Engine<'m> {
         // Written in place: the fields are borrowed apart (the budget is a `Cell`), so no
         // vector of results is built per node.
         let (work, max_rank, shapes) = (&self.work, self.max_rank, &mut self.shapes);
+        let late = self.late;
         let Some(facts) = self.facts.get_mut(graph.id.0 as usize) else {
             return;
         };
@@ -746,10 +764,7 @@ impl<'m> Engine<'m> {
         for (slot, value) in node.outputs().iter().enumerate() {
             let inferred = outputs.next().unwrap_or_else(ValueFacts::unknown);
             let Some(value) = value else { continue };
-            let declared = graph
-                .value(*value)
-                .and_then(|v| v.declared.as_deref())
-                .filter(|_| !downstream && !varying);
+            let declared = declared_of(graph, late, *value).filter(|_| !downstream && !varying);
             let refined = match declared {
                 // Most values declare nothing: keep the inferred facts as they are.
                 None => bounded(work, max_rank, inferred),

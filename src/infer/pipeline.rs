@@ -39,13 +39,18 @@ pub(crate) fn consume(
 ) -> Option<Pipelined> {
     let mut mirror = drain.start()?;
     let start = Instant::now();
-    let mut run = Suspended::begin(mirror.model(), limits, assumptions);
+    let mut run = Suspended::begin(
+        mirror.model(),
+        limits,
+        assumptions,
+        mirror.expected_values(),
+    );
     let mut busy = start.elapsed();
     loop {
         match mirror.next() {
             Next::Chunk => {
                 let start = Instant::now();
-                run = run.run(mirror.model(), mirror.last_chunk());
+                run = run.run(mirror.model(), mirror.late(), mirror.last_chunk());
                 busy += start.elapsed();
             }
             Next::Finish => {

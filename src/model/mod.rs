@@ -45,7 +45,7 @@ pub use load::load_proto;
 #[cfg(feature = "cli")]
 pub(crate) use load::resident_file_kb;
 // The library lints bytes through `load_bytes_timed`, beside its inference.
-pub(crate) use graph::{pipe, Drain, Feed, Next};
+pub(crate) use graph::{declared_of, pipe, Drain, Feed, LateDeclared, Next};
 #[cfg(any(test, feature = "bench"))]
 #[cfg_attr(not(feature = "bench"), allow(unreachable_pub))]
 pub use load::load_bytes;

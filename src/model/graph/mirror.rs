@@ -1,14 +1,16 @@
-//! The inference thread's end of the pipeline (`pipe.rs`): a mirror of the main graph grown
-//! chunk by chunk, whose values carry from the start the types the graph's `value_info` and
-//! outputs will declare (the builder sets them only after the nodes), and whose names read as
-//! the builder's.
+//! The inference thread's end of the pipeline (`pipe.rs`): a mirror of the main graph whose
+//! values are those before its nodes (inputs, initializers), whose names read as the
+//! builder's, and which holds one chunk of nodes at a time, giving each back once it is
+//! inferred. The values the nodes define are not copied: only the types the graph's
+//! `value_info` and outputs will declare for them (the builder sets those after the nodes) are
+//! kept, in [`LateDeclared`], since they are all inference reads of such a value.
 
 use std::collections::HashMap;
 
 use super::super::names::NameIndex;
 use super::super::text::{Text, Texts};
-use super::super::{DeclaredCounts, Graph, GraphId, Model, Node, Origin, Value};
-use super::pipe::{mirror_texts, Drain, Handoff, Prefix, Returned};
+use super::super::{DeclaredCounts, Graph, GraphId, Model, Node, Origin, Value, ValueId};
+use super::pipe::{mirror_texts, Back, Drain, Handoff, Prefix, Returned};
 use crate::proto::{TypeProto, ValueInfoProto};
 
 /// What a name's declarations are: the first `value_info` entry with a type, the first and the
@@ -20,12 +22,60 @@ struct Declaring {
     last_output: Option<usize>,
 }
 
+/// The types declared for the values the main graph's nodes define, by value, in value order:
+/// the mirror's graph holds only the values before the nodes, and most node outputs declare
+/// nothing (a million-node graph's value table is 48 MB, its declarations a few entries).
+#[derive(Default)]
+pub(crate) struct LateDeclared {
+    /// Sorted by value: values are handed over in order.
+    types: Vec<(ValueId, Box<TypeProto>)>,
+    /// Values the graph holds so far, the mirror's own and those handed over.
+    count: usize,
+}
+
+impl LateDeclared {
+    /// The type declared for `value`, a value some node defines.
+    pub(crate) fn get(&self, value: ValueId) -> Option<&TypeProto> {
+        if self.types.is_empty() {
+            return None;
+        }
+        let at = self
+            .types
+            .binary_search_by_key(&value, |(id, _)| *id)
+            .ok()?;
+        self.types.get(at).map(|(_, declared)| &**declared)
+    }
+
+    /// How many values the graph holds so far: the ids below it are defined.
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+}
+
+/// The type declared for `value` of `graph`: the graph's own, or `late`'s for a value the
+/// graph does not hold (a mirror's node output).
+pub(crate) fn declared_of<'a>(
+    graph: &'a Graph,
+    late: Option<&'a LateDeclared>,
+    value: ValueId,
+) -> Option<&'a TypeProto> {
+    match graph.value(value) {
+        Some(held) => held.declared.as_deref(),
+        None => late?.get(value),
+    }
+}
+
 /// The main graph as far as it was handed over.
 pub(crate) struct Mirror {
     model: Model,
     drain: Drain,
-    /// Every chunk handed over, to be given back.
-    chunks: Vec<Vec<Node>>,
+    /// The chunk handed over last, given back before the next is taken.
+    chunk: Vec<Node>,
+    /// The declarations of the values handed over after the mirror's graph was made.
+    late: LateDeclared,
+    /// Values the graph is expected to hold once built (the builder's estimate), for the
+    /// inference facts to be made at their size once.
+    expected_values: usize,
     value_info: Vec<ValueInfoProto>,
     outputs: Vec<ValueInfoProto>,
     declaring: HashMap<Box<[u8]>, Declaring, foldhash::fast::RandomState>,
@@ -67,6 +117,7 @@ impl Mirror {
             file,
             own,
             values,
+            expected_values,
             inputs,
             initializers,
             value_info,
@@ -119,13 +170,15 @@ impl Mirror {
                 problems: Vec::new(),
             },
             drain,
-            chunks: Vec::new(),
+            chunk: Vec::new(),
+            late: LateDeclared::default(),
+            expected_values,
             value_info,
             outputs,
             declaring,
             lengths,
         };
-        mirror.add_values(values);
+        mirror.add_values(values, true);
         mirror
     }
 
@@ -136,18 +189,30 @@ impl Mirror {
 
     /// The chunk handed over last.
     pub(crate) fn last_chunk(&self) -> &[Node] {
-        self.chunks.last().map_or(&[], Vec::as_slice)
+        &self.chunk
     }
 
-    /// Waits for what the builder hands over next.
+    /// The declarations of the values the nodes handed over define.
+    pub(crate) fn late(&self) -> &LateDeclared {
+        &self.late
+    }
+
+    /// Values the graph is expected to hold once built.
+    pub(crate) fn expected_values(&self) -> usize {
+        self.expected_values
+    }
+
+    /// Gives back the chunk handed over last, then waits for what the builder hands over
+    /// next.
     pub(crate) fn next(&mut self) -> Next {
+        self.give_chunk_back();
         match self.drain.rx.recv() {
             Ok(Handoff::Chunk(sealed)) => {
                 if let Some(graph) = self.model.graphs.first_mut() {
                     graph.texts.push_own(&sealed.own);
                 }
-                self.add_values(sealed.values);
-                self.chunks.push(sealed.nodes);
+                self.add_values(sealed.values, false);
+                self.chunk = sealed.nodes;
                 Next::Chunk
             }
             Ok(Handoff::Finish) => Next::Finish,
@@ -155,12 +220,21 @@ impl Mirror {
         }
     }
 
-    /// Gives back to the builder every node and what it lent.
-    pub(crate) fn give_back(self) {
+    /// Gives the chunk inferred last back to the builder, which holds the graph's nodes.
+    fn give_chunk_back(&mut self) {
+        let chunk = std::mem::take(&mut self.chunk);
+        if !chunk.is_empty() {
+            // The builder waits for the last answer only; if it is gone, so is the need.
+            let _ = self.drain.back.send(Back::Chunk(chunk));
+        }
+    }
+
+    /// Gives back to the builder the last chunk and what it lent.
+    pub(crate) fn give_back(mut self) {
+        self.give_chunk_back();
         let Mirror {
             mut model,
             drain,
-            chunks,
             value_info,
             outputs,
             ..
@@ -171,16 +245,16 @@ impl Mirror {
             .map(|graph| std::mem::take(&mut graph.initializers))
             .unwrap_or_default();
         // The builder waits for this answer; if it is gone, so is the need.
-        let _ = drain.back.send(Returned {
-            nodes: chunks,
+        let _ = drain.back.send(Back::Done(Returned {
             initializers,
             value_info,
             outputs,
-        });
+        }));
     }
 
-    /// Adds values, with the types the graph will declare for them.
-    fn add_values(&mut self, values: Vec<Value>) {
+    /// Adds values with the types the graph will declare for them: into the graph if `held`
+    /// (those before the nodes), else only their declarations into [`Mirror::late`].
+    fn add_values(&mut self, values: Vec<Value>, held: bool) {
         let Some(graph) = self.model.graphs.first_mut() else {
             return;
         };
@@ -189,7 +263,9 @@ impl Mirror {
             let declared = list.get(index?)?.r#type.clone()?;
             Some(Box::new(declared))
         };
-        graph.values.reserve(values.len());
+        if held {
+            graph.values.reserve(values.len());
+        }
         for mut value in values {
             let declaring = declaring_of(&self.declaring, &self.lengths, &graph.texts, value.name);
             let info = || taken(declaring.info, value_info);
@@ -207,7 +283,13 @@ impl Mirror {
                 | Origin::Outer { .. }
                 | Origin::Undefined => value.declared.or_else(info).or_else(first_output),
             };
-            graph.values.push(value);
+            let id = ValueId(u32::try_from(self.late.count).unwrap_or(u32::MAX));
+            self.late.count += 1;
+            if held {
+                graph.values.push(value);
+            } else if let Some(declared) = value.declared {
+                self.late.types.push((id, declared));
+            }
         }
     }
 }

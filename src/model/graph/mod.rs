@@ -40,7 +40,7 @@ mod scopes;
 mod table;
 mod tensors;
 
-pub(crate) use mirror::Next;
+pub(crate) use mirror::{declared_of, LateDeclared, Next};
 pub(crate) use pipe::{pipe, Drain, Feed};
 
 use attribute_sets::AttributeSets;

@@ -1,8 +1,9 @@
 //! The builder's end of the inference pipeline (issue 34, `docs/design/overlap.md`): the main
 //! graph's nodes handed over in sealed chunks, once nothing can change them any more, to an
-//! inference thread that runs them in file order while the builder goes on; or, at the first
-//! thing that could still change a sealed node, the nodes taken back and the graph built as
-//! without a pipeline (the inference thread's facts are then dropped).
+//! inference thread that runs them in file order while the builder goes on, and given back one
+//! by one once inferred, into the graph's node list; or, at the first thing that could still
+//! change a sealed node, the nodes taken back and the graph built as without a pipeline (the
+//! inference thread's facts are then dropped).
 
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::time::Instant;
@@ -43,6 +44,8 @@ pub(super) struct Prefix {
     /// The graph's own name buffer so far ([`Texts::own_since`]).
     pub(super) own: String,
     pub(super) values: Vec<Value>,
+    /// Values the graph is expected to hold once built (the builder's table estimate).
+    pub(super) expected_values: usize,
     pub(super) inputs: Vec<ValueId>,
     /// Lent, given back in [`Returned`].
     pub(super) initializers: Vec<Initializer>,
@@ -59,10 +62,16 @@ pub(super) struct Sealed {
     pub(super) own: String,
 }
 
-/// What the inference thread gives back: every node handed over, in order, and what
-/// [`Prefix`] lent.
+/// What the inference thread gives back, in order.
+pub(super) enum Back {
+    /// A chunk handed over, inferred.
+    Chunk(Vec<Node>),
+    /// The last answer: the pipeline ended (every chunk was given back before it).
+    Done(Returned),
+}
+
+/// What [`Prefix`] lent, given back when the pipeline ends.
 pub(super) struct Returned {
-    pub(super) nodes: Vec<Vec<Node>>,
     pub(super) initializers: Vec<Initializer>,
     pub(super) value_info: Vec<ValueInfoProto>,
     pub(super) outputs: Vec<ValueInfoProto>,
@@ -71,7 +80,7 @@ pub(super) struct Returned {
 /// The builder's end of a pipeline ([`pipe`]).
 pub(crate) struct Feed {
     tx: SyncSender<Handoff>,
-    back: Receiver<Returned>,
+    back: Receiver<Back>,
     /// Nodes per sealed chunk when forced (tests); `None` seals every [`INDEX_BATCH`] outputs
     /// of a graph of [`PIPELINE_FROM_NODES`] nodes or more.
     forced_batch: Option<usize>,
@@ -80,7 +89,7 @@ pub(crate) struct Feed {
 /// The inference thread's end of a pipeline ([`pipe`]).
 pub(crate) struct Drain {
     pub(super) rx: Receiver<Handoff>,
-    pub(super) back: Sender<Returned>,
+    pub(super) back: Sender<Back>,
 }
 
 /// Both ends of a pipeline; `forced_batch` pipelines a graph of any size, sealing a chunk every
@@ -106,6 +115,13 @@ pub(super) struct Piping {
     /// A name was defined twice since the pipeline started: the builder renumbers slots after
     /// the fact, which a pipeline does not follow.
     spoiled: bool,
+    /// The chunks given back so far, in order, in a list made at the graph's size: the graph's
+    /// first nodes once the pipeline ends, so the node list is never copied whole (issue 34).
+    done: Vec<Node>,
+    /// Nodes the graph has ([`Builder::start_pipeline`]'s count).
+    node_count: usize,
+    /// The inference thread's last answer, if it came while chunks were taken as they came.
+    ended: Option<Returned>,
 }
 
 /// What the builder keeps of a pipeline: the feed before it starts, then the pipeline.
@@ -193,6 +209,7 @@ impl Builder<'_> {
             file: self.file.clone(),
             own: table.texts.own_since(0).to_owned(),
             values: table.values.iter().map(copy_value).collect(),
+            expected_values: table.values.capacity(),
             inputs: inputs.to_vec(),
             initializers: std::mem::take(initializers),
             value_info: std::mem::take(value_info),
@@ -202,6 +219,9 @@ impl Builder<'_> {
             values_sent: table.values.len(),
             own_sent: table.texts.own_len(),
             spoiled: false,
+            done: Vec::new(),
+            node_count,
+            ended: None,
             feed,
         };
         match piping.feed.tx.send(Handoff::Start(Box::new(prefix))) {
@@ -210,7 +230,6 @@ impl Builder<'_> {
             Err(error) => {
                 if let Handoff::Start(prefix) = error.0 {
                     self.lent = Some(Returned {
-                        nodes: Vec::new(),
                         initializers: prefix.initializers,
                         value_info: prefix.value_info,
                         outputs: prefix.outputs,
@@ -250,7 +269,8 @@ impl Builder<'_> {
                 .map(copy_value)
                 .collect();
             let own = table.texts.own_since(piping.own_sent).to_owned();
-            let capacity = built.nodes.capacity();
+            // The next chunk is about as long as this one.
+            let capacity = built.nodes.len();
             let sealed = Sealed {
                 nodes: std::mem::replace(&mut built.nodes, Vec::with_capacity(capacity)),
                 values,
@@ -266,6 +286,14 @@ impl Builder<'_> {
             built.sealed += count;
             piping.values_sent = table.values.len();
             piping.own_sent = table.texts.own_len();
+            // Taken as they come, so that at most the chunks in flight are outside the list.
+            while piping.ended.is_none() {
+                match piping.feed.back.try_recv() {
+                    Ok(Back::Chunk(chunk)) => piping.take_chunk(chunk),
+                    Ok(Back::Done(returned)) => piping.ended = Some(returned),
+                    Err(_) => break,
+                }
+            }
         }
         if last {
             if piping.feed.tx.send(Handoff::Finish).is_err() {
@@ -284,31 +312,46 @@ impl Builder<'_> {
     /// Ends the pipeline (completed or not) and takes back what the inference thread holds:
     /// the nodes go before the ones built since, the lent parts to [`Builder::lent`].
     fn take_back(&mut self, built: &mut BuiltNodes<'_>, completed: bool) {
-        let Pipeline::Running(piping) = std::mem::take(&mut self.pipeline) else {
+        let Pipeline::Running(mut piping) = std::mem::take(&mut self.pipeline) else {
             return;
         };
-        let Feed { tx, back, .. } = piping.feed;
         // Without a `Finish`, a closed channel tells the inference thread to stop.
-        drop(tx);
+        let (closed, _) = sync_channel(0);
+        drop(std::mem::replace(&mut piping.feed.tx, closed));
         let start = Instant::now();
-        let returned = back.recv();
+        let returned = loop {
+            if let Some(returned) = piping.ended.take() {
+                break Some(returned);
+            }
+            match piping.feed.back.recv() {
+                Ok(Back::Chunk(chunk)) => piping.take_chunk(chunk),
+                Ok(Back::Done(returned)) => break Some(returned),
+                Err(_) => break None,
+            }
+        };
         if completed {
             self.waited += start.elapsed();
         }
         // The thread can only fail to answer by panicking, which the caller re-raises when it
         // joins the thread: what is built here is never read then.
-        let Ok(mut returned) = returned else {
+        let Some(returned) = returned else {
             return;
         };
-        let sealed: usize = returned.nodes.iter().map(Vec::len).sum();
-        let mut nodes = Vec::with_capacity(sealed + built.nodes.len());
-        for chunk in returned.nodes.drain(..) {
-            nodes.extend(chunk);
-        }
+        let mut nodes = std::mem::take(&mut piping.done);
         nodes.append(&mut built.nodes);
         built.nodes = nodes;
         built.sealed = 0;
         self.lent = Some(returned);
+    }
+}
+
+impl Piping {
+    /// Appends a chunk given back to the graph's first nodes.
+    fn take_chunk(&mut self, mut chunk: Vec<Node>) {
+        if self.done.capacity() == 0 {
+            self.done = Vec::with_capacity(self.node_count);
+        }
+        self.done.append(&mut chunk);
     }
 }
 
