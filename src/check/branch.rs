@@ -8,6 +8,8 @@
 //! `If`'s branches count, as a branch's own failure is settling's concern, and what fails inside
 //! it is not a node reading the `If`'s output.
 
+use std::collections::HashSet;
+
 use crate::diag::{Code, Facts, Finding, NodeName, NodeSite};
 use crate::infer::Inference;
 use crate::model::{Graph, Model, Node};
@@ -45,9 +47,11 @@ pub(crate) fn one_branch(
     holding: &Trial<'_>,
 ) -> Option<Finding> {
     let ranks = ranks(home, node, failing, holding)?;
+    // Sets, not lists: settling's runs are not capped, and a model of many errors beside such
+    // an `If` would make each lookup a scan of them all.
     let held = errors(holding.findings, bodies)
         .map(key)
-        .collect::<Vec<_>>();
+        .collect::<HashSet<_>>();
     let failed: Vec<&Finding> = errors(failing.findings, bodies)
         .filter(|finding| !held.contains(&key(finding)))
         .collect();
@@ -69,8 +73,8 @@ pub(crate) fn every_branch(
     let ranks = ranks(home, node, then_run, else_run)?;
     let in_else = errors(else_run.findings, bodies)
         .map(key)
-        .collect::<Vec<_>>();
-    let reported = errors(merged, bodies).map(key).collect::<Vec<_>>();
+        .collect::<HashSet<_>>();
+    let reported = errors(merged, bodies).map(key).collect::<HashSet<_>>();
     let failed: Vec<&Finding> = errors(then_run.findings, bodies)
         .filter(|finding| in_else.contains(&key(finding)) && !reported.contains(&key(finding)))
         .collect();
@@ -144,12 +148,12 @@ fn build(
     let (first, others) = failed.split_first()?;
     let site = first.node.as_ref()?;
     let mut also_at: Vec<NodeName> = Vec::new();
+    let mut named: HashSet<(&str, &str)> = HashSet::new();
     for other in others.iter().filter_map(|other| other.node.as_ref()) {
-        let name = name_of(other);
         if (other.graph.as_str(), other.index) != (site.graph.as_str(), site.index)
-            && !also_at.contains(&name)
+            && named.insert((other.op_type.as_str(), other.name.as_str()))
         {
-            also_at.push(name);
+            also_at.push(name_of(other));
         }
     }
     let facts = Facts::BranchFailure {
