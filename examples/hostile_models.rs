@@ -1,7 +1,9 @@
 //! Writes issue 34's two hostile models at the sizes the issue measured them, for
 //! `bench/hostile.sh` (`tests/limits.rs` and `tests/max_findings.rs` build them smaller, since
 //! the debug build lints them): a million empty nodes (4 MB, one E3 each) and rotations of one
-//! rank-1000 shape (about 1,000 nodes, each `Add` a W1 of a thousand clauses).
+//! rank-1000 shape (about 1,000 nodes, each `Add` a W1 of a thousand clauses), and an `If` whose
+//! branches differ in rank beside 100,000 static clashes (settling's runs, which are not capped,
+//! build every clash's finding: over the memory bound in round 3, stop 5; see its note).
 //!
 //! `cargo run --release --example hostile_models -- DIR`
 
@@ -9,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use onnx_bcast_lint::proto::{
     tensor_shape_proto, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
-    OperatorSetIdProto, TensorShapeProto, TypeProto, ValueInfoProto,
+    OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use prost::Message;
 
@@ -106,6 +108,90 @@ fn rotations_of_one_shape(rank: usize, rotations: usize) -> ModelProto {
     })
 }
 
+/// A value of element type `elem` and static `dims` (no shape when `None`).
+fn value(name: &str, elem: i32, dims: Option<&[i64]>) -> ValueInfoProto {
+    let shape = dims.map(|dims| TensorShapeProto {
+        dim: dims
+            .iter()
+            .map(|&size| tensor_shape_proto::Dimension {
+                value: Some(tensor_shape_proto::dimension::Value::DimValue(size)),
+                ..Default::default()
+            })
+            .collect(),
+    });
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem),
+                shape,
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// `y = If(c)`, its then branch `x` ([2, 8]) and its else branch `x` unsqueezed to rank 3, read
+/// by a `Gemm` that needs rank 2; beside it `count` `Add`s of [2] and [3], each an E1.
+fn if_beside_clashes(count: usize) -> ModelProto {
+    let branch = |name: &str, op: &str, inputs: &[&str]| GraphProto {
+        name: Some(name.into()),
+        node: vec![node(op, inputs, name)],
+        output: vec![value(name, 1, None)],
+        ..Default::default()
+    };
+    let mut if_node = node("If", &["c"], "y");
+    if_node.attribute = vec![
+        AttributeProto {
+            name: Some("then_branch".into()),
+            r#type: Some(5),
+            g: Some(Box::new(branch("then_x", "Identity", &["x"]))),
+            ..Default::default()
+        },
+        AttributeProto {
+            name: Some("else_branch".into()),
+            r#type: Some(5),
+            g: Some(Box::new(branch("else_x", "Unsqueeze", &["x", "zero"]))),
+            ..Default::default()
+        },
+    ];
+    let mut nodes = vec![if_node, node("Gemm", &["y", "w"], "g")];
+    let mut outputs = vec![value("g", 1, None)];
+    for i in 0..count {
+        let out = format!("z{i}");
+        nodes.push(node("Add", &["a", "b"], &out));
+        outputs.push(value(&out, 1, None));
+    }
+    model(GraphProto {
+        node: nodes,
+        input: vec![
+            value("c", 9, Some(&[])),
+            value("x", 1, Some(&[2, 8])),
+            value("a", 1, Some(&[2])),
+            value("b", 1, Some(&[3])),
+        ],
+        output: outputs,
+        initializer: vec![
+            TensorProto {
+                name: Some("w".into()),
+                dims: vec![8, 4],
+                data_type: Some(1),
+                float_data: vec![0.0; 32],
+                ..Default::default()
+            },
+            TensorProto {
+                name: Some("zero".into()),
+                dims: vec![1],
+                data_type: Some(7),
+                int64_data: vec![0],
+                ..Default::default()
+            },
+        ],
+        ..Default::default()
+    })
+}
+
 fn write(dir: &Path, name: &str, model: &ModelProto) -> std::io::Result<()> {
     std::fs::write(dir.join(name), model.encode_to_vec())
 }
@@ -119,6 +205,11 @@ fn main() -> std::io::Result<()> {
         &dir,
         "rotations_rank_1000.onnx",
         &rotations_of_one_shape(1000, 45),
+    )?;
+    write(
+        &dir,
+        "if_beside_clashes_100k.onnx",
+        &if_beside_clashes(100_000),
     )?;
     Ok(())
 }
