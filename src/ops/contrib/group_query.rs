@@ -24,15 +24,7 @@ pub(crate) fn group_query(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let num = heads(ctx, "num_heads")?;
     let n_kv = heads(ctx, "kv_num_heads")?;
     require_rank(query.shape, 3, "GroupQueryAttention's query must be 3-D", 0)?;
-    let output = match (query.shape.dims(), ctx.input(2)) {
-        (Some(_), Some(_)) => query.shape.clone(),
-        (Some([batch, seq, width]), None) => {
-            let columns = Dim::known(num.saturating_add(n_kv.saturating_mul(2)));
-            let head = width.div_exact(&columns);
-            Shape::Ranked(vec![batch.clone(), seq.clone(), head.mul(&Dim::known(num))])
-        }
-        _ => Shape::Unranked,
-    };
+    let output = output_of(ctx, query.shape, num, n_kv);
     let total = ctx
         .input(6)
         .and_then(|t| t.value)
@@ -73,6 +65,20 @@ pub(crate) fn group_query(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))
 }
 
+/// The attention output of `GroupQueryAttention` and `SparseAttention`: the query's shape, or
+/// `(B, S, N * h)` for packed QKV (no key input) of `(N + 2 * N_kv) * h` columns.
+fn output_of(ctx: &Ctx<'_>, query: &Shape, num: i64, n_kv: i64) -> Shape {
+    match (query.dims(), ctx.input(2)) {
+        (Some(_), Some(_)) => query.clone(),
+        (Some([batch, seq, width]), None) => {
+            let columns = Dim::known(num.saturating_add(n_kv.saturating_mul(2)));
+            let head = width.div_exact(&columns);
+            Shape::Ranked(vec![batch.clone(), seq.clone(), head.mul(&Dim::known(num))])
+        }
+        _ => Shape::Unranked,
+    }
+}
+
 /// `SparseAttention(query, key, value, past_key, past_value, block_row_indices,
 /// block_col_indices, total_sequence_length, key_total_sequence_lengths, cos_cache,
 /// sin_cache)`: output as `GroupQueryAttention`'s; past and present share one buffer, so the
@@ -84,15 +90,7 @@ pub(crate) fn sparse(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let num = heads(ctx, "num_heads")?;
     let n_kv = heads(ctx, "kv_num_heads")?;
     require_rank(query.shape, 3, "SparseAttention's query must be 3-D", 0)?;
-    let output = match (query.shape.dims(), ctx.input(2)) {
-        (Some(_), Some(_)) => query.shape.clone(),
-        (Some([batch, seq, width]), None) => {
-            let columns = Dim::known(num.saturating_add(n_kv.saturating_mul(2)));
-            let head = width.div_exact(&columns);
-            Shape::Ranked(vec![batch.clone(), seq.clone(), head.mul(&Dim::known(num))])
-        }
-        _ => Shape::Unranked,
-    };
+    let output = output_of(ctx, query.shape, num, n_kv);
     let mut pending = Pending::default();
     let mut presents = Vec::new();
     for slot in [3, 4] {
