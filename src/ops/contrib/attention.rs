@@ -13,6 +13,7 @@
 use super::super::constraint::{Constraint, Pending};
 use super::super::{spec, Ctx, Inferred, Output, RuleError};
 use super::activation::{require_equal, require_rank};
+use super::heads::divisible;
 use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
@@ -95,12 +96,7 @@ fn infer(ctx: &Ctx<'_>, s: &Slots) -> Result<Inferred, RuleError> {
     let (batch, seq) = (dim(input.shape, 0), dim(input.shape, 1));
     let mut pending = Pending::default();
     let (hidden, v_hidden) = projection(ctx, s, &mut pending)?;
-    if let Some(h) = hidden.as_known().filter(|h| h % heads != 0) {
-        let requires = format!("{op}'s hidden size must be a multiple of num_heads");
-        return Err(
-            Constraint::new(requires, format!("{h} vs {heads} heads"), &[s.weights]).unmet(),
-        );
-    }
+    divisible(op, &hidden, heads, s.weights)?;
     let head_size = hidden.div_exact(&Dim::known(heads));
     let share = ctx.int("past_present_share_buffer", 0)? != 0;
     let past = ctx.input(s.past);

@@ -12,21 +12,7 @@ use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
-use super::heads::heads;
-
-/// Dims of input `slot`, `None` when absent or unranked.
-fn dims<'a>(ctx: &Ctx<'a>, slot: usize) -> Option<&'a [Dim]> {
-    ctx.input(slot).and_then(|i| i.shape.dims())
-}
-
-/// E4 when a known hidden size is not a multiple of the head count.
-fn divisible(op: &str, hidden: &Dim, num: i64, slot: usize) -> Result<(), RuleError> {
-    if let Some(h) = hidden.as_known().filter(|h| h % num != 0) {
-        let requires = format!("{op}'s hidden size must be a multiple of num_heads");
-        return Err(Constraint::new(requires, format!("{h} vs {num} heads"), &[slot]).unmet());
-    }
-    Ok(())
-}
+use super::heads::{dims, divisible, heads};
 
 /// `DecoderMaskedMultiHeadAttention(query, key, value, mask_index, attention_bias, past_key,
 /// past_value, past_sequence_length, beam_width, cache_indirection, bias)`. Output

@@ -6,12 +6,8 @@
 use super::super::constraint::{Constraint, Pending};
 use super::super::{Ctx, Inferred, Output, RuleError};
 use super::activation::{require_equal, require_rank};
-use super::heads::heads;
+use super::heads::{dims, heads};
 use crate::shape::{Dim, Shape};
-
-fn dims<'a>(ctx: &Ctx<'a>, slot: usize) -> Option<&'a [Dim]> {
-    ctx.input(slot).and_then(|i| i.shape.dims())
-}
 
 /// `GroupQueryAttention(query, key, value, past_key, past_value, seqlens_k,
 /// total_sequence_length, cos_cache, sin_cache, position_ids, attention_bias, ...)`: output is

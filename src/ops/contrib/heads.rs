@@ -9,8 +9,18 @@ use super::activation::{require_equal, require_rank};
 use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
-fn dims<'a>(ctx: &Ctx<'a>, slot: usize) -> Option<&'a [Dim]> {
+/// Dims of input `slot`, `None` when absent or unranked.
+pub(super) fn dims<'a>(ctx: &Ctx<'a>, slot: usize) -> Option<&'a [Dim]> {
     ctx.input(slot).and_then(|i| i.shape.dims())
+}
+
+/// E4 when a known hidden size is not a multiple of the head count (`slot` holds it).
+pub(super) fn divisible(op: &str, hidden: &Dim, num: i64, slot: usize) -> Result<(), RuleError> {
+    if let Some(h) = hidden.as_known().filter(|h| h % num != 0) {
+        let requires = format!("{op}'s hidden size must be a multiple of num_heads");
+        return Err(Constraint::new(requires, format!("{h} vs {num} heads"), &[slot]).unmet());
+    }
+    Ok(())
 }
 
 pub(super) fn heads(ctx: &Ctx<'_>, attr: &str) -> Result<i64, RuleError> {

@@ -13,7 +13,7 @@ use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::broadcast::Rule;
 use crate::shape::{Dim, Shape};
 
-use super::heads::heads;
+use super::heads::{divisible, heads};
 
 /// `RemovePadding(input, sequence_token_count)`: input `(B, S, H)` gives the real tokens
 /// `(total_tokens, H)` (a data-dependent count, at most `B*S`: a fresh named size),
@@ -152,10 +152,7 @@ pub(crate) fn packed_attention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
             (third.clone(), third)
         }
     };
-    if let Some(h) = hidden.as_known().filter(|h| h % num != 0) {
-        let requires = format!("{op}'s hidden size must be a multiple of num_heads");
-        return Err(Constraint::new(requires, format!("{h} vs {num} heads"), &[1]).unmet());
-    }
+    divisible(op, &hidden, num, 1)?;
     let requires = format!("{op}'s weights must have hidden + hidden + v_hidden columns");
     let total = hidden.add(&hidden).add(&v_hidden);
     equal(
@@ -204,10 +201,7 @@ pub(crate) fn packed_multi_head(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let output = match (qd, kd, vd) {
         (Some([t, n, _, h]), _, _) => Shape::Ranked(vec![t.clone(), n.mul(h)]),
         (Some([t, hidden]), Some([kt, kh]), Some([vt, vh])) => {
-            if let Some(h) = hidden.as_known().filter(|h| h % num != 0) {
-                let requires = format!("{op}'s hidden size must be a multiple of num_heads");
-                return Err(Constraint::new(requires, format!("{h} vs {num} heads"), &[0]).unmet());
-            }
+            divisible(op, hidden, num, 0)?;
             let requires = format!("{op}'s key and value must have the query's token count");
             equal(&mut pending, kt, t, &requires, "key's dim 0", &[0, 1])?;
             equal(&mut pending, vt, t, &requires, "value's dim 0", &[0, 2])?;
