@@ -204,18 +204,21 @@ mod tests {
         assert!(unmet(&reshape(13, &["2", "3"], &[-2, -3])));
     }
 
+    /// The plain forms of the conditions a rule's constraints hold under, as people read them.
+    fn plain_conditions(r: Result<crate::ops::Inferred, crate::ops::RuleError>) -> Vec<String> {
+        r.unwrap()
+            .constraints
+            .iter()
+            .filter_map(|c| c.condition().map(|c| c.plain().to_string()))
+            .collect()
+    }
+
     #[test]
     fn a_symbolic_count_must_divide_by_the_other_dims_of_a_minus_one() {
         // onnxruntime: [3, 2] into [-1, 4] fails, [4, 2] runs.
         let r = reshape(13, &["n", "2"], &[-1, 4]);
         assert_eq!(conditions(&r), ["n%2 = 0"]);
-        let plain: Vec<String> = r
-            .unwrap()
-            .constraints
-            .iter()
-            .filter_map(|c| c.condition().map(|c| c.plain().to_string()))
-            .collect();
-        assert_eq!(plain, ["n % 2 = 0"]);
+        assert_eq!(plain_conditions(r), ["n % 2 = 0"]);
         // Exact divisions and products the count always holds need nothing.
         assert!(conditions(&reshape(13, &["n", "4"], &[-1, 2])).is_empty());
         assert!(conditions(&reshape(13, &["n", "3"], &[-1, 3])).is_empty());
@@ -256,13 +259,7 @@ mod tests {
         // 6bs elements into [-1, s, 4]: needs 6b % 4 = 0, that is b even.
         let r = reshape_to(&["b", "s", "6"], &["-1", "s", "4"]);
         assert_eq!(conditions(&r), ["s = 0 ∨ b%2 = 0"]);
-        let plain: Vec<String> = r
-            .unwrap()
-            .constraints
-            .iter()
-            .filter_map(|c| c.condition().map(|c| c.plain().to_string()))
-            .collect();
-        assert_eq!(plain, ["s = 0 ∨ b % 2 = 0"]);
+        assert_eq!(plain_conditions(r), ["s = 0 ∨ b % 2 = 0"]);
         // A product that divides the count exactly needs nothing, and a product that does
         // not share a factor with the count cannot be stated: nothing is claimed.
         let r = reshape_to(&["n", "4"], &["-1", "n", "2"]);
