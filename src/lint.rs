@@ -10,7 +10,7 @@ use bytes::Bytes;
 
 use crate::bind;
 use crate::check::{self, CheckOptions};
-use crate::diag::omitted::{self, Omitted};
+use crate::diag::omitted::Omitted;
 use crate::diag::{Code, Finding, Severity};
 use crate::error::{Limits, LoadError};
 use crate::infer::pipeline::{self, Pipelined};
@@ -214,6 +214,7 @@ impl Options {
     /// only the others, so a model under a gate holds its cap's findings and the gate's, not
     /// every one.
     #[must_use]
+    #[cfg(feature = "cli")]
     pub(crate) fn with_gate(mut self, gate: Gate) -> Self {
         self.gate = Some(gate);
         self
@@ -327,8 +328,9 @@ impl LintReport {
 
     /// Keeps the first `max` findings and counts the others (the command caps a model whose
     /// findings it gates only after the gate, so that `ignore` and baselines see every one).
+    #[cfg(feature = "cli")]
     pub(crate) fn cap(&mut self, max: Option<usize>) {
-        omitted::cap(&mut self.findings, max, &mut self.omitted);
+        crate::diag::omitted::cap(&mut self.findings, max, &mut self.omitted);
     }
 
     /// Every symbol the main graph's inputs declare, before [`Options::with_dim`] bindings:

@@ -14,5 +14,7 @@ fi
 default=$(cargo tree -e normal,build -p onnx-bcast-lint --prefix none)
 [[ $(grep -cE "$command_crates" <<< "$(sort -u <<< "$default")") == 4 ]] || {
   echo "library_alone: the default build lacks one of clap, globset, toml, mimalloc"; exit 1; }
-cargo clippy --quiet --lib --no-default-features -- -D warnings
+# `-p`: without it the workspace's Python member is built too, and it turns `cli` on for the
+# library (features unify), so the check would lint the command's build instead.
+cargo clippy --quiet -p onnx-bcast-lint --lib --no-default-features -- -D warnings
 echo "library_alone: the library builds without default features and without clap, globset, toml or mimalloc"

@@ -170,6 +170,7 @@ macro_rules! declare_codes {
 
         /// Every code's documentation: the finding codes in the table's (the README's) order,
         /// then the file codes.
+        #[cfg(any(test, feature = "cli"))]
         pub(crate) const EXPLAINED: &[Explanation] = &[
             $(*Code::$code.explanation(),)*
             $(Explanation {

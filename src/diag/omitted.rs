@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Code, Finding, Severity};
+use super::{Code, Severity};
 
 /// How many findings of each code a lint left out because of the findings cap. Empty when the
 /// cap was not reached.
@@ -57,7 +57,8 @@ impl Omitted {
 
 /// Keeps the first `max` of `findings` (already in their final order; `None` keeps all) and
 /// counts the others into `omitted`: which ones are kept depends on that order only.
-pub(crate) fn cap(findings: &mut Vec<Finding>, max: Option<usize>, omitted: &mut Omitted) {
+#[cfg(any(test, feature = "cli"))]
+pub(crate) fn cap(findings: &mut Vec<super::Finding>, max: Option<usize>, omitted: &mut Omitted) {
     let Some(max) = max else { return };
     if findings.len() <= max {
         return;

@@ -10,9 +10,11 @@ use crate::diag::Code;
 
 /// Every code's documentation, as declared (`diag/codes.rs`): the finding codes in the README's
 /// order, then the `load/...` codes.
+#[cfg(any(test, feature = "cli"))]
 pub(crate) const ALL: &[Explanation] = super::codes::EXPLAINED;
 
 /// The documentation of `code` (case-insensitive), if it is one.
+#[cfg(feature = "cli")]
 pub(crate) fn find(code: &str) -> Option<&'static Explanation> {
     let code = code.trim();
     ALL.iter().find(|e| e.code.eq_ignore_ascii_case(code))
