@@ -1351,6 +1351,29 @@ def w1_emptiable_patch_grid():
     return model(g)
 
 
+@fixture("w1_expand_swapped_target.onnx")
+def w1_expand_swapped_target():
+    """A mask m [batch, 1] expanded to a target built from x's Shape with its two elements
+    swapped ([seq, batch] for [batch, seq]), then added to x (issue 37, one fault one finding).
+    The Expand needs seq = batch, batch = 1 or seq = 1, and so does the Add (the same clause,
+    written in another order): one W1 at the Expand, whose help names the Add."""
+    g = graph(
+        [
+            node("Shape", ["x"], ["size"], name="size"),
+            node("Gather", ["size", "one"], ["rows"], name="rows", axis=0),
+            node("Gather", ["size", "zero"], ["cols"], name="cols", axis=0),
+            node("Concat", ["rows", "cols"], ["target"], name="target", axis=0),
+            node("Expand", ["m", "target"], ["mask"], name="expand_mask"),
+            node("Add", ["x", "mask"], ["y"], name="add_mask"),
+        ],
+        "w1_expand_swapped_target",
+        [vi("x", F, ["batch", "seq"]), vi("m", F, ["batch", 1])],
+        [vi("y", F, None)],
+        initializer=[i64s("zero", [0]), i64s("one", [1])],
+    )
+    return model(g)
+
+
 # =========================================================================== W2: declared shape
 
 

@@ -48,6 +48,7 @@ BAD = {
     "w1_two_symbols.onnx": {"n": 2, "m": 3},
     "w1_forced_one.onnx": {"n": 3},
     "w1_emptiable_patch_grid.onnx": {"h": 8, "w": 8},
+    "w1_expand_swapped_target.onnx": {"batch": 3, "seq": 2},
 }
 EXTRA_GOOD = {
     "w1_symbolic.onnx": [{"batch": 2, "seq": 1}, {"batch": 3, "seq": 77}],
@@ -55,10 +56,12 @@ EXTRA_GOOD = {
     "w1_forced_one.onnx": [{"n": 1}],
     # The grid is empty there and nothing fails: the Add runs.
     "w1_emptiable_patch_grid.onnx": [{"h": 3, "w": 8}, {"h": 8, "w": 2}],
+    "w1_expand_swapped_target.onnx": [{"batch": 1, "seq": 5}, {"batch": 4, "seq": 1}],
 }
 GOOD_OVERRIDE = {
     "w1_symbolic.onnx": {"batch": 2, "seq": 77},
     "w1_emptiable_patch_grid.onnx": {"h": 1, "w": 1},
+    "w1_expand_swapped_target.onnx": {"batch": 2, "seq": 2},
 }
 # E1s said to fail for every non-empty input, checked at sizes on both sides of the condition.
 EVERY_SIZE_FAILS = {
