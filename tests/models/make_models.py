@@ -1293,6 +1293,87 @@ def e4_reshape_count_empty_only():
     return model(g)
 
 
+@fixture("e1_empty_patch_grid.onnx")
+def e1_empty_patch_grid():
+    """A ViT-like patch grid with an off-by-one (vit_interpolate_pos, issue 37): a stride-4 Conv
+    makes h/4 x w/4 patches, flattened to (h/4)*(w/4) tokens; the tokens with 2 extra columns are
+    added to the tokens with 1. That broadcast holds only if (h/4)*(w/4) = 0, i.e. h <= 3 or
+    w <= 3, where the Conv's output is empty and the Conv fails: it fails for every non-empty
+    input, an E1 naming the Conv. The Conv's own W4 (h >= 4, w >= 4) stays."""
+    g = graph(
+        [
+            node("Conv", ["image", "k"], ["patches"], name="patch_embed", kernel_shape=[4, 4],
+                 strides=[4, 4]),
+            node("Flatten", ["patches"], ["tokens"], name="flatten", axis=2),
+            node("Concat", ["tokens", "two_cols"], ["wide"], name="with_two", axis=1),
+            node("Concat", ["tokens", "one_col"], ["narrow"], name="with_one", axis=1),
+            node("Add", ["wide", "narrow"], ["y"], name="add_positions"),
+        ],
+        "e1_empty_patch_grid",
+        [vi("image", F, [1, 3, "h", "w"])],
+        [vi("y", F, None)],
+        initializer=[
+            init("k", weights([4, 3, 4, 4])),
+            init("two_cols", weights([4, 2])),
+            init("one_col", weights([4, 1])),
+        ],
+    )
+    return model(g)
+
+
+@fixture("w1_emptiable_patch_grid.onnx")
+def w1_emptiable_patch_grid():
+    """The same tokens and Add as e1_empty_patch_grid, but the h/4 x w/4 grid is a Slice of the
+    image (ends from its Shape / 4), which is legitimately empty for h <= 3 or w <= 3: nothing
+    fails there, and the Add runs ([3, 2] + [3, 1]). So the condition (h <= 3 or w <= 3) is a
+    real deployment and stays a W1."""
+    g = graph(
+        [
+            node("Shape", ["image"], ["size"], name="size", start=2),
+            node("Div", ["size", "four"], ["quarter"], name="quarter"),
+            node("Slice", ["image", "zeros", "quarter", "axes"], ["grid"], name="grid"),
+            node("Flatten", ["grid"], ["tokens"], name="flatten", axis=2),
+            node("Concat", ["tokens", "two_cols"], ["wide"], name="with_two", axis=1),
+            node("Concat", ["tokens", "one_col"], ["narrow"], name="with_one", axis=1),
+            node("Add", ["wide", "narrow"], ["y"], name="add_positions"),
+        ],
+        "w1_emptiable_patch_grid",
+        [vi("image", F, [1, 3, "h", "w"])],
+        [vi("y", F, None)],
+        initializer=[
+            i64s("four", [4, 4]),
+            i64s("zeros", [0, 0]),
+            i64s("axes", [2, 3]),
+            init("two_cols", weights([3, 2])),
+            init("one_col", weights([3, 1])),
+        ],
+    )
+    return model(g)
+
+
+@fixture("w1_expand_swapped_target.onnx")
+def w1_expand_swapped_target():
+    """A mask m [batch, 1] expanded to a target built from x's Shape with its two elements
+    swapped ([seq, batch] for [batch, seq]), then added to x (issue 37, one fault one finding).
+    The Expand needs seq = batch, batch = 1 or seq = 1, and so does the Add (the same clause,
+    written in another order): one W1 at the Expand, whose help names the Add."""
+    g = graph(
+        [
+            node("Shape", ["x"], ["size"], name="size"),
+            node("Gather", ["size", "one"], ["rows"], name="rows", axis=0),
+            node("Gather", ["size", "zero"], ["cols"], name="cols", axis=0),
+            node("Concat", ["rows", "cols"], ["target"], name="target", axis=0),
+            node("Expand", ["m", "target"], ["mask"], name="expand_mask"),
+            node("Add", ["x", "mask"], ["y"], name="add_mask"),
+        ],
+        "w1_expand_swapped_target",
+        [vi("x", F, ["batch", "seq"]), vi("m", F, ["batch", 1])],
+        [vi("y", F, None)],
+        initializer=[i64s("zero", [0]), i64s("one", [1])],
+    )
+    return model(g)
+
+
 # =========================================================================== W2: declared shape
 
 

@@ -20,6 +20,7 @@
 
 mod clash;
 mod conditional;
+mod emptied;
 mod fix;
 mod origin;
 mod witness;
@@ -158,32 +159,40 @@ pub(super) fn check(model: &Model, inference: &Inference, limit: i64, sink: &mut
         }
     }
     let origins = origin::Origins::of(model, inference, readables.keys());
+    let causes = emptied::causes(&conditionals);
     let mut material = Vec::new();
-    for c in conditionals {
-        match &c.readable.scope {
-            Scope::EmptyOnly => {
-                let code = if c.what.is_constraint() {
-                    Code::E4
-                } else {
-                    Code::E1
-                };
-                let at = Some((c.graph.path.as_str(), c.node.index));
-                sink.offer(at, code, || empty_only(&c, &origins));
+    for (c, cause) in conditionals.into_iter().zip(causes) {
+        let code = if c.what.is_constraint() {
+            Code::E4
+        } else {
+            Code::E1
+        };
+        let at = Some((c.graph.path.as_str(), c.node.index));
+        match (&c.readable.scope, cause) {
+            (Scope::EmptyOnly, _) => sink.offer(at, code, || empty_only(&c, &origins, None)),
+            // It holds only where a tensor on its path is empty and the node making it fails
+            // (`emptied.rs`): an error too.
+            (Scope::Requires(_), Some(cause)) => {
+                sink.offer(at, code, || empty_only(&c, &origins, Some(&cause)));
             }
-            Scope::Immaterial => {}
-            Scope::Requires(_) => material.push(c),
+            (Scope::Immaterial, _) => {}
+            (Scope::Requires(_), None) => material.push(c),
         }
     }
     sink.extend(conditional::findings(&material, &origins, limit));
 }
 
 /// The E1 (broadcast) or E4 (operator constraint) of a condition that holds only when some dim
-/// is 0: it fails for every non-empty input.
-fn empty_only(c: &Conditional<'_>, origins: &origin::Origins) -> Finding {
+/// is 0, or (with `cause`, which says so) only when a tensor on its path is empty: it fails for
+/// every non-empty input.
+fn empty_only(c: &Conditional<'_>, origins: &origin::Origins, cause: Option<&str>) -> Finding {
     let (data_dependent, _) = origins.split(&c.condition);
     let inputs = input_sites(c.graph, Some(c.facts), c.node, c.what.slots());
     let counterexample = witness::counterexample(&c.readable.plain, &c.condition, &inputs);
-    let condition = c.readable.text.clone();
+    let condition = match cause {
+        Some(cause) => format!("{}, {cause}", c.readable.text),
+        None => c.readable.text.clone(),
+    };
     match c.what {
         Conditioned::Broadcast(check) => clash::empty_only(
             c.graph,

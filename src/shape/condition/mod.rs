@@ -15,6 +15,7 @@ mod periodic;
 mod plain;
 #[cfg(test)]
 mod plain_laws;
+mod required;
 mod scope;
 mod search;
 mod value_set;
@@ -23,6 +24,7 @@ mod work;
 pub(crate) use conjunction::Conjunction;
 pub(crate) use joint::forced_jointly;
 pub(crate) use plain::Plain;
+pub(crate) use required::Required;
 pub(crate) use scope::Scope;
 
 use std::collections::BTreeSet;

@@ -90,7 +90,10 @@ impl Plain {
 
     /// Whether every input with dims in `1..=limit` that satisfies `self` satisfies `other`
     /// too: each of `other`'s parts follows from one of `self`'s (a set of the same symbol
-    /// within it, or the same clause). `false` when that cannot be shown.
+    /// within it, or a clause whose disjuncts are all among its own, in any order: a wrong
+    /// `Expand` target meets `seq = batch ∨ batch = 1 ∨ seq = 1` at the `Expand` and the same
+    /// clause, written in another order, at the `Add` after it). `false` when that cannot be
+    /// shown.
     pub(crate) fn implies(&self, other: &Plain, limit: i64) -> bool {
         if other.rest.is_some() {
             // Clauses kept as written past the work budget are compared as a whole only.
@@ -104,7 +107,10 @@ impl Plain {
                 } => own == symbol && narrower.within(set, 1, limit),
                 Part::Any(_) => false,
             }),
-            Part::Any(_) => self.parts.contains(theirs),
+            Part::Any(wider) => self.parts.iter().any(|mine| match mine {
+                Part::Any(pieces) => pieces.iter().all(|piece| wider.contains(piece)),
+                Part::Set { .. } => false,
+            }),
         })
     }
 }
@@ -194,6 +200,26 @@ mod tests {
         );
         assert!(both.plain().implies(&at_least(4), LIMIT));
         assert!(!at_least(8).implies(&both.plain(), LIMIT));
+        // One clause in two orders, and a clause of fewer disjuncts than another.
+        let (b, s) = (Dim::sym("batch"), Dim::sym("seq"));
+        let expand = Condition::any_of([
+            Atom::Eq(s.clone(), b.clone()),
+            Atom::IsOne(b.clone()),
+            Atom::IsOne(s.clone()),
+        ])
+        .plain();
+        let add = Condition::any_of([
+            Atom::Eq(s.clone(), b.clone()),
+            Atom::IsOne(s.clone()),
+            Atom::IsOne(b.clone()),
+        ])
+        .plain();
+        assert_ne!(expand.to_string(), add.to_string());
+        assert!(expand.implies(&add, LIMIT) && add.implies(&expand, LIMIT));
+        let fewer =
+            Condition::any_of([Atom::Eq(s.clone(), b.clone()), Atom::IsOne(b.clone())]).plain();
+        assert!(fewer.implies(&add, LIMIT));
+        assert!(!add.implies(&fewer, LIMIT));
         let divisible = Condition::eq(&x.modulo(&Dim::known(4)), &Dim::known(0)).plain();
         let even = Condition::eq(&x.modulo(&Dim::known(2)), &Dim::known(0)).plain();
         assert!(divisible.implies(&even, LIMIT));

@@ -285,6 +285,48 @@ impl ValueSet {
         true
     }
 
+    /// Whether some value `≥ lo` is a member of every set of `sets`; `true` also when the
+    /// check would exceed its bound, so that `false` is a proof.
+    pub(super) fn share_a_value(sets: &[&ValueSet], lo: i64) -> bool {
+        // Between consecutive edges of the sets membership is constant or periodic with the
+        // moduli's lcm, and so it is past the last edge: one period after each edge decides.
+        let mut period = 1i64;
+        let mut edges = vec![lo];
+        for set in sets {
+            for &(a, b) in &set.head {
+                edges.extend([a, b.saturating_add(1)]);
+            }
+            match &set.tail {
+                Tail::Empty => {}
+                Tail::All { from } => edges.push(*from),
+                Tail::Residues { from, modulus, .. } => {
+                    edges.push(*from);
+                    let g = gcd(period, *modulus);
+                    period = match (period / g.max(1)).checked_mul(*modulus) {
+                        Some(p) if p <= MAX_SCAN => p,
+                        _ => return true,
+                    };
+                }
+            }
+        }
+        edges.retain(|e| *e >= lo);
+        edges.sort_unstable();
+        edges.dedup();
+        let mut scanned = 0i64;
+        for (i, &start) in edges.iter().enumerate() {
+            let past = start.saturating_add(period);
+            let stop = edges.get(i + 1).map_or(past, |&next| next.min(past));
+            scanned = scanned.saturating_add(stop - start);
+            if scanned > MAX_SCAN {
+                return true;
+            }
+            if (start..stop).any(|v| sets.iter().all(|set| set.contains(v))) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Single values and short runs listed (`∈ {...}`); longer runs as ranges.
     fn head_pieces(&self) -> (Vec<i64>, Vec<(i64, i64)>) {
         let mut listed = Vec::new();
