@@ -15,7 +15,7 @@
 //! A model input's dim of 0 is the existing scope's (`shape::condition::scope`): every symbol
 //! is taken to be at least 1 there, so nothing here needs it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{Conditional, Scope};
 use crate::model::{Graph, GraphId, Node};
@@ -73,7 +73,7 @@ pub(super) fn causes(conditionals: &[Conditional<'_>]) -> Vec<Option<String>> {
                 continue;
             }
             let before = upstream.get_or_insert_with(|| ancestors(c.graph, c.node, &mut budget));
-            if !before.get(other.node.index).copied().unwrap_or(false) {
+            if !before.contains(&other.node.index) {
                 continue;
             }
             if let Some(cause) = emptied_output(other, own) {
@@ -109,22 +109,21 @@ fn emptied_output(other: &Conditional<'_>, own: &Plain) -> Option<String> {
 }
 
 /// Which nodes of `graph` `node`'s inputs are computed from (by index), as far as `budget`
-/// lets the walk go: a node it did not reach counts as not upstream.
-fn ancestors(graph: &Graph, node: &Node, budget: &mut usize) -> Vec<bool> {
-    let mut seen = vec![false; graph.nodes.len()];
+/// lets the walk go: a node it did not reach counts as not upstream. A set, not a flag per
+/// node: its size is bounded by the walk's budget, never by the graph's node count times
+/// the conditions walked from.
+fn ancestors(graph: &Graph, node: &Node, budget: &mut usize) -> HashSet<usize> {
+    let mut seen = HashSet::new();
     let mut stack: Vec<usize> = producers(graph, node).collect();
     while let Some(index) = stack.pop() {
-        let Some(mark) = seen.get_mut(index) else {
-            continue;
-        };
-        if *mark {
+        if seen.contains(&index) {
             continue;
         }
         if *budget == 0 {
             break;
         }
         *budget -= 1;
-        *mark = true;
+        seen.insert(index);
         if let Some(up) = graph.node(index) {
             stack.extend(producers(graph, up));
         }
