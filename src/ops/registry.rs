@@ -1100,6 +1100,94 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::group_query::sparse,
     ),
+    // issue 37 item 2: the GenAI model builder's newer attention, sequence and MoE ops.
+    rule(CONTRIB, "QMoE", &[1], contrib::qmoe::qmoe),
+    rule(CONTRIB, "PagedAttention", &[1], |c| {
+        contrib::paged::paged_attention(c, contrib::paged::Paged::Dense)
+    }),
+    rule(CONTRIB, "SparsePagedAttention", &[1], |c| {
+        contrib::paged::paged_attention(c, contrib::paged::Paged::Sparse)
+    }),
+    rule(
+        CONTRIB,
+        "GatedDeltaNet",
+        &[1],
+        contrib::delta_net::gated_delta_net,
+    ),
+    rule(
+        CONTRIB,
+        "LinearAttentionGate",
+        &[1],
+        contrib::delta_net::linear_attention_gate,
+    ),
+    rule(
+        CONTRIB,
+        "VarlenCausalConvWithState",
+        &[1],
+        contrib::varlen_conv::varlen_causal_conv_with_state,
+    ),
+    rule(
+        CONTRIB,
+        "GemmaRotaryEmbedding",
+        &[1],
+        contrib::rotary_ext::gemma_rotary_embedding,
+    ),
+    rule(
+        CONTRIB,
+        "MRotaryEmbedding",
+        &[1],
+        contrib::rotary_ext::m_rotary_embedding,
+    ),
+    rule(CONTRIB, "GatedRMSNorm", &[1], contrib::rms::gated_rms_norm),
+    rule(
+        CONTRIB,
+        "BranchwiseRMSNorm",
+        &[1],
+        contrib::rms::branchwise_rms_norm,
+    ),
+    rule(
+        CONTRIB,
+        "HyperConnectionPreMix",
+        &[1],
+        contrib::hyper::pre_mix,
+    ),
+    rule(
+        CONTRIB,
+        "HyperConnectionPostMix",
+        &[1],
+        contrib::hyper::post_mix,
+    ),
+    rule(CONTRIB, "EngramGate", &[1], contrib::engram::engram_gate),
+    rule(
+        CONTRIB,
+        "NGramHashMapping",
+        &[1],
+        contrib::engram::ngram_hash_mapping,
+    ),
+    rule(
+        CONTRIB,
+        "VarlenNGramHashMapping",
+        &[1],
+        contrib::engram::varlen_ngram_hash_mapping,
+    ),
+    rule(
+        CONTRIB,
+        "SparseAttentionIndexer",
+        &[1],
+        contrib::indexer::sparse_attention_indexer,
+    ),
+    rule(
+        CONTRIB,
+        "PackedSparseAttentionIndexer",
+        &[1],
+        contrib::indexer::packed_sparse_attention_indexer,
+    ),
+    rule(
+        CONTRIB,
+        "DynamicSparseAttention",
+        &[1],
+        contrib::dynamic_sparse::dynamic_sparse_attention,
+    ),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared). None

@@ -86,6 +86,15 @@ pub(crate) fn sparse(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let num = heads(ctx, "num_heads")?;
     let n_kv = heads(ctx, "kv_num_heads")?;
     require_rank(query.shape, 3, "SparseAttention's query must be 3-D", 0)?;
+    // onnxruntime's inference rejects it: "Packed query hidden size must be divisible by the
+    // grouped head count".
+    let columns = num.saturating_add(n_kv.saturating_mul(2));
+    if let (None, Some([_, _, width])) = (ctx.input(2), query.shape.dims()) {
+        if let Some(w) = width.as_known().filter(|w| w % columns != 0) {
+            let requires = "SparseAttention's packed QKV hidden size must be divisible by num_heads + 2 * kv_num_heads";
+            return Err(Constraint::new(requires, format!("{w} vs {columns}"), &[0]).unmet());
+        }
+    }
     let output = output_of(ctx, query.shape, num, n_kv);
     let mut pending = Pending::default();
     let mut presents = Vec::new();
@@ -228,6 +237,15 @@ mod tests {
             "3 vs 2"
         );
         assert!(ms("SparseAttention", &inputs("2", "3"), attrs(), 3).is_err());
+        // Packed QKV of 60 columns is not (4 + 2 * 2) heads of one size.
+        let mut packed = inputs("2", "2");
+        packed[0] = s(&["b", "s", "60"]);
+        packed[1] = None;
+        packed[2] = None;
+        assert_eq!(
+            unmet(ms("SparseAttention", &packed, attrs(), 3)).found,
+            "60 vs 8"
+        );
     }
 
     #[test]
