@@ -11,6 +11,12 @@
 //! of a finding, its severity (a function of its code) and its graph's path. The one finding
 //! settling then reports is built from the failing run's facts (`branch.rs`), and the other
 //! nodes it names from the model.
+//!
+//! Why this is exact: nothing is capped or cut short, so no error of one run can read as absent
+//! because it came past a limit; every finding's key is kept, in the order offered, which is
+//! the order of equal keys in the sorted findings list; and the checks are functions of the
+//! model, the inference and the options, so running them again on the failing run offers the
+//! same findings in the same order, the first at a key being the one the list held first.
 
 use std::collections::HashMap;
 
