@@ -1,7 +1,8 @@
 //! Settling, the stage between inference and the checks' final run: re-inference with the branch
 //! of an `If` forced where the other branch leads every run into a failure. The orchestrator
 //! (`lint.rs`) runs it after the first inference; it reads what the checks find on each trial
-//! (`check::collect`) and hands one [`Inference`] on, which the checks then only read.
+//! (the keys `check::tally` collects, no finding built) and hands one [`Inference`] on, which
+//! the checks then only read.
 //!
 //! `If` nodes whose branches give different shapes, where taking one branch leads every run into
 //! a failure: every run the model accepts takes the other branch, so the model is inferred and
@@ -25,9 +26,10 @@
 //! never settled away: its failure may be this deployment's only, and the user asked about it
 //! (issue 32: silero-vad's 16 kHz branch fails for 150 samples, and its E4 vanished).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use crate::check::{branch, collect, CheckOptions};
+use crate::check::tally::{self, Paths, Tally};
+use crate::check::{branch, CheckOptions};
 use crate::diag::{Code, Finding, Severity};
 use crate::error::Limits;
 use crate::infer::{self, known_condition, Assumptions, Inference};
@@ -51,7 +53,13 @@ pub(crate) fn settle(
     mut inference: Inference,
 ) -> (Inference, Vec<Finding>) {
     let mut found: Vec<Finding> = Vec::new();
-    let mut once: Vec<&str> = Vec::new();
+    let mut once: HashSet<&str> = HashSet::new();
+    let paths = Paths::new(model);
+    let reader = branch::Reader {
+        model,
+        paths: &paths,
+        options,
+    };
     let mut forced: Vec<(GraphId, usize, bool)> = Vec::new();
     let mut tried: Vec<(GraphId, usize)> = Vec::new();
     // Candidates are found again after each settled `If`: settling one can make the condition of
@@ -83,13 +91,13 @@ pub(crate) fn settle(
             let mut trial = forced.clone();
             trial.push((graph, index, taken));
             let facts = infer::infer_forcing(model, limits, assumptions, &trial);
-            let findings = collect(model, &facts, options);
+            let findings = tally::collect(&paths, model, &facts, options);
             let fails = Failures::new(model, &facts, &findings, &trial).graph_fails(home, 0);
             let body =
                 branches(node).map(|(then_id, else_id)| if taken { then_id } else { else_id });
             let reported = body
                 .and_then(|id| model.graph(id))
-                .is_some_and(|body| reports_inside(&findings, &body.path));
+                .is_some_and(|body| reports_inside(&findings, &paths, &body.path));
             (trial, facts, fails, reported, findings)
         });
         // Under a `--dim` binding a branch may fail for this deployment only: its findings are
@@ -101,23 +109,23 @@ pub(crate) fn settle(
         let (left, chosen) = match (then_run.2, else_run.2) {
             (false, true) if !(bound && else_run.3) => {
                 let left = bodies.as_ref().and_then(|bodies| {
-                    branch::one_branch(model, home, node, bodies, &else_trial, &then_trial)
+                    branch::one_branch(&reader, home, node, bodies, &else_trial, &then_trial)
                 });
                 (left, then_run)
             }
             (true, false) if !(bound && then_run.3) => {
                 let left = bodies.as_ref().and_then(|bodies| {
-                    branch::one_branch(model, home, node, bodies, &then_trial, &else_trial)
+                    branch::one_branch(&reader, home, node, bodies, &then_trial, &else_trial)
                 });
                 (left, else_run)
             }
             (true, true) => {
                 // Unsettled, the report is made on `inference`: what it already finds is not
                 // this `If`'s to add.
-                let merged = collect(model, &inference, options);
+                let merged = tally::collect(&paths, model, &inference, options);
                 found.extend(bodies.as_ref().and_then(|bodies| {
                     branch::every_branch(
-                        model,
+                        &reader,
                         home,
                         node,
                         bodies,
@@ -151,11 +159,11 @@ pub(crate) fn settle(
     (inference, found)
 }
 
-fn trial<'a>(taken: bool, facts: &'a Inference, findings: &'a [Finding]) -> branch::Trial<'a> {
+fn trial<'a>(taken: bool, facts: &'a Inference, tally: &'a Tally) -> branch::Trial<'a> {
     branch::Trial {
         taken,
         facts,
-        findings,
+        tally,
     }
 }
 
@@ -163,7 +171,7 @@ fn trial<'a>(taken: bool, facts: &'a Inference, findings: &'a [Finding]) -> bran
 fn body_paths<'m>(
     model: &'m Model,
     node: &crate::model::Node,
-    runs_once: &'m [&'m str],
+    runs_once: &'m HashSet<&'m str>,
 ) -> Option<branch::Bodies<'m>> {
     let (then_id, else_id) = branches(node)?;
     Some(branch::Bodies {
@@ -188,15 +196,15 @@ pub fn settle_default(model: &Model, inference: Inference) -> Inference {
 }
 
 /// Whether an error or a warning is reported in the graph at `path` or a graph nested in it.
-fn reports_inside(findings: &[Finding], path: &str) -> bool {
+fn reports_inside(findings: &Tally, paths: &Paths<'_>, path: &str) -> bool {
     findings
+        .keys
         .iter()
-        .filter(|finding| finding.severity() != Severity::Info)
-        .filter_map(|finding| finding.node.as_ref())
-        .any(|node| {
-            node.graph == path
-                || node
-                    .graph
+        .filter(|key| key.code.severity() != Severity::Info)
+        .map(|key| paths.path(key.graph))
+        .any(|graph| {
+            graph == path
+                || graph
                     .strip_prefix(path)
                     .is_some_and(|rest| rest.starts_with('/'))
         })
@@ -318,21 +326,14 @@ impl<'a> Failures<'a> {
     fn new(
         model: &'a Model,
         inference: &'a Inference,
-        findings: &[Finding],
+        findings: &Tally,
         forced: &'a [(GraphId, usize, bool)],
     ) -> Self {
-        let by_path: HashMap<&str, GraphId> = model
-            .graphs
-            .iter()
-            .map(|graph| (graph.path.as_str(), graph.id))
-            .collect();
         let mut errors: Vec<(GraphId, usize)> = findings
+            .keys
             .iter()
-            .filter(|finding| matches!(finding.code, Code::E1 | Code::E4))
-            .filter_map(|finding| {
-                let node = finding.node.as_ref()?;
-                Some((*by_path.get(node.graph.as_str())?, node.index))
-            })
+            .filter(|key| matches!(key.code, Code::E1 | Code::E4))
+            .map(|key| (key.graph, key.index))
             .collect();
         errors.sort_unstable();
         Failures {

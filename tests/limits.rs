@@ -1150,3 +1150,207 @@ fn conditions_of_rotations_of_one_rank_1000_shape_are_bounded() {
         }
     }
 }
+
+/// A value of element type `elem` with no shape.
+fn unshaped(name: &str, elem: i32) -> ValueInfoProto {
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem),
+                shape: None,
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// `ifs` nodes `y{k} = If(c)`, each giving `x` ([2, 8]) in its then branch and `x` unsqueezed to
+/// rank 3 in its else branch, and a `Gemm` (rank 2 only) reading each; beside them `clashes`
+/// `Add`s of [2] and [3], each an E1. The Gemms' outputs are graph outputs, and the Adds' too
+/// when `live` (then every run fails at them, and no branch fails more than the other).
+fn ifs_beside_clashes(ifs: usize, clashes: usize, live: bool) -> ModelProto {
+    let branch = |name: String, op: &str, inputs: &[&str]| GraphProto {
+        name: Some(name.clone()),
+        node: vec![node(op, inputs, &[&name])],
+        output: vec![unshaped(&name, 1)],
+        ..Default::default()
+    };
+    let mut nodes = Vec::new();
+    let mut outputs = Vec::new();
+    for k in 0..ifs {
+        let (y, g) = (format!("y{k}"), format!("g{k}"));
+        let mut if_node = node("If", &["c"], &[&y]);
+        for (attribute, body) in [
+            (
+                "then_branch",
+                branch(format!("then{k}"), "Identity", &["x"]),
+            ),
+            (
+                "else_branch",
+                branch(format!("else{k}"), "Unsqueeze", &["x", "zero"]),
+            ),
+        ] {
+            if_node.attribute.push(AttributeProto {
+                name: Some(attribute.into()),
+                r#type: Some(5),
+                g: Some(Box::new(body)),
+                ..Default::default()
+            });
+        }
+        nodes.push(if_node);
+        nodes.push(node("Gemm", &[&y, "w"], &[&g]));
+        outputs.push(unshaped(&g, 1));
+    }
+    for i in 0..clashes {
+        let z = format!("z{i}");
+        nodes.push(node("Add", &["a", "b"], &[&z]));
+        if live {
+            outputs.push(unshaped(&z, 1));
+        }
+    }
+    model(GraphProto {
+        node: nodes,
+        input: vec![
+            static_input("c", 9, &[]),
+            static_input("x", 1, &[2, 8]),
+            static_input("a", 1, &[2]),
+            static_input("b", 1, &[3]),
+        ],
+        output: outputs,
+        initializer: vec![
+            TensorProto {
+                name: Some("w".into()),
+                dims: vec![8, 4],
+                data_type: Some(1),
+                float_data: vec![0.0; 32],
+                ..Default::default()
+            },
+            int64s("zero", vec![1], vec![0]),
+        ],
+        ..Default::default()
+    })
+}
+
+/// The W4s settling leaves at the Gemms after the `If`s of [`ifs_beside_clashes`]: (node,
+/// failing branch, then rank, else rank).
+fn branch_failures(report: &LintReport) -> Vec<(String, String, usize, usize)> {
+    report
+        .findings()
+        .iter()
+        .filter_map(|f| match &f.facts {
+            onnx_bcast_lint::diag::Facts::BranchFailure {
+                failing_branch,
+                every_branch: false,
+                then_rank,
+                else_rank,
+                also_at,
+                ..
+            } if f.code == onnx_bcast_lint::Code::W4 && also_at.is_empty() => Some((
+                f.node.as_ref().unwrap().name.clone(),
+                failing_branch.clone(),
+                *then_rank,
+                *else_rank,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An `If` whose branches differ in rank, read by a Gemm, beside many static clashes: settling
+/// runs the checks with each branch forced and compares the runs' errors, and it did so by
+/// building every finding of both runs, uncapped (a 4.7 MB file of 100,000 clashes took 694
+/// MB, the bound being 242 MB). It now reads each finding's key only (`check/tally.rs`): a hang
+/// guard here, through both ways settling ends, with every clash still counted;
+/// `tests/settle_memory.rs` pins the memory with a counting allocator, which this file's
+/// parallel tests would blur.
+#[test]
+fn an_if_beside_many_static_clashes_is_settled_and_every_clash_counted() {
+    let clashes = 1000;
+    for live in [false, true] {
+        for outcome in every_entry(&ifs_beside_clashes(1, clashes, live), &Options::new()) {
+            let report = outcome.unwrap();
+            settled_beside_clashes(&report, clashes, live);
+        }
+    }
+}
+
+/// What [`ifs_beside_clashes`] of one `If` gives.
+fn settled_beside_clashes(report: &LintReport, clashes: usize, live: bool) {
+    let shape = |name: &str| report.shape(name).map(ToString::to_string);
+    if live {
+        // Every run fails at the Adds: neither branch is settled away, and the Gemm fails in
+        // the else branch's runs only, so it is no error of every branch.
+        assert_eq!(shape("y0").as_deref(), Some("[...]"));
+        assert_eq!(branch_failures(report), []);
+    } else {
+        // Settled on the then branch: the else branch makes the Gemm fail for every input, a
+        // W4 naming it; the clashes fail in both runs and are none of the If's.
+        assert_eq!(shape("y0").as_deref(), Some("[2, 8]"));
+        assert_eq!(shape("g0").as_deref(), Some("[2, 4]"));
+        assert_eq!(
+            branch_failures(report),
+            [("Gemm_g0".to_owned(), "else".to_owned(), 2, 3)]
+        );
+    }
+    // Every clash is shown or counted, and nothing else is reported.
+    let shown = report
+        .findings()
+        .iter()
+        .filter(|f| f.code == onnx_bcast_lint::Code::E1)
+        .count();
+    assert!(shown > 0);
+    assert_eq!(
+        shown + report.omitted().of(onnx_bcast_lint::Code::E1),
+        clashes
+    );
+    assert_eq!(report.findings().len() - shown, usize::from(!live));
+}
+
+/// Settling tries at most `settle-tried` (4) `If`s: the fifth is left merged, and the I2 names
+/// it; four are all settled and raise none.
+#[test]
+fn settling_past_settle_tried_names_the_first_if_left_untried() {
+    for outcome in every_entry(&ifs_beside_clashes(4, 0, false), &Options::new()) {
+        let (findings, caps) = beside_caps(outcome.as_ref().unwrap());
+        assert!(caps.is_empty(), "{caps:?}");
+        assert_eq!(findings.len(), 4, "{findings:?}");
+    }
+    for outcome in every_entry(&ifs_beside_clashes(5, 0, false), &Options::new()) {
+        let report = outcome.unwrap();
+        let shape = |name: &str| report.shape(name).map(ToString::to_string);
+        let settled: Vec<String> = (0..4).map(|k| format!("Gemm_g{k}")).collect();
+        let failures = branch_failures(&report);
+        assert_eq!(
+            failures.iter().map(|f| f.0.clone()).collect::<Vec<_>>(),
+            settled
+        );
+        assert!(failures
+            .iter()
+            .all(|f| (f.1.as_str(), f.2, f.3) == ("else", 2, 3)));
+        for k in 0..4 {
+            assert_eq!(shape(&format!("y{k}")).as_deref(), Some("[2, 8]"));
+        }
+        // Merged, the fifth If's output has no known rank, and its Gemm raises nothing.
+        assert_eq!(shape("y4").as_deref(), Some("[...]"));
+        let caps: Vec<_> = report
+            .findings()
+            .iter()
+            .filter(|f| f.code == onnx_bcast_lint::Code::I2)
+            .collect();
+        assert_eq!(caps.len(), 1, "{caps:?}");
+        let onnx_bcast_lint::diag::Facts::CapReached {
+            limit,
+            nodes,
+            count,
+            ..
+        } = &caps[0].facts
+        else {
+            panic!("{:?}", caps[0].facts);
+        };
+        assert_eq!(limit, "settle-tried");
+        assert_eq!((nodes.as_slice(), *count), (&["If_y4".to_owned()][..], 1));
+        assert_eq!(report.findings().len(), 5);
+    }
+}

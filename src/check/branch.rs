@@ -10,18 +10,20 @@
 
 use std::collections::HashSet;
 
-use crate::diag::{Code, Facts, Finding, NodeName, NodeSite};
+use super::tally::{self, Key, Paths, Tally};
+use super::CheckOptions;
+use crate::diag::{Code, Facts, Finding, NodeName};
 use crate::infer::Inference;
 use crate::model::{Graph, Model, Node};
 
-/// One of the two runs settling made of an `If`: its branch, inference and findings.
+/// One of the two runs settling made of an `If`: its branch, inference and findings' keys.
 pub(crate) struct Trial<'a> {
     /// Whether the `If` took its then branch.
     pub taken: bool,
     /// The inference with that branch forced.
     pub facts: &'a Inference,
-    /// Every check's findings on it, in graph order.
-    pub findings: &'a [Finding],
+    /// The keys of every check's findings on it (`tally.rs`).
+    pub tally: &'a Tally,
 }
 
 /// Graph paths of an `If`'s two branches, whose findings are not a reader's of its output, and
@@ -33,13 +35,24 @@ pub(crate) struct Bodies<'a> {
     pub else_path: &'a str,
     /// The main graph and the `If` branches within it: a loop body may run zero times, so its
     /// failure is no certain one.
-    pub runs_once: &'a [&'a str],
+    pub runs_once: &'a HashSet<&'a str>,
+}
+
+/// What the two functions below read besides the runs: the model, its paths and the options
+/// the checks ran with (to build the one finding reported).
+pub(crate) struct Reader<'a> {
+    /// The model.
+    pub model: &'a Model,
+    /// Its graphs by path.
+    pub paths: &'a Paths<'a>,
+    /// The options the checks ran with.
+    pub options: &'a CheckOptions,
 }
 
 /// The W1 / W4 at the first node outside the `If`'s branches that has an error in the `failing`
 /// run and none in the `holding` run, when the `If`'s output has another rank in each.
 pub(crate) fn one_branch(
-    model: &Model,
+    reader: &Reader<'_>,
     home: &Graph,
     node: &Node,
     bodies: &Bodies<'_>,
@@ -49,36 +62,34 @@ pub(crate) fn one_branch(
     let ranks = ranks(home, node, failing, holding)?;
     // Sets, not lists: settling's runs are not capped, and a model of many errors beside such
     // an `If` would make each lookup a scan of them all.
-    let held = errors(holding.findings, bodies)
-        .map(key)
-        .collect::<HashSet<_>>();
-    let failed: Vec<&Finding> = errors(failing.findings, bodies)
-        .filter(|finding| !held.contains(&key(finding)))
+    let held = errors(holding.tally, reader.paths, bodies).collect::<HashSet<_>>();
+    let mut failed: Vec<Key> = errors(failing.tally, reader.paths, bodies)
+        .filter(|key| !held.contains(key))
         .collect();
-    build(model, home, node, failing, ranks, false, &failed)
+    reader.paths.sort(&mut failed);
+    build(reader, home, node, failing, ranks, false, &failed)
 }
 
 /// The E1 / E4 at the first node outside the `If`'s branches that has an error in both runs
 /// and none in `merged` (the inference with the branches merged, on which the report is made),
 /// when the `If`'s output has another rank in each.
 pub(crate) fn every_branch(
-    model: &Model,
+    reader: &Reader<'_>,
     home: &Graph,
     node: &Node,
     bodies: &Bodies<'_>,
     then_run: &Trial<'_>,
     else_run: &Trial<'_>,
-    merged: &[Finding],
+    merged: &Tally,
 ) -> Option<Finding> {
     let ranks = ranks(home, node, then_run, else_run)?;
-    let in_else = errors(else_run.findings, bodies)
-        .map(key)
-        .collect::<HashSet<_>>();
-    let reported = errors(merged, bodies).map(key).collect::<HashSet<_>>();
-    let failed: Vec<&Finding> = errors(then_run.findings, bodies)
-        .filter(|finding| in_else.contains(&key(finding)) && !reported.contains(&key(finding)))
+    let in_else = errors(else_run.tally, reader.paths, bodies).collect::<HashSet<_>>();
+    let reported = errors(merged, reader.paths, bodies).collect::<HashSet<_>>();
+    let mut failed: Vec<Key> = errors(then_run.tally, reader.paths, bodies)
+        .filter(|key| in_else.contains(key) && !reported.contains(key))
         .collect();
-    build(model, home, node, then_run, ranks, true, &failed)
+    reader.paths.sort(&mut failed);
+    build(reader, home, node, then_run, ranks, true, &failed)
 }
 
 /// `(then rank, else rank)` of the first output of the `If` whose rank the two runs know and
@@ -97,18 +108,18 @@ fn ranks(home: &Graph, node: &Node, a: &Trial<'_>, b: &Trial<'_>) -> Option<(usi
     })
 }
 
-/// The E1 and E4 findings outside the `If`'s branches.
+/// The keys of the E1 and E4 findings outside the `If`'s branches, in the order offered.
 fn errors<'f>(
-    findings: &'f [Finding],
+    tally: &'f Tally,
+    paths: &'f Paths<'_>,
     bodies: &'f Bodies<'_>,
-) -> impl Iterator<Item = &'f Finding> {
-    findings.iter().filter(move |finding| {
-        matches!(finding.code, Code::E1 | Code::E4)
-            && finding.node.as_ref().is_some_and(|site| {
-                !inside(&site.graph, bodies.then_path)
-                    && !inside(&site.graph, bodies.else_path)
-                    && bodies.runs_once.contains(&site.graph.as_str())
-            })
+) -> impl Iterator<Item = Key> + 'f {
+    tally.keys.iter().copied().filter(move |key| {
+        let graph = paths.path(key.graph);
+        matches!(key.code, Code::E1 | Code::E4)
+            && !inside(graph, bodies.then_path)
+            && !inside(graph, bodies.else_path)
+            && bodies.runs_once.contains(graph)
     })
 }
 
@@ -119,41 +130,43 @@ fn inside(graph: &str, body: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
-/// What names one failure across runs: its node and code.
-fn key(finding: &Finding) -> (Option<(&str, usize)>, Code) {
-    (
-        finding
-            .node
-            .as_ref()
-            .map(|site| (site.graph.as_str(), site.index)),
-        finding.code,
-    )
-}
-
-fn name_of(site: &NodeSite) -> NodeName {
-    NodeName::new(site.op_type.clone(), site.name.clone())
-}
-
-/// The finding at the first of `failed` (in graph order), the other nodes named in it, with
-/// the provenance of the run in which it fails.
+/// The finding at the first of `failed` (keys in graph order), the other nodes named in it,
+/// with the provenance of the run in which it fails. Only that first failure is built (the
+/// checks run again on the failing run's facts); the others are named from the model, as the
+/// checks name a node (`site.rs`: its op type and its name, or `<op>_<index>` for none).
 fn build(
-    model: &Model,
+    reader: &Reader<'_>,
     home: &Graph,
     node: &Node,
     failing: &Trial<'_>,
     (then_rank, else_rank): (usize, usize),
     every_branch: bool,
-    failed: &[&Finding],
+    failed: &[Key],
 ) -> Option<Finding> {
     let (first, others) = failed.split_first()?;
-    let site = first.node.as_ref()?;
+    let mut failure = tally::finding_at(
+        reader.paths,
+        reader.model,
+        failing.facts,
+        reader.options,
+        *first,
+    )?;
+    let site = failure.node.clone()?;
     let mut also_at: Vec<NodeName> = Vec::new();
     let mut named: HashSet<(&str, &str)> = HashSet::new();
-    for other in others.iter().filter_map(|other| other.node.as_ref()) {
-        if (other.graph.as_str(), other.index) != (site.graph.as_str(), site.index)
-            && named.insert((other.op_type.as_str(), other.name.as_str()))
-        {
-            also_at.push(name_of(other));
+    for other in others {
+        if (other.graph, other.index) == (first.graph, first.index) {
+            continue;
+        }
+        let Some(graph) = reader.model.graph(other.graph) else {
+            continue;
+        };
+        let Some(at) = graph.node(other.index) else {
+            continue;
+        };
+        let (op_type, name) = (at.op_type().as_str(), graph.text(at.name));
+        if named.insert((op_type, name)) {
+            also_at.push(NodeName::new(op_type.to_owned(), name.to_owned()));
         }
     }
     let facts = Facts::BranchFailure {
@@ -163,12 +176,15 @@ fn build(
         then_rank,
         else_rank,
         broadcast: first.code == Code::E1,
-        failure: Box::new(first.facts.clone()),
+        failure: Box::new(failure.facts.clone()),
         also_at,
     };
     // The shapes the finding shows are the failing run's, so their provenance is too: attached
     // to the failure as its check made it, which the walk knows how to read.
-    let mut failure = (*first).clone();
-    crate::provenance::attach(model, failing.facts, std::slice::from_mut(&mut failure));
-    Some(Finding::new(facts, Some(site.clone()), failure.inputs))
+    crate::provenance::attach(
+        reader.model,
+        failing.facts,
+        std::slice::from_mut(&mut failure),
+    );
+    Some(Finding::new(facts, Some(site), failure.inputs))
 }

@@ -12,6 +12,7 @@ mod legacy;
 mod sink;
 mod site;
 mod structure;
+pub(crate) mod tally;
 mod unsupported;
 
 use std::collections::BTreeSet;
@@ -95,18 +96,6 @@ pub(crate) fn run_capped(
     }
     crate::provenance::attach(model, inference, &mut findings);
     findings
-}
-
-/// Every check's findings in graph order, with none dropped: what settling (`settle.rs`)
-/// decides by.
-pub(crate) fn collect(
-    model: &Model,
-    inference: &Inference,
-    options: &CheckOptions,
-) -> Vec<Finding> {
-    let mut sink = Sink::new(None, None);
-    offer_all(model, inference, options, &mut sink);
-    sink.finish().0
 }
 
 /// Runs every check into `sink`, in a fixed order that breaks ties of the sort key.

@@ -66,6 +66,10 @@ impl Ord for Kept {
 /// Whether a gate will drop a finding (it matches an `ignore` entry or the baseline).
 pub(crate) type Exempt<'a> = &'a (dyn Fn(&Finding) -> bool + Sync);
 
+/// Whether a finding of `code` at node `at` (graph path, node index) is wanted at all, asked
+/// before it is built: settling's trial runs read only these keys (`tally.rs`).
+pub(crate) type Wanted<'a> = &'a mut dyn FnMut(Option<(&str, usize)>, Code) -> bool;
+
 /// The bounded collection of one check stage's findings.
 pub(crate) struct Sink<'a> {
     /// How many findings to keep; `None` keeps every one.
@@ -82,6 +86,8 @@ pub(crate) struct Sink<'a> {
     exempt: Option<Exempt<'a>>,
     /// The findings the gate will drop, kept beside the cap.
     exempted: Vec<Kept>,
+    /// Asked of each finding first: one it does not want is neither built, kept nor counted.
+    wanted: Option<Wanted<'a>>,
 }
 
 impl<'a> Sink<'a> {
@@ -95,7 +101,18 @@ impl<'a> Sink<'a> {
             omitted: Omitted::default(),
             exempt: None,
             exempted: Vec::new(),
+            wanted: None,
         }
+    }
+
+    /// The same sink, building only the findings `wanted` wants (asked of every one).
+    pub(crate) fn with_wanted(mut self, wanted: Wanted<'a>) -> Self {
+        self.wanted = Some(wanted);
+        self
+    }
+
+    fn wants(&mut self, at: Option<(&str, usize)>, code: Code) -> bool {
+        self.wanted.as_mut().is_none_or(|wanted| wanted(at, code))
     }
 
     /// The same sink, keeping the findings `exempt` matches beside the cap (for a gate that
@@ -113,7 +130,7 @@ impl<'a> Sink<'a> {
         code: Code,
         build: impl FnOnce() -> Finding,
     ) {
-        if self.allowed.is_some_and(|allowed| allowed.contains(&code)) {
+        if self.allowed.is_some_and(|allowed| allowed.contains(&code)) || !self.wants(at, code) {
             return;
         }
         if self.exempt.is_none() && !self.would_keep(key_ref(at, code)) {
@@ -130,17 +147,23 @@ impl<'a> Sink<'a> {
             },
             "a check offered a finding under another key than its own"
         );
-        self.push(finding);
+        self.keep(finding);
     }
 
     /// Adds a finding already built.
     pub(crate) fn push(&mut self, finding: Finding) {
+        let at = finding.node.as_ref().map(|n| (n.graph.as_str(), n.index));
         if self
             .allowed
             .is_some_and(|allowed| allowed.contains(&finding.code))
+            || !self.wants(at, finding.code)
         {
             return;
         }
+        self.keep(finding);
+    }
+
+    fn keep(&mut self, finding: Finding) {
         let kept = Kept {
             key: finding.sort_key(),
             arrival: self.arrivals,
