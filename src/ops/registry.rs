@@ -1100,6 +1100,95 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::group_query::sparse,
     ),
+    // issue 37 item 2, round 3b: the quantization, fused and miscellaneous contrib ops.
+    rule(
+        CONTRIB,
+        "LongformerAttention",
+        &[1],
+        contrib::longformer::longformer_attention,
+    ),
+    rule(CONTRIB, "MatMulNBitsMlp", &[1], contrib::fused_n_bits::mlp),
+    rule(CONTRIB, "MatMulNBitsQkv", &[1], contrib::fused_n_bits::qkv),
+    rule(
+        CONTRIB,
+        "MatMulFpQ4",
+        &[1],
+        contrib::block_quantized::mat_mul_fp_q4,
+    ),
+    rule(CONTRIB, "MatMulBlockQuantizedFp4Weight", &[1], |c| {
+        contrib::block_quantized::block_quantized(c, contrib::block_quantized::Weight::Fp4)
+    }),
+    rule(CONTRIB, "MatMulBlockQuantizedFp8Weight", &[1], |c| {
+        contrib::block_quantized::block_quantized(c, contrib::block_quantized::Weight::Fp8)
+    }),
+    // FusedMatMul with an activation applied after: FusedMatMul's shapes.
+    rule(
+        CONTRIB,
+        "FusedMatMulActivation",
+        &[1],
+        contrib::matmul::fused,
+    ),
+    rule(
+        CONTRIB,
+        "MatMulInteger16",
+        &[1],
+        contrib::integer::mat_mul_integer16,
+    ),
+    rule(CONTRIB, "MulInteger", &[1], contrib::integer::mul_integer),
+    rule(
+        CONTRIB,
+        "ReduceSumInteger",
+        &[1],
+        contrib::integer::reduce_sum_integer,
+    ),
+    rule(
+        CONTRIB,
+        "QLinearReduceMean",
+        &[1],
+        contrib::integer::qlinear_reduce_mean,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedMatMul",
+        &[1],
+        contrib::ordered::qordered_mat_mul,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedGelu",
+        &[1],
+        contrib::activation::same_as_x,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedLayerNormalization",
+        &[1],
+        contrib::ordered::qordered_layer_normalization,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedAttention",
+        &[1],
+        contrib::ordered::qordered_attention,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedLongformerAttention",
+        &[1],
+        contrib::longformer::qordered_longformer_attention,
+    ),
+    rule(
+        CONTRIB,
+        "QuantizeWithOrder",
+        &[1],
+        contrib::ordered::quantize_with_order,
+    ),
+    rule(
+        CONTRIB,
+        "DequantizeWithOrder",
+        &[1],
+        contrib::ordered::dequantize_with_order,
+    ),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared). None
@@ -1296,7 +1385,7 @@ mod tests {
         ));
         // A contrib op without a rule is a custom op; one with a rule resolves at version 1.
         assert!(matches!(
-            resolve(CONTRIB, "QOrderedMatMul", Some(1)),
+            resolve(CONTRIB, "GridSample", Some(1)),
             Resolved::Foreign
         ));
         assert!(matches!(

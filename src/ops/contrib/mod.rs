@@ -35,3 +35,10 @@ pub(super) mod packed;
 pub(super) mod position_bias;
 pub(super) mod qlinear;
 pub(super) mod quantized_lstm;
+// issue 37 item 2, round 3b: quantization, fused and miscellaneous ops.
+pub(super) mod block_quantized;
+pub(super) mod fused_n_bits;
+pub(super) mod integer;
+pub(super) mod longformer;
+pub(super) mod multiple;
+pub(super) mod ordered;
