@@ -1189,6 +1189,95 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::ordered::dequantize_with_order,
     ),
+    rule(CONTRIB, "GemmFloat8", &[1], contrib::matrix::gemm_float8),
+    rule(CONTRIB, "QuantizeBFP", &[1], contrib::bfp::quantize_bfp),
+    rule(CONTRIB, "DequantizeBFP", &[1], contrib::bfp::dequantize_bfp),
+    rule(
+        CONTRIB,
+        "ExpandDims",
+        &[1],
+        contrib::expand_dims::expand_dims,
+    ),
+    rule(CONTRIB, "Inverse", &[1], contrib::matrix::inverse),
+    rule(CONTRIB, "Rfft", &[1], contrib::fft::rfft),
+    rule(CONTRIB, "Irfft", &[1], contrib::fft::irfft),
+    rule(CONTRIB, "ComplexMul", &[1], contrib::fft::complex_mul),
+    rule(CONTRIB, "ComplexMulConj", &[1], contrib::fft::complex_mul),
+    rule(CONTRIB, "CDist", &[1], contrib::matrix::cdist),
+    rule(CONTRIB, "BiasDropout", &[1], |c| {
+        contrib::dropout::dropout(c, contrib::dropout::Dropout::Bias)
+    }),
+    rule(CONTRIB, "BitmaskDropout", &[1], |c| {
+        contrib::dropout::dropout(c, contrib::dropout::Dropout::Bitmask)
+    }),
+    rule(CONTRIB, "BitmaskBiasDropout", &[1], |c| {
+        contrib::dropout::dropout(c, contrib::dropout::Dropout::BitmaskBias)
+    }),
+    rule(
+        CONTRIB,
+        "IsAllFinite",
+        &[1],
+        contrib::dropout::is_all_finite,
+    ),
+    rule(CONTRIB, "ScaledSiLU", &[1], contrib::gated::scaled_silu),
+    rule(CONTRIB, "GatedAdd", &[1], contrib::gated::gated_add),
+    rule(
+        CONTRIB,
+        "TorchEmbedding",
+        &[1],
+        contrib::lookup::torch_embedding,
+    ),
+    rule(
+        CONTRIB,
+        "WordConvEmbedding",
+        &[1],
+        contrib::lookup::word_conv_embedding,
+    ),
+    rule(
+        CONTRIB,
+        "MaxpoolWithMask",
+        &[1],
+        contrib::vision::maxpool_with_mask,
+    ),
+    rule(
+        CONTRIB,
+        "CropAndResize",
+        &[1],
+        contrib::vision::crop_and_resize,
+    ),
+    rule(
+        CONTRIB,
+        "UnfoldTensor",
+        &[1],
+        contrib::unfold::unfold_tensor,
+    ),
+    rule(
+        CONTRIB,
+        "DynamicTimeWarping",
+        &[1],
+        contrib::decoding::dynamic_time_warping,
+    ),
+    rule(
+        CONTRIB,
+        "ConvTransposeWithDynamicPads",
+        &[1],
+        contrib::vision::conv_transpose_with_dynamic_pads,
+    ),
+    // The sparse A's transposes apply as FusedMatMul's do (the CPU kernel transposes; the
+    // schema's inference ignores transA/transB).
+    rule(CONTRIB, "SparseToDenseMatMul", &[1], contrib::matmul::fused),
+    rule(CONTRIB, "AttnLSTM", &[1], contrib::attn_lstm::attn_lstm),
+    rule(
+        CONTRIB,
+        "BifurcationDetector",
+        &[1],
+        contrib::decoding::bifurcation_detector,
+    ),
+    rule(CONTRIB, "MurmurHash3", &[1], contrib::strings::murmur_hash3),
+    rule(CONTRIB, "Tokenizer", &[1], contrib::strings::tokenizer),
+    rule(CONTRIB, "EPContext", &[1], contrib::opaque::compiled),
+    rule(CONTRIB, "Snpe", &[1], contrib::opaque::compiled),
+    rule(CONTRIB, "SampleOp", &[1], contrib::activation::same_as_x),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared). None
