@@ -1,6 +1,6 @@
 //! Image contrib ops (com.microsoft, CPU kernels): `MaxpoolWithMask` (`MaxPool`'s windows over X;
-//! the int32 mask has X's rank and spatial dims, its N and C equal to X's or 1, as onnxruntime's
-//! kernel checks: "Mask and input spatial dimensions mismatch"), `CropAndResize` (`(num_rois, C,
+//! the int32 mask has X's rank and spatial dims, as onnxruntime's kernel checks: "Mask and input
+//! spatial dimensions mismatch"), `CropAndResize` (`(num_rois, C,
 //! crop_height, crop_width)`; 4-D X, `(num_rois, 4)` rois and `(num_rois)` batch indices, as its
 //! inference and kernel require) and `ConvTransposeWithDynamicPads` (`ConvTranspose` with the pads
 //! as input 2, its kernel requires them: "Dynamic pads tensor is required").
@@ -14,8 +14,7 @@ use crate::ops::nn::pool::{self, Pool};
 use crate::ops::nn::spatial::{data_dims, dim_at};
 use crate::ops::ranks::{equal, exact};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
-use crate::shape::condition::Atom;
-use crate::shape::{Condition, Dim, Shape};
+use crate::shape::{Dim, Shape};
 
 /// `MaxpoolWithMask(X, M)`: `MaxPool`'s `(N, C, spatial...)` (its windows; `LpPool`'s rule, which
 /// shares them without `MaxPool`'s `Indices` and padding checks).
@@ -24,33 +23,22 @@ pub(crate) fn maxpool_with_mask(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let mask = ctx.required(1)?;
     let mut pending = Pending::default();
     if let (Some(xd), Some(md)) = (x.shape.dims(), mask.shape.dims()) {
-        let requires = "MaxpoolWithMask's mask must have X's rank and spatial dims, and its N \
-                        and C or 1";
+        let requires = "MaxpoolWithMask's mask must have X's rank and spatial dims";
         if xd.len() != md.len() {
             let found = format!("the mask has rank {}, X {}", md.len(), xd.len());
             return Err(Constraint::new(requires, found, &[0, 1]).unmet());
         }
-        for (axis, (m, full)) in md.iter().zip(xd).enumerate() {
-            if axis >= 2 {
-                equal(
-                    &mut pending,
-                    m,
-                    full,
-                    requires,
-                    &format!("the mask's dim {axis}"),
-                    &[0, 1],
-                )?;
-            } else if !matches!(m, Dim::Unknown) && !matches!(full, Dim::Unknown) {
-                let condition =
-                    Condition::any_of([Atom::Eq(m.clone(), full.clone()), Atom::IsOne(m.clone())]);
-                pending.holds_if(&condition, || {
-                    Constraint::new(
-                        requires,
-                        format!("the mask's dim {axis} is {m}, X's {full}"),
-                        &[0, 1],
-                    )
-                })?;
-            }
+        // Its N and C are not read against X's: onnxruntime 1.31 runs a (1, 2, H, W) or a
+        // (3, 5, H, W) mask on a (2, 3, H, W) X.
+        for (axis, (m, full)) in md.iter().zip(xd).enumerate().skip(2) {
+            equal(
+                &mut pending,
+                m,
+                full,
+                requires,
+                &format!("the mask's dim {axis}"),
+                &[0, 1],
+            )?;
         }
     }
     Ok(pool::pool(ctx, Pool::Lp)?.with_conditions(pending.into_checks()))
@@ -233,7 +221,8 @@ mod tests {
         assert_eq!(shape(&run(&["1", "1", "8", "8"])), "[n, 3, 4, 4]");
         // onnxruntime 1.31: "Mask and input spatial dimensions mismatch at dimension 2".
         assert!(unmet(&run(&["1", "3", "4", "4"])));
-        assert!(unmet(&run(&["1", "2", "8", "8"])));
+        assert_eq!(shape(&run(&["3", "5", "8", "8"])), "[n, 3, 4, 4]");
+        assert!(unmet(&run(&["3", "8", "8"])));
     }
 
     #[test]
