@@ -73,7 +73,9 @@ pub(crate) fn qordered_layer_normalization(ctx: &Ctx<'_>) -> Result<Inferred, Ru
 /// `QOrderedAttention(input, scale_input, scale_Q_gemm, scale_K_gemm, scale_V_gemm, Q_weight,
 /// K_weight, V_weight, scale_Q_weight, scale_K_weight, scale_V_weight, Q_bias, K_bias, V_bias,
 /// ...)`: the input is `(B, S, H_in)`, each weight `(H_in, hidden)` and each bias `(hidden)`
-/// with `hidden` a multiple of `num_heads`; the output is `(B, S, hidden)`.
+/// with `hidden` a multiple of `num_heads`; the output is `(B, S, hidden)`, as the doc and the
+/// kernel's output allocation say (onnxruntime's inference copies the input's shape, the same
+/// shape whenever `hidden` is the input's hidden size, as in every model its tools write).
 pub(crate) fn qordered_attention(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let input = ctx.required(0)?;
     let num = heads(ctx, "num_heads")?;
