@@ -157,4 +157,19 @@ mod tests {
             1
         )));
     }
+
+    #[test]
+    fn the_rows_that_reuse_other_rules_give_their_shapes() {
+        let attrs = || vec![int_attr("transB", 1)];
+        for op in ["FusedMatMulActivation", "SparseToDenseMatMul"] {
+            let r = run_microsoft(op, &[dims(&["m", "16"]), dims(&["8", "16"])], attrs(), 1);
+            assert_eq!(shape(&r), "[m, 8]", "{op}");
+            let k = run_microsoft(op, &[dims(&["m", "16"]), dims(&["8", "15"])], attrs(), 1);
+            assert!(unmet(&k), "{op}");
+        }
+        for op in ["QOrderedGelu", "SampleOp"] {
+            let r = run_microsoft(op, &[dims(&["b", "4"]), dims(&[]), dims(&[])], vec![], 1);
+            assert_eq!(shape(&r), "[b, 4]", "{op}");
+        }
+    }
 }
