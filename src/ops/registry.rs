@@ -1188,6 +1188,184 @@ const ROWS: &[Row] = &[
         &[1],
         contrib::dynamic_sparse::dynamic_sparse_attention,
     ),
+    // issue 37 item 2, round 3b: the quantization, fused and miscellaneous contrib ops.
+    rule(
+        CONTRIB,
+        "LongformerAttention",
+        &[1],
+        contrib::longformer::longformer_attention,
+    ),
+    rule(CONTRIB, "MatMulNBitsMlp", &[1], contrib::fused_n_bits::mlp),
+    rule(CONTRIB, "MatMulNBitsQkv", &[1], contrib::fused_n_bits::qkv),
+    rule(
+        CONTRIB,
+        "MatMulFpQ4",
+        &[1],
+        contrib::block_quantized::mat_mul_fp_q4,
+    ),
+    rule(CONTRIB, "MatMulBlockQuantizedFp4Weight", &[1], |c| {
+        contrib::block_quantized::block_quantized(c, contrib::block_quantized::Weight::Fp4)
+    }),
+    rule(CONTRIB, "MatMulBlockQuantizedFp8Weight", &[1], |c| {
+        contrib::block_quantized::block_quantized(c, contrib::block_quantized::Weight::Fp8)
+    }),
+    // FusedMatMul with an activation applied after: FusedMatMul's shapes.
+    rule(
+        CONTRIB,
+        "FusedMatMulActivation",
+        &[1],
+        contrib::matmul::fused,
+    ),
+    rule(
+        CONTRIB,
+        "MatMulInteger16",
+        &[1],
+        contrib::integer::mat_mul_integer16,
+    ),
+    rule(CONTRIB, "MulInteger", &[1], contrib::integer::mul_integer),
+    rule(
+        CONTRIB,
+        "ReduceSumInteger",
+        &[1],
+        contrib::integer::reduce_sum_integer,
+    ),
+    rule(
+        CONTRIB,
+        "QLinearReduceMean",
+        &[1],
+        contrib::integer::qlinear_reduce_mean,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedMatMul",
+        &[1],
+        contrib::ordered::qordered_mat_mul,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedGelu",
+        &[1],
+        contrib::activation::same_as_x,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedLayerNormalization",
+        &[1],
+        contrib::ordered::qordered_layer_normalization,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedAttention",
+        &[1],
+        contrib::ordered::qordered_attention,
+    ),
+    rule(
+        CONTRIB,
+        "QOrderedLongformerAttention",
+        &[1],
+        contrib::longformer::qordered_longformer_attention,
+    ),
+    rule(
+        CONTRIB,
+        "QuantizeWithOrder",
+        &[1],
+        contrib::ordered::quantize_with_order,
+    ),
+    rule(
+        CONTRIB,
+        "DequantizeWithOrder",
+        &[1],
+        contrib::ordered::dequantize_with_order,
+    ),
+    rule(CONTRIB, "GemmFloat8", &[1], contrib::matrix::gemm_float8),
+    rule(CONTRIB, "QuantizeBFP", &[1], contrib::bfp::quantize_bfp),
+    rule(CONTRIB, "DequantizeBFP", &[1], contrib::bfp::dequantize_bfp),
+    rule(
+        CONTRIB,
+        "ExpandDims",
+        &[1],
+        contrib::expand_dims::expand_dims,
+    ),
+    rule(CONTRIB, "Inverse", &[1], contrib::matrix::inverse),
+    rule(CONTRIB, "Rfft", &[1], contrib::fft::rfft),
+    rule(CONTRIB, "Irfft", &[1], contrib::fft::irfft),
+    rule(CONTRIB, "ComplexMul", &[1], contrib::fft::complex_mul),
+    rule(CONTRIB, "ComplexMulConj", &[1], contrib::fft::complex_mul),
+    rule(CONTRIB, "CDist", &[1], contrib::matrix::cdist),
+    rule(CONTRIB, "BiasDropout", &[1], |c| {
+        contrib::dropout::dropout(c, contrib::dropout::Dropout::Bias)
+    }),
+    rule(CONTRIB, "BitmaskDropout", &[1], |c| {
+        contrib::dropout::dropout(c, contrib::dropout::Dropout::Bitmask)
+    }),
+    rule(CONTRIB, "BitmaskBiasDropout", &[1], |c| {
+        contrib::dropout::dropout(c, contrib::dropout::Dropout::BitmaskBias)
+    }),
+    rule(
+        CONTRIB,
+        "IsAllFinite",
+        &[1],
+        contrib::dropout::is_all_finite,
+    ),
+    rule(CONTRIB, "ScaledSiLU", &[1], contrib::gated::scaled_silu),
+    rule(CONTRIB, "GatedAdd", &[1], contrib::gated::gated_add),
+    rule(
+        CONTRIB,
+        "TorchEmbedding",
+        &[1],
+        contrib::lookup::torch_embedding,
+    ),
+    rule(
+        CONTRIB,
+        "WordConvEmbedding",
+        &[1],
+        contrib::lookup::word_conv_embedding,
+    ),
+    rule(
+        CONTRIB,
+        "MaxpoolWithMask",
+        &[1],
+        contrib::vision::maxpool_with_mask,
+    ),
+    rule(
+        CONTRIB,
+        "CropAndResize",
+        &[1],
+        contrib::vision::crop_and_resize,
+    ),
+    rule(
+        CONTRIB,
+        "UnfoldTensor",
+        &[1],
+        contrib::unfold::unfold_tensor,
+    ),
+    rule(
+        CONTRIB,
+        "DynamicTimeWarping",
+        &[1],
+        contrib::decoding::dynamic_time_warping,
+    ),
+    rule(
+        CONTRIB,
+        "ConvTransposeWithDynamicPads",
+        &[1],
+        contrib::vision::conv_transpose_with_dynamic_pads,
+    ),
+    // The sparse A's transposes apply as FusedMatMul's do (the CPU kernel transposes; the
+    // schema's inference ignores transA/transB).
+    rule(CONTRIB, "SparseToDenseMatMul", &[1], contrib::matmul::fused),
+    rule(CONTRIB, "AttnLSTM", &[1], contrib::attn_lstm::attn_lstm),
+    rule(
+        CONTRIB,
+        "BifurcationDetector",
+        &[1],
+        contrib::decoding::bifurcation_detector,
+    ),
+    rule(CONTRIB, "MurmurHash3", &[1], contrib::strings::murmur_hash3),
+    rule(CONTRIB, "Tokenizer", &[1], contrib::strings::tokenizer),
+    rule(CONTRIB, "EPContext", &[1], contrib::opaque::compiled),
+    rule(CONTRIB, "Snpe", &[1], contrib::opaque::compiled),
+    rule(CONTRIB, "SampleOp", &[1], contrib::activation::same_as_x),
 ];
 
 /// Schema versions deliberately left to I1: their outputs are unknown (unless declared). None
@@ -1384,7 +1562,7 @@ mod tests {
         ));
         // A contrib op without a rule is a custom op; one with a rule resolves at version 1.
         assert!(matches!(
-            resolve(CONTRIB, "QOrderedMatMul", Some(1)),
+            resolve(CONTRIB, "GridSample", Some(1)),
             Resolved::Foreign
         ));
         assert!(matches!(
