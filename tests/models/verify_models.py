@@ -75,6 +75,7 @@ class Case:
 
 
 def case(runs=(), fails=(), engine="ort", note="") -> Case:
+    """A Case from lists, so the table below reads without tuple punctuation."""
     return Case(tuple(runs), tuple(fails), engine, note)
 
 
