@@ -32,5 +32,9 @@ cat out/write_shapes.txt
 .venv/bin/python -m conformance.small_bindings > out/small_bindings.txt || rc=1
 echo "ci: small bindings (harness/out/small_bindings.txt):"
 cat out/small_bindings.txt
+# Every committed fixture does what its name claims in onnxruntime (tests/models/README.md; ~3 s).
+.venv/bin/python "$REPO/tests/models/verify_models.py" > out/verify_models.txt || rc=1
+echo "ci: fixtures against onnxruntime (harness/out/verify_models.txt):"
+grep -v '^PASS  ' out/verify_models.txt || true
 echo "ci: harness took $(( $(date +%s) - start ))s"
 exit $rc
