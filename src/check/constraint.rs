@@ -125,8 +125,8 @@ fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
                 let facts = Facts::InitializerMismatch {
                     input: graph.text(value.name).to_owned(),
                     graph: graph.path.clone(),
-                    declared: declared_shape,
-                    stored,
+                    declared: declared_shape.into(),
+                    stored: stored.into(),
                 };
                 findings.push(Finding::new(facts, None, Vec::new()));
             }

@@ -55,20 +55,7 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
             condition,
             ..
         } => format!("{what}: {constraint}, which holds only if {condition}"),
-        Facts::ForcedValue {
-            symbol,
-            value,
-            nodes,
-            conditions,
-            ..
-        } => {
-            let nodes: Vec<String> = nodes.iter().map(node_name).collect();
-            format!(
-                "{symbol} must be {value}: together, nodes {} need {}",
-                nodes.join(", "),
-                conditions.join(" and ")
-            )
-        }
+        Facts::ForcedValue { .. } => forced_message(facts),
         Facts::DeclaredMismatch {
             value,
             declared,
@@ -126,6 +113,32 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
         ),
         Facts::BranchFailure { .. } => branch_message(facts, node),
     }
+}
+
+/// The nodes whose conditions force a symbol to one value, and their conditions; past
+/// `finding-nodes`, the first ones and a count.
+fn forced_message(facts: &Facts) -> String {
+    let Facts::ForcedValue {
+        symbol,
+        value,
+        nodes,
+        conditions,
+        nodes_left_out,
+        ..
+    } = facts
+    else {
+        return String::new();
+    };
+    let mut nodes: Vec<String> = nodes.iter().map(node_name).collect();
+    let mut conditions = conditions.join(" and ");
+    if *nodes_left_out > 0 {
+        nodes.push(format!("… and {nodes_left_out} more nodes"));
+        conditions.push_str(" and theirs");
+    }
+    format!(
+        "{symbol} must be {value}: together, nodes {} need {conditions}",
+        nodes.join(", "),
+    )
 }
 
 /// A failure that hangs on the branch an `If` takes: the failure's own message, then the
@@ -300,8 +313,16 @@ pub(super) fn help(
     declared: &[&str],
 ) -> String {
     let mut help = base_help(facts, node);
-    if let Facts::ConditionalBroadcast { also_at, .. }
-    | Facts::ConditionalConstraint { also_at, .. } = facts
+    if let Facts::ConditionalBroadcast {
+        also_at,
+        also_at_left_out,
+        ..
+    }
+    | Facts::ConditionalConstraint {
+        also_at,
+        also_at_left_out,
+        ..
+    } = facts
     {
         for other in also_at {
             let _ = write!(
@@ -310,9 +331,23 @@ pub(super) fn help(
                 node_name(other)
             );
         }
+        if *also_at_left_out > 0 {
+            let _ = write!(
+                help,
+                "; the same condition is needed at … and {also_at_left_out} more nodes"
+            );
+        }
     }
-    if let Facts::ConditionalBroadcast { implied_at, .. }
-    | Facts::ConditionalConstraint { implied_at, .. } = facts
+    if let Facts::ConditionalBroadcast {
+        implied_at,
+        implied_at_left_out,
+        ..
+    }
+    | Facts::ConditionalConstraint {
+        implied_at,
+        implied_at_left_out,
+        ..
+    } = facts
     {
         // Nodes of one weaker condition together: `Conv `a`, Conv `b`, which need h ≥ 2`.
         for same in implied_at.chunk_by(|a, b| a.condition == b.condition) {
@@ -326,6 +361,12 @@ pub(super) fn help(
                 "; it also covers {}, which {verb} {}",
                 nodes.join(", "),
                 first.condition
+            );
+        }
+        if *implied_at_left_out > 0 {
+            let _ = write!(
+                help,
+                "; it also covers … and {implied_at_left_out} more nodes, whose conditions it implies"
             );
         }
     }

@@ -52,7 +52,7 @@ pub(super) fn incompatible(
         axis: violation.axis,
         sizes,
         operands: operands(graph, node, facts, check),
-        target: unidirectional.then(|| check.outcome.shape.clone()),
+        target: unidirectional.then(|| (&check.outcome.shape).into()),
         fix,
         binding: Binding::new(),
     };
