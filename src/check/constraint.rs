@@ -94,6 +94,7 @@ pub(super) fn empty_only(
         condition,
         counterexample,
         data_dependent,
+        data_dependent_left_out: 0,
     };
     Finding::new(
         facts_of,

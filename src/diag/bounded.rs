@@ -164,7 +164,8 @@ fn long(shape: &StatedShape) -> bool {
         .is_some_and(|rank| rank > crate::limits::SHAPE_DIMS)
 }
 
-/// Cuts the lists of nodes of `facts` to [`FINDING_NODES`], counting the others.
+/// Cuts the lists of nodes of `facts` (and of data-dependent sizes, each named with the node
+/// making it) to [`FINDING_NODES`], counting the others.
 pub(super) fn node_lists(facts: &mut Facts) {
     match facts {
         Facts::ConditionalBroadcast {
@@ -172,6 +173,8 @@ pub(super) fn node_lists(facts: &mut Facts) {
             also_at_left_out,
             implied_at,
             implied_at_left_out,
+            data_dependent,
+            data_dependent_left_out,
             ..
         }
         | Facts::ConditionalConstraint {
@@ -179,11 +182,24 @@ pub(super) fn node_lists(facts: &mut Facts) {
             also_at_left_out,
             implied_at,
             implied_at_left_out,
+            data_dependent,
+            data_dependent_left_out,
             ..
         } => {
             *also_at_left_out += keep_first(also_at);
             *implied_at_left_out += keep_first(implied_at);
+            *data_dependent_left_out += keep_first(data_dependent);
         }
+        Facts::BroadcastEmptyOnly {
+            data_dependent,
+            data_dependent_left_out,
+            ..
+        }
+        | Facts::ConstraintEmptyOnly {
+            data_dependent,
+            data_dependent_left_out,
+            ..
+        } => *data_dependent_left_out += keep_first(data_dependent),
         Facts::ForcedValue {
             nodes,
             conditions,
@@ -370,5 +386,40 @@ mod tests {
             "{message}"
         );
         assert!(message.len() < 400, "{message}");
+    }
+
+    #[test]
+    fn data_dependent_sizes_past_the_limit_are_counted() {
+        use super::super::SizeOrigin;
+        let count = FINDING_NODES + 3;
+        let mut facts = Facts::BroadcastEmptyOnly {
+            rule: crate::shape::Rule::Multidirectional,
+            operands: Vec::new(),
+            condition: "n0 = 0".into(),
+            counterexample: None,
+            data_dependent: (0..count)
+                .map(|i| SizeOrigin::new(format!("n{i}"), format!("v{i}"), Some(node(i))))
+                .collect(),
+            data_dependent_left_out: 0,
+        };
+        node_lists(&mut facts);
+        let Facts::BroadcastEmptyOnly {
+            data_dependent,
+            data_dependent_left_out,
+            ..
+        } = &facts
+        else {
+            panic!("{facts:?}");
+        };
+        assert_eq!(
+            (data_dependent.len(), *data_dependent_left_out),
+            (FINDING_NODES, 3)
+        );
+        let help = super::super::render::help(&facts, None, false, &[]);
+        assert!(
+            help.ends_with("; … and 3 more data-dependent sizes, which --dim cannot bind"),
+            "{help}"
+        );
+        assert!(!help.contains(&format!("`n{FINDING_NODES}`")), "{help}");
     }
 }

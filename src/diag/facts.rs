@@ -91,6 +91,10 @@ pub enum Facts {
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         data_dependent: Vec<SizeOrigin>,
+        /// How many more such symbols there are (past `finding-nodes`); left out of JSON when
+        /// none.
+        #[serde(skip_serializing_if = "is_zero")]
+        data_dependent_left_out: usize,
         /// Whether the condition has a symbol `--dim` can bind (a main-graph input's dim).
         #[serde(skip)]
         bindable: bool,
@@ -123,6 +127,10 @@ pub enum Facts {
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         data_dependent: Vec<SizeOrigin>,
+        /// How many more such symbols there are (past `finding-nodes`); left out of JSON when
+        /// none.
+        #[serde(skip_serializing_if = "is_zero")]
+        data_dependent_left_out: usize,
         /// Whether the condition has a symbol `--dim` can bind (a main-graph input's dim).
         #[serde(skip)]
         bindable: bool,
@@ -143,6 +151,10 @@ pub enum Facts {
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         data_dependent: Vec<SizeOrigin>,
+        /// How many more such symbols there are (past `finding-nodes`); left out of JSON when
+        /// none.
+        #[serde(skip_serializing_if = "is_zero")]
+        data_dependent_left_out: usize,
     },
     /// E4: an operator's own shape constraint holds only when some dim is 0, so it fails for
     /// every non-empty input (a `Reshape` whose target's element count differs from its
@@ -161,6 +173,10 @@ pub enum Facts {
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         data_dependent: Vec<SizeOrigin>,
+        /// How many more such symbols there are (past `finding-nodes`); left out of JSON when
+        /// none.
+        #[serde(skip_serializing_if = "is_zero")]
+        data_dependent_left_out: usize,
     },
     /// W1 (W4 when only operator constraints take part): the conditions of several nodes
     /// together force a symbol to one value.

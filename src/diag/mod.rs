@@ -364,6 +364,7 @@ mod tests {
             implied_at: Vec::new(),
             implied_at_left_out: 0,
             data_dependent: Vec::new(),
+            data_dependent_left_out: 0,
             bindable: true,
         };
         let mut finding = Finding::new(facts, Some(add_node()), Vec::new());

@@ -426,6 +426,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             operands,
             counterexample,
             data_dependent,
+            data_dependent_left_out,
             bindable,
             ..
         } => format!(
@@ -433,7 +434,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             rule_text(*rule),
             requirement(*rule, operands),
             breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, *bindable)
+            binding_advice(data_dependent, *data_dependent_left_out, *bindable)
         ),
         Facts::BroadcastEmptyOnly { .. } | Facts::ConstraintEmptyOnly { .. } => {
             empty_only_help(facts)
@@ -442,6 +443,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             fix,
             counterexample,
             data_dependent,
+            data_dependent_left_out,
             bindable,
             ..
         } => format!(
@@ -449,7 +451,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             fix.as_deref()
                 .unwrap_or("the model fails for the other values"),
             breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, *bindable)
+            binding_advice(data_dependent, *data_dependent_left_out, *bindable)
         ),
         Facts::ForcedValue { symbol, value, .. } => format!(
             "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
@@ -523,25 +525,27 @@ fn empty_only_help(facts: &Facts) -> String {
             operands,
             counterexample,
             data_dependent,
+            data_dependent_left_out,
             ..
         } => format!(
             "{}: {}{}{}",
             rule_text(*rule),
             requirement(*rule, operands),
             breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, false)
+            binding_advice(data_dependent, *data_dependent_left_out, false)
         ),
         Facts::ConstraintEmptyOnly {
             fix,
             counterexample,
             data_dependent,
+            data_dependent_left_out,
             ..
         } => format!(
             "{}{}{}",
             fix.as_deref()
                 .unwrap_or("the model fails for every non-empty input"),
             breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, false)
+            binding_advice(data_dependent, *data_dependent_left_out, false)
         ),
         _ => String::new(),
     }
@@ -601,7 +605,7 @@ fn breaks(counterexample: Option<&Binding>) -> String {
 
 /// What binding can decide the condition: `--dim` for an input's dims, and for each size the
 /// model computes, where it comes from (no `--dim` can bind it).
-fn binding_advice(data_dependent: &[SizeOrigin], bindable: bool) -> String {
+fn binding_advice(data_dependent: &[SizeOrigin], left_out: usize, bindable: bool) -> String {
     let mut advice = String::new();
     for origin in data_dependent {
         let _ = write!(advice, "; `{}` is a data-dependent size", origin.symbol);
@@ -620,6 +624,12 @@ fn binding_advice(data_dependent: &[SizeOrigin], bindable: bool) -> String {
             (None, true) => {}
         }
         advice.push_str(", which --dim cannot bind");
+    }
+    if left_out > 0 {
+        let _ = write!(
+            advice,
+            "; … and {left_out} more data-dependent sizes, which --dim cannot bind"
+        );
     }
     if bindable {
         advice.push_str("; bind the dims with --dim to check one deployment");

@@ -205,6 +205,7 @@ fn conditional_finding(
             implied_at,
             implied_at_left_out: 0,
             data_dependent,
+            data_dependent_left_out: 0,
             bindable,
         },
         Conditioned::Broadcast(check) => Facts::ConditionalBroadcast {
@@ -217,6 +218,7 @@ fn conditional_finding(
             implied_at,
             implied_at_left_out: 0,
             data_dependent,
+            data_dependent_left_out: 0,
             bindable,
         },
     };
