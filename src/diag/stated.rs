@@ -21,8 +21,9 @@ use crate::shape::{Dim, Shape};
 pub struct StatedShape {
     /// The stated dims in axis order: the whole shape when nothing is cut.
     dims: Shape,
-    /// When dims were left out: the rank and the axis of each stated dim.
-    cut: Option<Cut>,
+    /// When dims were left out: the rank and the axis of each stated dim (boxed: findings
+    /// made by the thousand in settling's uncapped runs carry a pointer, not the whole).
+    cut: Option<Box<Cut>>,
 }
 
 /// Which axes a cut shape states.
@@ -80,7 +81,7 @@ impl StatedShape {
             .collect();
         StatedShape {
             dims: Shape::Ranked(stated),
-            cut: Some(Cut { rank, axes }),
+            cut: Some(Box::new(Cut { rank, axes })),
         }
     }
 
