@@ -137,7 +137,7 @@ mod tests {
                 .enumerate()
                 .map(|(slot, (name, offending))| InputSite {
                     name: (*name).into(),
-                    shape: Shape::Unranked,
+                    shape: Shape::Unranked.into(),
                     value: None,
                     slot,
                     offending: *offending,

@@ -218,6 +218,17 @@ declare_limits! {
     /// same bounded text.
     ConditionClauses = "condition-clauses", CONDITION_CLAUSES: usize = 64,
         flag: None, bounds: "clauses of a finding's condition text";
+    /// Most dims of a shape a finding states: a longer shape states the axes the finding is
+    /// about (a clash at axis 900 of 1,000) and then its first axes, up to this many in all,
+    /// and counts the others (`… and 984 more dims`, with its rank); the provenance and
+    /// declarations of its dims are those of the stated axes only. (ONNX models rarely pass
+    /// rank 8; numpy stopped at 32 dims for years.)
+    ShapeDims = "shape-dims", SHAPE_DIMS: usize = 16,
+        flag: None, bounds: "dims of a shape a finding states";
+    /// Most nodes one list of a finding names (`also_at`, `implied_at`, a forced value's
+    /// nodes); the others are counted (`… and 12,345 more nodes`).
+    FindingNodes = "finding-nodes", FINDING_NODES: usize = 64,
+        flag: None, bounds: "nodes one list of a finding names";
     /// Findings kept per model; the others are only counted.
     MaxFindings = "max-findings", MAX_FINDINGS: usize = 1_000,
         flag: Some("--max-findings"), bounds: "findings kept per model";

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use onnx_bcast_lint::cli::{self, Teardown};
-use onnx_bcast_lint::diag::{Declared, DimProvenance, InputSite, NodeSite, Step};
+use onnx_bcast_lint::diag::{Declared, DimProvenance, InputSite, NodeSite, StatedShape, Step};
 use onnx_bcast_lint::report::{html, human, json, sarif, FileReport};
 use onnx_bcast_lint::{
     lint_bytes, lint_path, unknown_dims, Code, Finding, Limits, LintReport, LoadError, Options,
@@ -133,6 +133,29 @@ fn shape_py<'py>(py: Python<'py>, shape: &Shape) -> PyResult<Bound<'py, PyAny>> 
     }
 }
 
+/// A shape cut to `shape-dims`, with the JSON's keys: `{rank, dims, axes, left_out}`, `dims`
+/// the leading stated dims, `axes` the others as `{axis, dim}`.
+fn cut_shape_py<'py>(py: Python<'py>, shape: &StatedShape) -> PyResult<Bound<'py, PyDict>> {
+    let dims = PyList::empty(py);
+    let axes = PyList::empty(py);
+    for (i, (axis, dim)) in shape.stated().enumerate() {
+        if axis == i && axes.is_empty() {
+            dims.append(dim_py(py, dim)?)?;
+        } else {
+            let entry = PyDict::new(py);
+            entry.set_item("axis", axis)?;
+            entry.set_item("dim", dim_py(py, dim)?)?;
+            axes.append(entry)?;
+        }
+    }
+    let dict = PyDict::new(py);
+    dict.set_item("rank", shape.rank())?;
+    dict.set_item("dims", dims)?;
+    dict.set_item("axes", axes)?;
+    dict.set_item("left_out", shape.left_out())?;
+    Ok(dict)
+}
+
 /// One input of a finding: `{name, shape, value, provenance, declared}` (see `provenance_py`
 /// and `declared_py`).
 fn input_py<'py>(py: Python<'py>, input: &InputSite) -> PyResult<Bound<'py, PyDict>> {
@@ -146,7 +169,12 @@ fn input_py<'py>(py: Python<'py>, input: &InputSite) -> PyResult<Bound<'py, PyDi
     }
     let dict = PyDict::new(py);
     dict.set_item("name", &input.name)?;
-    dict.set_item("shape", shape_py(py, &input.shape)?)?;
+    // A shape cut to `shape-dims` is given as the JSON gives it (`{"rank", "dims", "axes",
+    // "left_out"}`).
+    match input.shape.whole() {
+        Some(shape) => dict.set_item("shape", shape_py(py, shape)?)?,
+        None => dict.set_item("shape", cut_shape_py(py, &input.shape)?)?,
+    }
     dict.set_item("value", input.value.as_deref())?;
     dict.set_item("provenance", provenance)?;
     dict.set_item("declared", declared)?;

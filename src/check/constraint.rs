@@ -94,6 +94,7 @@ pub(super) fn empty_only(
         condition,
         counterexample,
         data_dependent,
+        data_dependent_left_out: 0,
     };
     Finding::new(
         facts_of,
@@ -125,8 +126,8 @@ fn initializers_against_inputs(model: &Model) -> Vec<Finding> {
                 let facts = Facts::InitializerMismatch {
                     input: graph.text(value.name).to_owned(),
                     graph: graph.path.clone(),
-                    declared: declared_shape,
-                    stored,
+                    declared: declared_shape.into(),
+                    stored: stored.into(),
                 };
                 findings.push(Finding::new(facts, None, Vec::new()));
             }

@@ -40,8 +40,8 @@ pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
             if let Err(mismatch) = verify::compare(&inferred.shape, &declared_shape) {
                 let facts_of = Facts::DeclaredMismatch {
                     value: graph.text(value.name).to_owned(),
-                    declared: declared_shape,
-                    inferred: (*inferred.shape).clone(),
+                    declared: declared_shape.into(),
+                    inferred: (&*inferred.shape).into(),
                     mismatch,
                 };
                 sink.push(Finding::new(

@@ -60,7 +60,10 @@ pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
             }
             sink.offer(Some((graph.path.as_str(), node.index)), Code::W5, || {
                 Finding::new(
-                    Facts::LegacyImplicitBroadcast { opset, shapes },
+                    Facts::LegacyImplicitBroadcast {
+                        opset,
+                        shapes: shapes.iter().map(Into::into).collect(),
+                    },
                     Some(node_site(graph, node)),
                     input_sites(graph, Some(facts), node, &slots),
                 )

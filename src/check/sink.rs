@@ -11,12 +11,19 @@
 //! not take the places of those it keeps, and the gate must see each of them (to count it and to
 //! tell a stale entry): every finding is built and shown to the gate's [`Exempt`] test, those it
 //! matches are kept beside the cap for the gate to drop, and the others are capped as without a
-//! gate. What is held is the cap's findings and the gate's, never the whole list.
+//! gate. What is held is the cap's findings and the gate's, never the whole list. A finding the
+//! gate will drop is held as what its fingerprint reads (code, node, the offending inputs'
+//! names, the message of one at no node): its input shapes go, so that the provenance walk
+//! skips it (it spent the model's walk budget on findings no one would see) and it holds little.
+//! It is still built whole first: which inputs offend, which the fingerprint reads, is decided
+//! by the check as it builds the finding, and a second copy of that decision for the gate could
+//! drift from the first and break the fingerprint (a stale entry, a finding shown).
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap};
 
 use crate::diag::{Code, Finding, Omitted};
+use crate::shape::Shape;
 
 /// The sort key of [`Finding::sort_key`], borrowed: what a check knows before it builds a
 /// finding.
@@ -171,6 +178,8 @@ impl<'a> Sink<'a> {
         };
         self.arrivals += 1;
         if self.exempt.is_some_and(|exempt| exempt(&kept.finding)) {
+            let mut kept = kept;
+            for_the_gate(&mut kept.finding);
             self.exempted.push(kept);
             return;
         }
@@ -213,10 +222,21 @@ impl<'a> Sink<'a> {
     }
 }
 
+/// Keeps of a finding the gate drops what its fingerprint reads (`crate::fingerprint`): the
+/// inputs' shapes, elements and the other inputs go, and with them the provenance walk.
+fn for_the_gate(finding: &mut Finding) {
+    finding.inputs.retain(|input| input.offending);
+    for input in &mut finding.inputs {
+        input.shape = Shape::Unranked.into();
+        input.value = None;
+    }
+    finding.help = None;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::{Facts, NodeSite, Structure};
+    use crate::diag::{Facts, InputSite, NodeSite, Structure};
 
     /// A finding of `code` (E3 or I1) at node `index` of `graph` (`None`: at no node), named
     /// `tag` so that findings of equal keys can be told apart.
@@ -244,7 +264,21 @@ mod tests {
             domain: String::new(),
             span: 0..0,
         });
-        Finding::new(facts, site, Vec::new())
+        // An offending input with a shape and another one: what a gated finding lets go.
+        let inputs = ["x", "y"]
+            .into_iter()
+            .enumerate()
+            .map(|(slot, input)| InputSite {
+                name: format!("{input}{tag}"),
+                shape: Shape::from_known(&[2, 3]).into(),
+                value: None,
+                slot,
+                offending: slot == 0,
+                provenance: Vec::new(),
+                declared: Vec::new(),
+            })
+            .collect();
+        Finding::new(facts, site, inputs)
     }
 
     /// The node's name (`-` at no node) and the message, which tell findings apart.
@@ -353,6 +387,18 @@ mod tests {
             }
             // The gate sees every finding.
             assert_eq!(built, all.len());
+            // What it drops holds no shapes, so no provenance is walked for it, and keeps its
+            // fingerprint.
+            for kept in &sink.exempted {
+                assert!(kept.finding.help.is_none());
+                let inputs = &kept.finding.inputs;
+                assert_eq!(inputs.len(), 1);
+                assert!(inputs
+                    .iter()
+                    .all(|i| i.offending && i.shape.rank().is_none()));
+                let whole = all.iter().find(|f| name(f) == name(&kept.finding)).unwrap();
+                assert_eq!(kept.finding.fingerprint(), whole.fingerprint());
+            }
             let held = sink.kept.len() + sink.exempted.len();
             assert!(max.is_none_or(|max| held <= max + gated), "{max:?}: {held}");
             let (kept, omitted) = sink.finish();

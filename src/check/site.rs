@@ -76,7 +76,8 @@ pub(super) fn input_sites_keeping(
         .filter_map(|slot| {
             let value = (*inputs.get(slot)?)?;
             let known = facts.and_then(|f| f.values.get(value.0 as usize));
-            let shape = known.map_or(Shape::Unranked, |f| (*f.shape).clone());
+            // Whole: the finding cuts it to the axes it is about when it is made.
+            let shape = known.map_or(Shape::Unranked, |f| (*f.shape).clone()).into();
             // Small 1-D integer values (an Expand or Reshape target) are shown: they decide the
             // shape. Float constants (a LayerNorm scale) and booleans (a Where condition) are
             // shown by their shape, which is what broadcasting reads of them.

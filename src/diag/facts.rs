@@ -6,13 +6,17 @@
 //! Serialized (JSON `facts`, SARIF `properties.facts`) as an object tagged by `kind`; shapes
 //! and dims as in the JSON `shapes` (integers, symbolic strings, `null`). Every condition text
 //! here is bounded where it is made (`bounded.rs`): past `condition-clauses` conjuncts it ends
-//! `… and N more clauses`.
+//! `… and N more clauses`. So is every shape (`stated.rs`: past `shape-dims` dims, the axes the
+//! finding is about, its first axes and a count of the others) and every list of nodes (past
+//! `finding-nodes`, the first ones and, in `<list>_left_out`, how many more).
 
 use serde::{Serialize, Serializer};
 
+// The JSON of a dim is the shapes' (`stated.rs`, below this file).
+use super::stated::{dim, Printed, StatedShape};
 use crate::shape::broadcast::ViolationKind;
 pub use crate::shape::verify::Mismatch;
-use crate::shape::{Binding, Dim, Rule, Shape};
+use crate::shape::{Binding, Dim, Rule};
 
 /// What a finding states, as data. New kinds may be added (hence `#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -36,8 +40,7 @@ pub enum Facts {
         /// The inputs the rule broadcasts, in its order.
         operands: Vec<Operand>,
         /// Under the unidirectional rule, the shape B must stretch to.
-        #[serde(serialize_with = "optional_shape")]
-        target: Option<Shape>,
+        target: Option<StatedShape>,
         /// A likely fix (transposed sizes, a missing Unsqueeze), when one can be named.
         fix: Option<String>,
         /// The `--dim` bindings the clashing sizes come from (traced to the input axes they
@@ -71,16 +74,27 @@ pub enum Facts {
         condition: String,
         /// The smallest binding that breaks it, when one is found.
         counterexample: Option<Binding>,
-        /// Later nodes that need the same condition (reported once, here).
+        /// Later nodes that need the same condition (reported once, here), the first
+        /// `finding-nodes` of them.
         also_at: Vec<NodeName>,
+        /// How many more nodes need it; left out of JSON when none.
+        #[serde(skip_serializing_if = "is_zero")]
+        also_at_left_out: usize,
         /// Nodes whose own, weaker condition this one implies (reported once, here, with the
-        /// strongest); left out of JSON when none.
+        /// strongest), the first `finding-nodes` of them; left out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         implied_at: Vec<ImpliedAt>,
+        /// How many more nodes it implies the condition of; left out of JSON when none.
+        #[serde(skip_serializing_if = "is_zero")]
+        implied_at_left_out: usize,
         /// The condition's symbols that `--dim` cannot bind, with where each comes from; left
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         data_dependent: Vec<SizeOrigin>,
+        /// How many more such symbols there are (past `finding-nodes`); left out of JSON when
+        /// none.
+        #[serde(skip_serializing_if = "is_zero")]
+        data_dependent_left_out: usize,
         /// Whether the condition has a symbol `--dim` can bind (a main-graph input's dim).
         #[serde(skip)]
         bindable: bool,
@@ -96,16 +110,27 @@ pub enum Facts {
         condition: String,
         /// The smallest binding that breaks it, when one is found.
         counterexample: Option<Binding>,
-        /// Later nodes that need the same condition (reported once, here).
+        /// Later nodes that need the same condition (reported once, here), the first
+        /// `finding-nodes` of them.
         also_at: Vec<NodeName>,
+        /// How many more nodes need it; left out of JSON when none.
+        #[serde(skip_serializing_if = "is_zero")]
+        also_at_left_out: usize,
         /// Nodes whose own, weaker condition this one implies (reported once, here, with the
-        /// strongest); left out of JSON when none.
+        /// strongest), the first `finding-nodes` of them; left out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         implied_at: Vec<ImpliedAt>,
+        /// How many more nodes it implies the condition of; left out of JSON when none.
+        #[serde(skip_serializing_if = "is_zero")]
+        implied_at_left_out: usize,
         /// The condition's symbols that `--dim` cannot bind, with where each comes from; left
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         data_dependent: Vec<SizeOrigin>,
+        /// How many more such symbols there are (past `finding-nodes`); left out of JSON when
+        /// none.
+        #[serde(skip_serializing_if = "is_zero")]
+        data_dependent_left_out: usize,
         /// Whether the condition has a symbol `--dim` can bind (a main-graph input's dim).
         #[serde(skip)]
         bindable: bool,
@@ -126,6 +151,10 @@ pub enum Facts {
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         data_dependent: Vec<SizeOrigin>,
+        /// How many more such symbols there are (past `finding-nodes`); left out of JSON when
+        /// none.
+        #[serde(skip_serializing_if = "is_zero")]
+        data_dependent_left_out: usize,
     },
     /// E4: an operator's own shape constraint holds only when some dim is 0, so it fails for
     /// every non-empty input (a `Reshape` whose target's element count differs from its
@@ -144,6 +173,10 @@ pub enum Facts {
         /// out of JSON when none.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         data_dependent: Vec<SizeOrigin>,
+        /// How many more such symbols there are (past `finding-nodes`); left out of JSON when
+        /// none.
+        #[serde(skip_serializing_if = "is_zero")]
+        data_dependent_left_out: usize,
     },
     /// W1 (W4 when only operator constraints take part): the conditions of several nodes
     /// together force a symbol to one value.
@@ -153,10 +186,13 @@ pub enum Facts {
         symbol: String,
         /// The only value it may take.
         value: i64,
-        /// The nodes whose conditions force it.
+        /// The nodes whose conditions force it, the first `finding-nodes` of them.
         nodes: Vec<NodeName>,
         /// Their conditions, in plain form, one per node.
         conditions: Vec<String>,
+        /// How many more nodes (and conditions) take part; left out of JSON when none.
+        #[serde(skip_serializing_if = "is_zero")]
+        nodes_left_out: usize,
         /// Whether only operator constraints (no broadcast) take part.
         constraints_only: bool,
     },
@@ -166,11 +202,9 @@ pub enum Facts {
         /// The value whose declaration is wrong.
         value: String,
         /// Its declared shape.
-        #[serde(serialize_with = "shape")]
-        declared: Shape,
+        declared: StatedShape,
         /// Its inferred shape.
-        #[serde(serialize_with = "shape")]
-        inferred: Shape,
+        inferred: StatedShape,
         /// Where they first differ.
         #[serde(serialize_with = "departure")]
         mismatch: Mismatch,
@@ -188,8 +222,7 @@ pub enum Facts {
         /// The opset version the node is read at.
         opset: i64,
         /// The shapes of A and B.
-        #[serde(serialize_with = "shape_list")]
-        shapes: Vec<Shape>,
+        shapes: Vec<StatedShape>,
     },
     /// I1: the shape engine does not know this operator (or this version of it).
     #[non_exhaustive]
@@ -270,11 +303,9 @@ pub enum Facts {
         /// Its graph's path.
         graph: String,
         /// Its declared shape.
-        #[serde(serialize_with = "shape")]
-        declared: Shape,
+        declared: StatedShape,
         /// Its initializer's shape.
-        #[serde(serialize_with = "shape")]
-        stored: Shape,
+        stored: StatedShape,
     },
     /// W1 / W4: a node fails in every run where an `If` whose condition is not known takes one
     /// of its branches, whose outputs differ in rank, and holds where it takes the other; E1 /
@@ -361,14 +392,13 @@ impl SizeOrigin {
 pub struct Operand {
     /// Its value name (`input <slot>` when the slot is empty).
     pub name: String,
-    /// Its inferred shape.
-    #[serde(serialize_with = "shape")]
-    pub shape: Shape,
+    /// Its inferred shape, as the finding states it.
+    pub shape: StatedShape,
 }
 
 impl Operand {
     /// Input `name` of shape `shape`.
-    pub(crate) fn new(name: String, shape: Shape) -> Self {
+    pub(crate) fn new(name: String, shape: StatedShape) -> Self {
         Self { name, shape }
     }
 }
@@ -433,6 +463,12 @@ pub enum Structure {
     MissingOpType,
 }
 
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(count: &usize) -> bool {
+    *count == 0
+}
+
 /// The rule's name in JSON: `multidirectional`, `unidirectional`, `bidirectional`, `legacy`,
 /// `pdpd`.
 pub(crate) fn rule_key(rule: Rule) -> &'static str {
@@ -465,56 +501,6 @@ fn violation_name<S: Serializer>(kind: &ViolationKind, serializer: S) -> Result<
     })
 }
 
-/// A dim as the JSON output prints it: an integer, a symbolic expression, or null.
-pub(crate) fn dim<S: Serializer>(dim: &Dim, serializer: S) -> Result<S::Ok, S::Error> {
-    match dim {
-        Dim::Known(size) => serializer.serialize_i64(*size),
-        Dim::Sym(_) => serializer.serialize_str(&dim.to_string()),
-        Dim::Unknown => serializer.serialize_none(),
-    }
-}
-
-/// A shape as the JSON output prints it: a list of dims, or null for an unknown rank.
-pub(crate) fn shape<S: Serializer>(shape: &Shape, serializer: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeSeq as _;
-    let Some(dims) = shape.dims() else {
-        return serializer.serialize_none();
-    };
-    let mut seq = serializer.serialize_seq(Some(dims.len()))?;
-    for d in dims {
-        seq.serialize_element(&Printed(d))?;
-    }
-    seq.end()
-}
-
-/// Shapes as a list of [`shape`]s.
-fn shape_list<S: Serializer>(shapes: &[Shape], serializer: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeSeq as _;
-    let mut seq = serializer.serialize_seq(Some(shapes.len()))?;
-    for s in shapes {
-        seq.serialize_element(&PrintedShape(s))?;
-    }
-    seq.end()
-}
-
-/// A shape serialized by [`shape`].
-struct PrintedShape<'a>(&'a Shape);
-
-impl Serialize for PrintedShape<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        shape(self.0, serializer)
-    }
-}
-
-// serde's `serialize_with` takes `&Option<T>`.
-#[allow(clippy::ref_option)]
-fn optional_shape<S: Serializer>(target: &Option<Shape>, serializer: S) -> Result<S::Ok, S::Error> {
-    match target {
-        Some(s) => shape(s, serializer),
-        None => serializer.serialize_none(),
-    }
-}
-
 /// Where a declared shape departs from the inferred one, tagged by `on`: `{"on": "rank",
 /// "inferred", "declared"}` or `{"on": "dim", "axis", "inferred", "declared"}`.
 fn departure<S: Serializer>(found: &Mismatch, serializer: S) -> Result<S::Ok, S::Error> {
@@ -539,14 +525,5 @@ fn departure<S: Serializer>(found: &Mismatch, serializer: S) -> Result<S::Ok, S:
             fields.serialize_field("declared", &Printed(declared))?;
             fields.end()
         }
-    }
-}
-
-/// A dim serialized as [`dim`] does, for sequences.
-struct Printed<'d>(&'d Dim);
-
-impl Serialize for Printed<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        dim(self.0, serializer)
     }
 }

@@ -2,6 +2,7 @@
 //! severity, message, help, the node's identity and the inputs involved with their shapes), and
 //! the facts the message states as data ([`Facts`]), from which message and help are rendered.
 
+mod about;
 pub(crate) mod bounded;
 mod codes;
 #[cfg(test)]
@@ -12,6 +13,7 @@ mod facts;
 pub(crate) mod omitted;
 mod provenance;
 mod render;
+mod stated;
 
 use std::ops::Range;
 
@@ -19,9 +21,11 @@ use serde::Serialize;
 
 use crate::shape::Binding;
 // Every code is declared once, in `codes.rs`.
+pub(crate) use about::offending_axes;
 pub use codes::Code;
 pub use facts::{Facts, ImpliedAt, Mismatch, NodeName, Operand, SizeAt, SizeOrigin, Structure};
 pub use omitted::Omitted;
+pub use stated::StatedShape;
 // Where an offending dim comes from: the data of `InputSite::provenance`.
 pub use provenance::{Declared, DimProvenance, Source, SourceKind, Step};
 
@@ -97,9 +101,9 @@ pub struct NodeSite {
 pub struct InputSite {
     /// Value name.
     pub name: String,
-    /// Inferred shape.
+    /// Inferred shape, as the finding states it (`shape-dims`).
     #[serde(skip)]
-    pub shape: crate::shape::Shape,
+    pub shape: StatedShape,
     /// Its elements, for small 1-D values whose elements are known (an Expand target).
     pub value: Option<String>,
     /// The input slot of the node.
@@ -138,8 +142,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding stating `facts` at `node`, with the inputs involved.
-    pub(crate) fn new(facts: Facts, node: Option<NodeSite>, inputs: Vec<InputSite>) -> Finding {
+    /// A finding stating `facts` at `node`, with the inputs involved. Its shapes and lists of
+    /// nodes are cut here, where it is made (`bounded.rs`): the checks give them whole.
+    pub(crate) fn new(mut facts: Facts, node: Option<NodeSite>, inputs: Vec<InputSite>) -> Finding {
+        bounded::shapes(&mut facts);
+        bounded::node_lists(&mut facts);
         let mut finding = Finding {
             code: facts.code(),
             message: String::new(),
@@ -150,6 +157,13 @@ impl Finding {
             assumes_constant_initializers: false,
         };
         finding.render();
+        // After the message, whose symbols a lone input is about; no text states input shapes.
+        bounded::inputs(
+            &mut finding.inputs,
+            &finding.facts,
+            finding.code,
+            &finding.message,
+        );
         finding
     }
 
@@ -167,15 +181,22 @@ impl Finding {
     }
 
     /// Records that later nodes need the same condition as this W1 or W4 (reported once). All
-    /// of them at once: the help names every node, and rendering it again for each one was
-    /// quadratic (100k nodes sharing a condition ran past two minutes).
+    /// of them at once: the help names the nodes, and rendering it again for each one was
+    /// quadratic (100k nodes sharing a condition ran past two minutes). The first
+    /// `finding-nodes` are named, the others counted.
     pub(crate) fn also_needed_at(&mut self, nodes: impl IntoIterator<Item = NodeName>) {
-        if let Facts::ConditionalBroadcast { also_at, .. }
-        | Facts::ConditionalConstraint { also_at, .. } = &mut self.facts
+        if let Facts::ConditionalBroadcast {
+            also_at,
+            also_at_left_out,
+            ..
+        }
+        | Facts::ConditionalConstraint {
+            also_at,
+            also_at_left_out,
+            ..
+        } = &mut self.facts
         {
-            let before = also_at.len();
-            also_at.extend(nodes);
-            if also_at.len() > before {
+            if bounded::extend_nodes(also_at, also_at_left_out, nodes) {
                 self.render();
             }
         }
@@ -285,8 +306,8 @@ mod tests {
                 SizeAt::new("b".into(), 1, 0, Dim::Known(4)),
             ],
             operands: vec![
-                Operand::new("a".into(), Shape::from_known(&[2, 3])),
-                Operand::new("b".into(), Shape::from_known(&[4])),
+                Operand::new("a".into(), Shape::from_known(&[2, 3]).into()),
+                Operand::new("b".into(), Shape::from_known(&[4]).into()),
             ],
             target: None,
             fix: fix.map(str::to_owned),
@@ -339,8 +360,11 @@ mod tests {
             condition: "seq ≤ 64".into(),
             counterexample: Some([("seq".to_owned(), 65)].into_iter().collect()),
             also_at: Vec::new(),
+            also_at_left_out: 0,
             implied_at: Vec::new(),
+            implied_at_left_out: 0,
             data_dependent: Vec::new(),
+            data_dependent_left_out: 0,
             bindable: true,
         };
         let mut finding = Finding::new(facts, Some(add_node()), Vec::new());

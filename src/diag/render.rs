@@ -55,20 +55,7 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
             condition,
             ..
         } => format!("{what}: {constraint}, which holds only if {condition}"),
-        Facts::ForcedValue {
-            symbol,
-            value,
-            nodes,
-            conditions,
-            ..
-        } => {
-            let nodes: Vec<String> = nodes.iter().map(node_name).collect();
-            format!(
-                "{symbol} must be {value}: together, nodes {} need {}",
-                nodes.join(", "),
-                conditions.join(" and ")
-            )
-        }
+        Facts::ForcedValue { .. } => forced_message(facts),
         Facts::DeclaredMismatch {
             value,
             declared,
@@ -126,6 +113,32 @@ pub(super) fn message(facts: &Facts, node: Option<&NodeSite>) -> String {
         ),
         Facts::BranchFailure { .. } => branch_message(facts, node),
     }
+}
+
+/// The nodes whose conditions force a symbol to one value, and their conditions; past
+/// `finding-nodes`, the first ones and a count.
+fn forced_message(facts: &Facts) -> String {
+    let Facts::ForcedValue {
+        symbol,
+        value,
+        nodes,
+        conditions,
+        nodes_left_out,
+        ..
+    } = facts
+    else {
+        return String::new();
+    };
+    let mut nodes: Vec<String> = nodes.iter().map(node_name).collect();
+    let mut conditions = conditions.join(" and ");
+    if *nodes_left_out > 0 {
+        nodes.push(format!("… and {nodes_left_out} more nodes"));
+        conditions.push_str(" and theirs");
+    }
+    format!(
+        "{symbol} must be {value}: together, nodes {} need {conditions}",
+        nodes.join(", "),
+    )
 }
 
 /// A failure that hangs on the branch an `If` takes: the failure's own message, then the
@@ -300,8 +313,16 @@ pub(super) fn help(
     declared: &[&str],
 ) -> String {
     let mut help = base_help(facts, node);
-    if let Facts::ConditionalBroadcast { also_at, .. }
-    | Facts::ConditionalConstraint { also_at, .. } = facts
+    if let Facts::ConditionalBroadcast {
+        also_at,
+        also_at_left_out,
+        ..
+    }
+    | Facts::ConditionalConstraint {
+        also_at,
+        also_at_left_out,
+        ..
+    } = facts
     {
         for other in also_at {
             let _ = write!(
@@ -310,9 +331,23 @@ pub(super) fn help(
                 node_name(other)
             );
         }
+        if *also_at_left_out > 0 {
+            let _ = write!(
+                help,
+                "; the same condition is needed at … and {also_at_left_out} more nodes"
+            );
+        }
     }
-    if let Facts::ConditionalBroadcast { implied_at, .. }
-    | Facts::ConditionalConstraint { implied_at, .. } = facts
+    if let Facts::ConditionalBroadcast {
+        implied_at,
+        implied_at_left_out,
+        ..
+    }
+    | Facts::ConditionalConstraint {
+        implied_at,
+        implied_at_left_out,
+        ..
+    } = facts
     {
         // Nodes of one weaker condition together: `Conv `a`, Conv `b`, which need h ≥ 2`.
         for same in implied_at.chunk_by(|a, b| a.condition == b.condition) {
@@ -326,6 +361,12 @@ pub(super) fn help(
                 "; it also covers {}, which {verb} {}",
                 nodes.join(", "),
                 first.condition
+            );
+        }
+        if *implied_at_left_out > 0 {
+            let _ = write!(
+                help,
+                "; it also covers … and {implied_at_left_out} more nodes, whose conditions it implies"
             );
         }
     }
@@ -385,6 +426,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             operands,
             counterexample,
             data_dependent,
+            data_dependent_left_out,
             bindable,
             ..
         } => format!(
@@ -392,7 +434,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             rule_text(*rule),
             requirement(*rule, operands),
             breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, *bindable)
+            binding_advice(data_dependent, *data_dependent_left_out, *bindable)
         ),
         Facts::BroadcastEmptyOnly { .. } | Facts::ConstraintEmptyOnly { .. } => {
             empty_only_help(facts)
@@ -401,6 +443,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             fix,
             counterexample,
             data_dependent,
+            data_dependent_left_out,
             bindable,
             ..
         } => format!(
@@ -408,7 +451,7 @@ fn base_help(facts: &Facts, node: Option<&NodeSite>) -> String {
             fix.as_deref()
                 .unwrap_or("the model fails for the other values"),
             breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, *bindable)
+            binding_advice(data_dependent, *data_dependent_left_out, *bindable)
         ),
         Facts::ForcedValue { symbol, value, .. } => format!(
             "the model fails for every {symbol} other than {value}; if {symbol} is meant to vary, fix the shapes these nodes broadcast"
@@ -482,25 +525,27 @@ fn empty_only_help(facts: &Facts) -> String {
             operands,
             counterexample,
             data_dependent,
+            data_dependent_left_out,
             ..
         } => format!(
             "{}: {}{}{}",
             rule_text(*rule),
             requirement(*rule, operands),
             breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, false)
+            binding_advice(data_dependent, *data_dependent_left_out, false)
         ),
         Facts::ConstraintEmptyOnly {
             fix,
             counterexample,
             data_dependent,
+            data_dependent_left_out,
             ..
         } => format!(
             "{}{}{}",
             fix.as_deref()
                 .unwrap_or("the model fails for every non-empty input"),
             breaks(counterexample.as_ref()),
-            binding_advice(data_dependent, false)
+            binding_advice(data_dependent, *data_dependent_left_out, false)
         ),
         _ => String::new(),
     }
@@ -560,7 +605,7 @@ fn breaks(counterexample: Option<&Binding>) -> String {
 
 /// What binding can decide the condition: `--dim` for an input's dims, and for each size the
 /// model computes, where it comes from (no `--dim` can bind it).
-fn binding_advice(data_dependent: &[SizeOrigin], bindable: bool) -> String {
+fn binding_advice(data_dependent: &[SizeOrigin], left_out: usize, bindable: bool) -> String {
     let mut advice = String::new();
     for origin in data_dependent {
         let _ = write!(advice, "; `{}` is a data-dependent size", origin.symbol);
@@ -579,6 +624,12 @@ fn binding_advice(data_dependent: &[SizeOrigin], bindable: bool) -> String {
             (None, true) => {}
         }
         advice.push_str(", which --dim cannot bind");
+    }
+    if left_out > 0 {
+        let _ = write!(
+            advice,
+            "; … and {left_out} more data-dependent sizes, which --dim cannot bind"
+        );
     }
     if bindable {
         advice.push_str("; bind the dims with --dim to check one deployment");

@@ -1,64 +1,17 @@
-//! Which dims of a finding get a provenance: the ones it is about. Where two or more offending
+//! Which dims of a finding get a provenance: the ones it is about (`crate::diag`'s
+//! `offending_axes`, which a long shape's cut keeps too). Where two or more offending
 //! inputs have shapes, the axes (aligned from the right, as broadcasting aligns them) on which
 //! their sizes differ: `seq` against `min(seq, 64)`, 3 against 4 (for a broadcast, sizes of 1
 //! are left out: they stretch). A lone offending
 //! input (a Squeeze's data) gets its symbolic dims that the message names. Inputs shown by
 //! their elements (a Reshape target, Squeeze axes) and unknown dims are not traced.
 
-use crate::diag::{Code, Finding};
-use crate::shape::Dim;
+use crate::diag::Finding;
 
-/// `(index into finding.inputs, axis)` of every dim to trace, in input then axis order.
+/// `(index into finding.inputs, axis)` of every dim to trace, in input then axis order: the
+/// dims the finding is about, of those its shapes state.
 pub(super) fn axes(finding: &Finding) -> Vec<(usize, usize)> {
-    let shaped: Vec<(usize, &[Dim])> = finding
-        .inputs
-        .iter()
-        .enumerate()
-        .filter(|(_, input)| input.offending && input.value.is_none())
-        .filter_map(|(i, input)| Some((i, input.shape.dims()?)))
-        .collect();
-    let mut out = Vec::new();
-    match shaped[..] {
-        [] => {}
-        [(i, dims)] => {
-            for (axis, dim) in dims.iter().enumerate() {
-                if matches!(dim, Dim::Sym(_))
-                    && dim.symbols().iter().any(|s| finding.message.contains(s))
-                {
-                    out.push((i, axis));
-                }
-            }
-        }
-        _ => {
-            // Broadcasting stretches a 1, so it is never what a broadcast finding is about; an
-            // operator constraint (Concat's other axes) may clash with a 1.
-            let stretching_one_matters = !matches!(finding.code, Code::E1 | Code::W1);
-            let rank = shaped.iter().map(|(_, d)| d.len()).max().unwrap_or(0);
-            for back in 1..=rank {
-                // The dims on this aligned axis that broadcasting does not simply stretch.
-                let present: Vec<(usize, usize, &Dim)> = shaped
-                    .iter()
-                    .filter_map(|&(i, dims)| {
-                        let axis = dims.len().checked_sub(back)?;
-                        Some((i, axis, dims.get(axis)?))
-                    })
-                    .filter(|(_, _, d)| match d {
-                        Dim::Unknown => false,
-                        Dim::Known(1) => stretching_one_matters,
-                        _ => true,
-                    })
-                    .collect();
-                let differ = present
-                    .first()
-                    .is_some_and(|(_, _, first)| present.iter().any(|(_, _, d)| d != first));
-                if differ {
-                    out.extend(present.iter().map(|&(i, axis, _)| (i, axis)));
-                }
-            }
-            out.sort_unstable();
-        }
-    }
-    out
+    crate::diag::offending_axes(&finding.inputs, finding.code, &finding.message)
 }
 
 #[cfg(test)]
@@ -70,7 +23,7 @@ mod tests {
     fn input(name: &str, dims: Vec<Dim>, slot: usize) -> InputSite {
         InputSite {
             name: name.into(),
-            shape: Shape::Ranked(dims),
+            shape: Shape::Ranked(dims).into(),
             value: None,
             slot,
             offending: true,

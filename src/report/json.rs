@@ -154,7 +154,7 @@ fn finding_json(finding: &Finding) -> Value {
         .map(|input| {
             let mut site = json!({
                 "name": input.name,
-                "shape": shape_json(&input.shape),
+                "shape": serde_json::to_value(&input.shape).unwrap_or(Value::Null),
                 "value": input.value,
                 "provenance": super::provenance::json(&input.provenance),
             });

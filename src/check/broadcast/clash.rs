@@ -52,7 +52,7 @@ pub(super) fn incompatible(
         axis: violation.axis,
         sizes,
         operands: operands(graph, node, facts, check),
-        target: unidirectional.then(|| check.outcome.shape.clone()),
+        target: unidirectional.then(|| (&check.outcome.shape).into()),
         fix,
         binding: Binding::new(),
     };
@@ -80,6 +80,7 @@ pub(super) fn empty_only(
         condition,
         counterexample,
         data_dependent,
+        data_dependent_left_out: 0,
     };
     Finding::new(
         facts_of,

@@ -167,6 +167,7 @@ fn forced_finding(symbol: &str, value: i64, involved: &[&Conditional<'_>]) -> Op
             })
             .collect(),
         conditions: involved.iter().map(|c| c.readable.text.clone()).collect(),
+        nodes_left_out: 0,
         // A W1 unless only operator constraints force the symbol.
         constraints_only: involved.iter().all(|c| c.what.is_constraint()),
     };
@@ -200,8 +201,11 @@ fn conditional_finding(
             condition,
             counterexample,
             also_at: Vec::new(),
+            also_at_left_out: 0,
             implied_at,
+            implied_at_left_out: 0,
             data_dependent,
+            data_dependent_left_out: 0,
             bindable,
         },
         Conditioned::Broadcast(check) => Facts::ConditionalBroadcast {
@@ -210,8 +214,11 @@ fn conditional_finding(
             condition,
             counterexample,
             also_at: Vec::new(),
+            also_at_left_out: 0,
             implied_at,
+            implied_at_left_out: 0,
             data_dependent,
+            data_dependent_left_out: 0,
             bindable,
         },
     };

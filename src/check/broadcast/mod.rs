@@ -256,6 +256,6 @@ fn operands(
     slot_names(graph, node, check)
         .into_iter()
         .zip(shapes_of(node, facts, check))
-        .map(|(name, shape)| Operand::new(name, shape.clone()))
+        .map(|(name, shape)| Operand::new(name, shape.into()))
         .collect()
 }

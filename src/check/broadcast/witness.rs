@@ -43,6 +43,6 @@ pub(super) fn counterexample(
 fn exists(binding: &Binding, inputs: &[InputSite]) -> bool {
     inputs
         .iter()
-        .flat_map(|input| input.shape.dims().into_iter().flatten())
+        .flat_map(|input| input.shape.stated().map(|(_, dim)| dim))
         .all(|dim| dim.eval(binding).is_none_or(|v| v >= 0))
 }

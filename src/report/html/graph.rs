@@ -97,14 +97,24 @@ impl Subgraph {
         });
         for input in &finding.inputs {
             let marked = marked_axes(finding, input);
+            let dims = input
+                .shape
+                .whole()
+                .and_then(crate::shape::Shape::dims)
+                .map(|dims| dims.iter().map(dim_text).collect());
+            // A shape cut to `shape-dims` is drawn by its first marked axis, as a chain's value
+            // whose shape the report lacks.
+            let axis_dim = match (&dims, input.shape.rank()) {
+                (None, Some(_)) => marked
+                    .iter()
+                    .find_map(|&axis| Some((Some(axis), dim_text(input.shape.dim(axis)?)))),
+                _ => None,
+            };
             let label = Label {
                 value: input.name.clone(),
-                dims: input
-                    .shape
-                    .dims()
-                    .map(|dims| dims.iter().map(dim_text).collect()),
+                dims,
                 marked,
-                axis_dim: None,
+                axis_dim,
             };
             let offending = input.offending || !label.marked.is_empty();
             let chains: Vec<&DimProvenance> = input.provenance.iter().collect();
