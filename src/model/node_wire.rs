@@ -170,11 +170,18 @@ fn advance(data: &[u8], pos: &mut usize, len: usize) -> Result<(), String> {
     }
 }
 
+#[inline]
 fn varint(data: &[u8], pos: &mut usize) -> Result<u64, String> {
-    read_varint(data, pos, data.len()).map_err(|error| match error {
+    read_varint(data, pos, data.len()).map_err(varint_error)
+}
+
+/// The error of a varint that does not read, out of line: [`varint`] is inlined.
+#[cold]
+fn varint_error(error: VarintError) -> String {
+    match error {
         VarintError::Truncated => "NodeProto: buffer underflow".into(),
         VarintError::TooLong => "NodeProto: invalid varint".into(),
-    })
+    }
 }
 
 #[cfg(test)]
