@@ -295,7 +295,7 @@ impl Builder<'_> {
             self.add_text(table, &RawText::Owned(format!("{op_type}_{index}")))?
         };
         let (span, sub_layouts) = layout.map_or((0..0, None), |l| (l.span, l.subgraphs));
-        let (span_start, span_len) = Node::packed_span(span);
+        let (span_start, span_high, span_len) = Node::packed_span(span);
         let sub_layouts = sub_layouts.map(|s| *s).unwrap_or_default();
         let (attributes, pending) = match shared {
             Some(shared) => (shared, Vec::new()),
@@ -329,7 +329,8 @@ impl Builder<'_> {
         }
         self.outputs = outputs;
         let node = Node {
-            index,
+            // Below the node limit, which is far below 2^32.
+            index: u32::try_from(index).unwrap_or(u32::MAX),
             name,
             named,
             op,
@@ -337,6 +338,7 @@ impl Builder<'_> {
             slots: Slots::default(),
             attributes,
             span_start,
+            span_high,
             span_len,
             in_cycle: false,
         };
