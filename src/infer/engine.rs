@@ -727,11 +727,8 @@ impl<'m> Engine<'m> {
         let (status, outputs, checks) = if enters_body
             && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
-            self.caps.push(body_hit(
-                graph.id,
-                node.index(),
-                self.depth > MAX_INFER_DEPTH,
-            ));
+            let deep = self.depth > MAX_INFER_DEPTH;
+            self.caps.push(body_hit(graph.id, node.index(), deep));
             let why = RuleError::Beyond("inference budget for nested graph bodies spent".into());
             (NodeStatus::Failed(Box::new(why)), Vec::new(), Vec::new())
         } else if !node.subgraphs().is_empty() && (control::drives(node) || function.is_some()) {
