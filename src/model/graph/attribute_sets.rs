@@ -169,6 +169,48 @@ mod tests {
     }
 
     #[test]
+    fn a_list_met_again_is_found_before_it_is_decoded() {
+        let mut sets = AttributeSets::default();
+        let (file, spans) = file_of(&[int("axis", 1), int("keepdims", 0)]);
+        assert!(AttributeSets::shareable(&spans));
+        assert!(sets.lookup(&file, &spans).is_none());
+        let shared = sets.share(&file, &spans, &mut vec![int("axis", 1), int("keepdims", 0)]);
+        let found = sets.lookup(&file, &spans).unwrap();
+        assert!(Arc::ptr_eq(&shared, &found));
+        assert!(sets.lookup(&file, &[]).is_none());
+        // What `shareable` refuses, `share` does not keep.
+        let long = AttributeProto {
+            name: Some("value".into()),
+            ints: vec![7; 300],
+            ..AttributeProto::default()
+        };
+        let (file, spans) = file_of(std::slice::from_ref(&long));
+        assert!(!AttributeSets::shareable(&spans));
+        sets.share(&file, &spans, &mut vec![long]);
+        assert!(sets.lookup(&file, &spans).is_none());
+    }
+
+    #[test]
+    fn shareable_agrees_with_the_key_at_the_bound() {
+        for len in [200, 247, 248, 249, 256, 257] {
+            let spans = [0..len];
+            let file = vec![0u8; len];
+            let mut sets = AttributeSets::default();
+            assert_eq!(
+                AttributeSets::shareable(&spans),
+                sets.key_of(&file, &spans),
+                "{len}"
+            );
+            let two = [0..8, 8..len];
+            assert_eq!(
+                AttributeSets::shareable(&two),
+                sets.key_of(&file, &two),
+                "{len}"
+            );
+        }
+    }
+
+    #[test]
     fn every_empty_list_is_one_list() {
         let mut sets = AttributeSets::default();
         let first = sets.share(&[], &[], &mut Vec::new());

@@ -217,3 +217,45 @@ impl Renumbered {
             .map_or(id, |&to| ValueId(to))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table of `names` pushed as node outputs, none indexed yet.
+    fn pending(names: &[&str]) -> Table {
+        let mut table = Table::with_capacity(names.len(), None);
+        for (node, name) in names.iter().enumerate() {
+            let text = table.texts.add_str(name).unwrap();
+            let origin = Origin::Node {
+                node: u32::try_from(node).unwrap(),
+                slot: 0,
+            };
+            table.push_pending(text, origin, None);
+        }
+        table
+    }
+
+    fn recent(table: &Table, name: &str) -> Option<ValueId> {
+        table.recent(name.as_bytes(), table.by_name.check(name.as_bytes()))
+    }
+
+    #[test]
+    fn recent_finds_the_last_values_by_name_until_they_are_indexed() {
+        let names: Vec<String> = (0..40).map(|i| format!("out{i}")).collect();
+        let mut all: Vec<&str> = names.iter().map(String::as_str).collect();
+        // A name given twice: the later value is found, the one indexing maps to the first.
+        all.push("out39");
+        let mut table = pending(&all);
+        assert_eq!(recent(&table, "out39"), Some(ValueId(40)));
+        assert_eq!(recent(&table, "out30"), Some(ValueId(30)));
+        // Only the last 16 values are compared: older ones are the index's to find.
+        assert_eq!(recent(&table, "out10"), None);
+        assert_eq!(recent(&table, "absent"), None);
+        let (duplicates, renumbered) = table.index_pending();
+        assert_eq!(duplicates.len(), 1);
+        assert_eq!(renumbered.get(ValueId(40)), ValueId(39));
+        assert_eq!(recent(&table, "out30"), None);
+        assert_eq!(table.lookup(b"out10"), Some(ValueId(10)));
+    }
+}
