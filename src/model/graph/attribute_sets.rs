@@ -193,7 +193,7 @@ mod tests {
     #[test]
     fn shareable_agrees_with_the_key_at_the_bound() {
         for len in [200, 247, 248, 249, 256, 257] {
-            let spans = [0..len];
+            let spans = vec![Range { start: 0, end: len }];
             let file = vec![0u8; len];
             let mut sets = AttributeSets::default();
             assert_eq!(
