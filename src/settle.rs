@@ -247,7 +247,7 @@ fn diverging_ifs(model: &Model, inference: &Inference) -> Vec<(GraphId, usize)> 
                 _ => false,
             });
             if diverge {
-                found.push((graph.id, node.index));
+                found.push((graph.id, node.index()));
             }
         }
     }

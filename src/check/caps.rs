@@ -42,16 +42,14 @@ fn condition_work(model: &Model, inference: &Inference) -> Vec<CapHit> {
             continue;
         };
         for node in &graph.nodes {
-            let broadcasts =
-                facts
-                    .checks(node.index)
-                    .iter()
-                    .filter_map(|check| match &check.outcome.verdict {
-                        Verdict::Conditional(condition) => Some(condition),
-                        Verdict::Valid | Verdict::Invalid(_) => None,
-                    });
+            let broadcasts = facts.checks(node.index()).iter().filter_map(|check| {
+                match &check.outcome.verdict {
+                    Verdict::Conditional(condition) => Some(condition),
+                    Verdict::Valid | Verdict::Invalid(_) => None,
+                }
+            });
             let constraints = facts
-                .constraints(node.index)
+                .constraints(node.index())
                 .iter()
                 .filter_map(|constraint| constraint.condition());
             if broadcasts
@@ -60,7 +58,7 @@ fn condition_work(model: &Model, inference: &Inference) -> Vec<CapHit> {
             {
                 hits.push(CapHit {
                     graph: graph.id.0,
-                    node: Some(node.index),
+                    node: Some(node.index()),
                     limit: Limit::ConditionWork,
                 });
             }

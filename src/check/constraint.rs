@@ -32,7 +32,7 @@ pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
             continue;
         };
         for node in &graph.nodes {
-            let NodeStatus::Failed(error) = facts.status(node.index) else {
+            let NodeStatus::Failed(error) = facts.status(node.index()) else {
                 continue;
             };
             if error.is_fault() {

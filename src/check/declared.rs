@@ -30,7 +30,7 @@ pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
                 continue;
             };
             // Only shapes the engine inferred itself can contradict a declaration.
-            if !matches!(facts.status(node.index), NodeStatus::Inferred) {
+            if !matches!(facts.status(node.index()), NodeStatus::Inferred) {
                 continue;
             }
             let declared_shape = declared::shape_of(value.declared.as_deref());

@@ -31,10 +31,10 @@ pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
             if !node.domain().is_empty()
                 || !LEGACY_BINARY.contains(&node.op_type().as_str())
                 || node.opset().is_none_or(|v| v >= 7)
-                || !matches!(facts.status(node.index), NodeStatus::Inferred)
+                || !matches!(facts.status(node.index()), NodeStatus::Inferred)
                 // A broadcast the inference keeps is one that fails or holds under a
                 // condition: the E1 or W1 states the shapes already.
-                || !facts.checks(node.index).is_empty()
+                || !facts.checks(node.index()).is_empty()
                 // `broadcast=1` states the broadcast (checked by the legacy rule itself).
                 || node.attrs().int("broadcast").ok().flatten().unwrap_or(0) != 0
             {
@@ -58,7 +58,7 @@ pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
             if !differ(&shapes) {
                 continue;
             }
-            sink.offer(Some((graph.path.as_str(), node.index)), Code::W5, || {
+            sink.offer(Some((graph.path.as_str(), node.index())), Code::W5, || {
                 Finding::new(
                     Facts::LegacyImplicitBroadcast {
                         opset,

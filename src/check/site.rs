@@ -10,7 +10,7 @@ use crate::shape::Shape;
 pub(super) fn node_site(graph: &Graph, node: &Node) -> NodeSite {
     NodeSite {
         graph: graph.path.clone(),
-        index: node.index,
+        index: node.index(),
         name: graph.text(node.name).to_owned(),
         anchor: anchor(graph, node),
         op_type: node.op_type().to_string(),

@@ -19,7 +19,7 @@ pub(super) fn check(model: &Model, sink: &mut Sink<'_>) {
     for problem in &model.problems {
         let graph = model.graph(problem.graph);
         let node = graph.and_then(|g| problem.node.and_then(|n| g.node(n)));
-        let at = graph.zip(node).map(|(g, n)| (g.path.as_str(), n.index));
+        let at = graph.zip(node).map(|(g, n)| (g.path.as_str(), n.index()));
         sink.offer(at, Code::E3, || {
             let structure = match &problem.kind {
                 ProblemKind::NoGraph => Structure::NoGraph,
@@ -40,7 +40,7 @@ pub(super) fn check(model: &Model, sink: &mut Sink<'_>) {
                             .lookup(name)
                             .and_then(|value| {
                                 slots_by_node
-                                    .entry((g.id, n.index))
+                                    .entry((g.id, n.index()))
                                     .or_insert_with(|| slots_of_inputs(n))
                                     .get(&value)
                                     .cloned()

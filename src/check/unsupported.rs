@@ -28,7 +28,7 @@ pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
         };
         // A node without an op type is an E3 (`structure.rs`), and nothing more.
         for node in graph.nodes.iter().filter(|node| !node.op_type().is_empty()) {
-            let version = match facts.status(node.index) {
+            let version = match facts.status(node.index()) {
                 NodeStatus::Unsupported => None,
                 NodeStatus::UnknownVersion(why, version) => Some((*why, *version)),
                 _ => continue,
@@ -40,7 +40,7 @@ pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
                     version,
                 ))
                 .or_default()
-                .push((g, node.index));
+                .push((g, node.index()));
         }
     }
     for ((domain, op_type, version), nodes) in by_op {
@@ -56,7 +56,7 @@ pub(super) fn check(model: &Model, inference: &Inference, sink: &mut Sink<'_>) {
         };
         // A file of a few bytes per node can name a million operators: each note is built
         // only when the sink keeps it.
-        sink.offer(Some((graph.path.as_str(), node.index)), Code::I1, || {
+        sink.offer(Some((graph.path.as_str(), node.index())), Code::I1, || {
             let names: Vec<String> = nodes
                 .iter()
                 .take(LISTED)

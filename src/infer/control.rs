@@ -146,7 +146,7 @@ pub(crate) fn infer<'m>(
             // function bodies that serve 2-D and 3-D inputs) runs one branch: the other never
             // executes, so its nodes are neither inferred nor checked. So does a branch given
             // because the other leads every run into a failure (`settle.rs`).
-            let given = engine.forced_branch(graph.id, node.index);
+            let given = engine.forced_branch(graph.id, node.index());
             if let Some(taken) =
                 given.or_else(|| known_condition(inputs.first().and_then(Option::as_ref)))
             {

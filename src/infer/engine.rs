@@ -612,7 +612,7 @@ impl<'m> Engine<'m> {
             // Nodes on a cycle are left out of the order: not reached.
             if graph.order.len() < graph.nodes.len() {
                 for node in graph.nodes.iter().filter(|node| node.in_cycle) {
-                    facts.set_node(node.index, NodeFacts::default());
+                    facts.set_node(node.index(), NodeFacts::default());
                 }
             }
         }
@@ -727,8 +727,8 @@ impl<'m> Engine<'m> {
         let (status, outputs, checks) = if enters_body
             && (self.depth > MAX_INFER_DEPTH || self.body_work >= self.body_budget)
         {
-            self.caps
-                .push(body_hit(graph.id, node.index, self.depth > MAX_INFER_DEPTH));
+            let deep = self.depth > MAX_INFER_DEPTH;
+            self.caps.push(body_hit(graph.id, node.index(), deep));
             let why = RuleError::Beyond("inference budget for nested graph bodies spent".into());
             (NodeStatus::Failed(Box::new(why)), Vec::new(), Vec::new())
         } else if !node.subgraphs().is_empty() && (control::drives(node) || function.is_some()) {
@@ -799,7 +799,7 @@ impl<'m> Engine<'m> {
         checks.retain(|check| !matches!(check.outcome.verdict, Verdict::Valid));
         // A boxed slice drops the spare capacity and is a word narrower than a vector.
         facts.set_node(
-            node.index,
+            node.index(),
             NodeFacts {
                 status,
                 checks: checks.into_boxed_slice(),
@@ -891,7 +891,7 @@ impl<'m> Engine<'m> {
         if self.broadcasts.shortened() != shortened {
             self.caps.push(CapHit {
                 graph: graph.id.0,
-                node: Some(node.index),
+                node: Some(node.index()),
                 limit: Limit::BroadcastWork,
             });
         }

@@ -263,6 +263,7 @@ mod tests {
             slots: crate::model::Slots::default(),
             attributes,
             span_start: 0,
+            span_high: 0,
             span_len: 0,
             in_cycle: false,
         }

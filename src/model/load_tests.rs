@@ -333,10 +333,10 @@ fn a_name_defined_twice_is_the_first_value_in_a_large_graph() {
         assert_eq!(main.text(main.value(input).unwrap().name), wanted);
         let expected = first_producer.get(wanted).copied();
         assert_eq!(
-            producers(main, node.index),
+            producers(main, node.index()),
             [expected],
             "node {}",
-            node.index
+            node.index()
         );
         let output = node.outputs()[0].unwrap();
         let produced = main.text(main.value(output).unwrap().name);

@@ -5,8 +5,9 @@
 //!
 //! Only the fields the linter reads are decoded (`input` 1, `output` 2, `name` 3, `op_type` 4,
 //! `attribute` 5, `domain` 7, per `proto/onnx.proto`); the others are skipped by wire type, as
-//! any protobuf decoder skips fields it does not know. Attributes are decoded by prost, from
-//! their own slices (so tensor payloads stay slices of the file). Fields are located on the byte
+//! any protobuf decoder skips fields it does not know. Attributes are located, and decoded by
+//! prost from their own slices (so tensor payloads stay slices of the file) when asked: the
+//! builder decodes a short list only the first time it meets it. Fields are located on the byte
 //! slice, and a shared handle (an atomic reference count on the whole file, touched by both
 //! loading threads) is taken only for attributes.
 
@@ -68,11 +69,47 @@ impl RawNode {
         self.output_checks.clear();
         self.output_checks.extend(self.output.iter().map(check));
     }
+
+    /// Decodes the attributes whose spans are recorded and that are not decoded yet
+    /// ([`decode_into`] leaves them all).
+    pub(super) fn decode_attributes(&mut self, file: &Bytes) -> Result<(), String> {
+        let undecoded = self.attribute_spans.get(self.attribute.len()..);
+        for span in undecoded.unwrap_or_default() {
+            if file.get(span.clone()).is_none() {
+                return Err("NodeProto: buffer underflow".into());
+            }
+            self.attribute.push(
+                AttributeProto::decode(file.slice(span.clone()))
+                    .map_err(|error| format!("NodeProto.attribute: {error}"))?,
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether some attributes are left to decode ([`RawNode::decode_attributes`]).
+    pub(super) fn attributes_undecoded(&self) -> bool {
+        self.attribute.len() < self.attribute_spans.len()
+    }
 }
 
 /// Decodes the node encoded at `span` of `file` into `node` (whose buffers are reused: one node
-/// is decoded at a time); the error says what is wrong, as prost would.
+/// is decoded at a time), but for its attributes, which are located only
+/// ([`RawNode::decode_attributes`]); the error says what is wrong, as prost would: an attribute
+/// that does not decode, before the fault, is the error.
 pub(super) fn decode_into(
+    file: &Bytes,
+    span: std::ops::Range<usize>,
+    node: &mut RawNode,
+) -> Result<(), String> {
+    let scanned = scan_fields(file, span, node);
+    if scanned.is_err() {
+        node.decode_attributes(file)?;
+    }
+    scanned
+}
+
+/// The fields of [`decode_into`], attributes located only.
+fn scan_fields(
     file: &Bytes,
     span: std::ops::Range<usize>,
     node: &mut RawNode,
@@ -112,13 +149,7 @@ pub(super) fn decode_into(
                     2 => node.output.push(text_range(data, body, in_file, "output")?),
                     3 => node.name = text_range(data, body, in_file, "name")?,
                     4 => copy_text(data, body, "op_type", &mut node.op_type)?,
-                    5 => {
-                        node.attribute.push(
-                            AttributeProto::decode(file.slice(in_file.clone()))
-                                .map_err(|error| format!("NodeProto.attribute: {error}"))?,
-                        );
-                        node.attribute_spans.push(in_file);
-                    }
+                    5 => node.attribute_spans.push(in_file),
                     7 => copy_text(data, body, "domain", &mut node.domain)?,
                     _ => {}
                 }
@@ -141,8 +172,18 @@ fn text_range(
     field: &str,
 ) -> Result<RawText, String> {
     let slice = data.get(body).unwrap_or_default();
-    std::str::from_utf8(slice).map_err(|_| not_utf8(field))?;
+    if !is_utf8(slice) {
+        return Err(not_utf8(field));
+    }
     Ok(RawText::InFile(in_file))
+}
+
+/// Whether `bytes` are UTF-8. Names are nearly always ASCII, which is checked a word at a time
+/// and inline; the general check cost a call and a hundred instructions a name, five names a
+/// node.
+#[inline]
+fn is_utf8(bytes: &[u8]) -> bool {
+    bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
 }
 
 /// A string field copied into `into`'s reused buffer (op types and domains are short, and the
@@ -170,11 +211,18 @@ fn advance(data: &[u8], pos: &mut usize, len: usize) -> Result<(), String> {
     }
 }
 
+#[inline]
 fn varint(data: &[u8], pos: &mut usize) -> Result<u64, String> {
-    read_varint(data, pos, data.len()).map_err(|error| match error {
+    read_varint(data, pos, data.len()).map_err(varint_error)
+}
+
+/// The error of a varint that does not read, out of line: [`varint`] is inlined.
+#[cold]
+fn varint_error(error: VarintError) -> String {
+    match error {
         VarintError::Truncated => "NodeProto: buffer underflow".into(),
         VarintError::TooLong => "NodeProto: invalid varint".into(),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -189,7 +237,8 @@ mod tests {
     fn decode(bytes: impl Into<Bytes>) -> Result<RawNode, String> {
         let mut node = RawNode::default();
         let bytes = bytes.into();
-        decode_into(&bytes, 0..bytes.len(), &mut node).map(|()| node)
+        decode_into(&bytes, 0..bytes.len(), &mut node)?;
+        node.decode_attributes(&bytes).map(|()| node)
     }
 
     /// The text a decoded name stands for in `file`.
@@ -284,6 +333,9 @@ mod tests {
         let at = 4 + first.len();
         let mut raw = RawNode::default();
         decode_into(&file, at..at + second.len(), &mut raw).unwrap();
+        assert!(raw.attributes_undecoded() && raw.attribute.is_empty());
+        raw.decode_attributes(&file).unwrap();
+        assert!(!raw.attributes_undecoded());
         assert_eq!(text(&file, &raw.name), "second");
         assert_eq!(
             (texts(&file, &raw.input), texts(&file, &raw.output)),
@@ -343,8 +395,18 @@ mod tests {
         assert!(decode(Bytes::from_static(&[0x20, 0x01])).is_err());
         // input (field 1) longer than the buffer
         assert!(decode(Bytes::from_static(&[0x0a, 0x05, b'a'])).is_err());
-        // invalid UTF-8 in a name
+        // invalid UTF-8 in a name, and in a longer one (past the ASCII check's first word)
         assert!(decode(Bytes::from_static(&[0x1a, 0x01, 0xff])).is_err());
+        let bad = b"abcdefghijklmnopq\xc3(";
+        let mut long = vec![0x0a, u8::try_from(bad.len()).unwrap()];
+        long.extend_from_slice(bad);
+        assert!(decode(Bytes::from(long)).is_err());
+        // a name that is UTF-8 but not ASCII is kept
+        let name = "abcdefghijklmnop\u{e9}";
+        let mut accented = vec![0x0a, u8::try_from(name.len()).unwrap()];
+        accented.extend_from_slice(name.as_bytes());
+        let raw = decode(Bytes::from(accented.clone())).unwrap();
+        assert_eq!(texts(&accented, &raw.input), [name]);
         // field number 0
         assert!(decode(Bytes::from_static(&[0x02, 0x00])).is_err());
         // a group wire type

@@ -26,7 +26,7 @@ pub(super) fn sort(graph: &Graph, implicit: &[(usize, ValueId)]) -> (Vec<usize>,
         node.inputs()
             .iter()
             .flatten()
-            .map(move |&value| (node.index, value))
+            .map(move |&value| (node.index(), value))
     });
     for (to, value) in explicit.chain(implicit.iter().copied()) {
         if let Some(from) = producer(value) {

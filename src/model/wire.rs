@@ -159,13 +159,21 @@ pub(crate) enum VarintError {
 
 /// Reads the base-128 varint (protobuf encoding) at `*pos`, not reading at or past `end`, and
 /// advances `*pos` past it; on an error `*pos` is where reading stopped.
+#[inline]
 pub(crate) fn read_varint(bytes: &[u8], pos: &mut usize, end: usize) -> Result<u64, VarintError> {
-    // Tags and the lengths of names are one byte: returned before the loop (the scan and the
-    // node decoder read some twenty varints per node).
+    // Tags and the lengths of names are one byte: read here, inlined into the scan and the node
+    // decoder (some twenty varints per node, where a call cost as much as the read), and only
+    // the longer ones in a call.
     if let Some(&byte) = bytes.get(*pos).filter(|&&byte| byte < 0x80 && *pos < end) {
         *pos += 1;
         return Ok(u64::from(byte));
     }
+    read_long_varint(bytes, pos, end)
+}
+
+/// [`read_varint`] past its one-byte case.
+#[inline(never)]
+fn read_long_varint(bytes: &[u8], pos: &mut usize, end: usize) -> Result<u64, VarintError> {
     let mut value: u64 = 0;
     for shift in 0..10u32 {
         if *pos >= end {
@@ -243,14 +251,20 @@ impl Scanner<'_> {
         }
     }
 
+    #[inline]
     fn varint(&self, pos: &mut usize, end: usize) -> Result<u64, WireFault> {
-        read_varint(self.bytes, pos, end).map_err(|error| {
-            let problem = match error {
-                VarintError::Truncated => WireProblem::Truncated,
-                VarintError::TooLong => WireProblem::BadVarint,
-            };
-            self.fault(*pos, problem)
-        })
+        read_varint(self.bytes, pos, end).map_err(|error| self.varint_fault(*pos, error))
+    }
+
+    /// The fault of a varint that does not read, out of line: [`Scanner::varint`] is inlined
+    /// at each of its calls.
+    #[cold]
+    fn varint_fault(&self, at: usize, error: VarintError) -> WireFault {
+        let problem = match error {
+            VarintError::Truncated => WireProblem::Truncated,
+            VarintError::TooLong => WireProblem::BadVarint,
+        };
+        self.fault(at, problem)
     }
 
     fn skip(&self, pos: &mut usize, end: usize, len: usize) -> Result<(), WireFault> {

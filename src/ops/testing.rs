@@ -189,6 +189,7 @@ pub(crate) fn run_in_model(
         slots: crate::model::Slots::new(&vec![None; outputs], 0),
         attributes: std::sync::Arc::new(attributes.into_iter().map(Into::into).collect()),
         span_start: 0,
+        span_high: 0,
         span_len: 0,
         in_cycle: false,
     };

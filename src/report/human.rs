@@ -350,24 +350,24 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
     let between: Vec<usize> = shown
         .windows(2)
         .filter_map(|pair| match pair {
-            [a, b] if a.index + 2 == b.index => Some(a.index + 1),
+            [a, b] if a.index() + 2 == b.index() => Some(a.index() + 1),
             _ => None,
         })
         .collect();
     shown.extend(between.into_iter().filter_map(|i| graph.node(i)));
-    shown.sort_by_key(|node| node.index);
+    shown.sort_by_key(|node| node.index());
     for node in shown {
         let start = len;
         let (mut line, op_span, input_spans) = node_line(graph, node);
         line.insert_str(0, "   ");
-        if chain.contains(&node.index) {
-            line = with_attributes(line, finding, node.index);
+        if chain.contains(&node.index()) {
+            line = with_attributes(line, finding, node.index());
             // A label under the op of each chain node: miette shows the lines that carry one.
-            if let Some(text) = chain_label(finding, node.index) {
+            if let Some(text) = chain_label(finding, node.index()) {
                 inputs.push((start + 3 + op_span.start..start + 3 + op_span.end, text));
             }
         }
-        if node.index == index {
+        if node.index() == index {
             for input in finding.inputs.iter().filter(|i| i.offending) {
                 if let Some(range) = input_spans.get(input.slot) {
                     inputs.push((
@@ -389,7 +389,7 @@ fn listing(graph: &Graph, index: usize, finding: &Finding) -> Listing {
             node_span = start + 3 + op_span.start..start + 3 + op_span.end;
         }
         len += line.len() + 1;
-        lines.push((super::place::node_line(node.index), line));
+        lines.push((super::place::node_line(node.index()), line));
     }
     lines.push((super::place::node_line(graph.nodes.len()), "}".to_owned()));
     Listing {

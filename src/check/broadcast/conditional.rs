@@ -39,7 +39,7 @@ pub(super) fn findings(
         };
         findings.push(finding);
         for c in involved {
-            reported_jointly.insert((c.graph.id, c.node.index));
+            reported_jointly.insert((c.graph.id, c.node.index()));
         }
     }
     // One condition, one finding: a symbol names one value across the model, so the same
@@ -50,7 +50,7 @@ pub(super) fn findings(
     // The first node of each condition, and the later nodes that need it too.
     let mut groups: Vec<(&Conditional<'_>, Vec<NodeName>)> = Vec::new();
     for c in conditionals {
-        if reported_jointly.contains(&(c.graph.id, c.node.index)) {
+        if reported_jointly.contains(&(c.graph.id, c.node.index())) {
             continue;
         }
         // Plain forms are exact, so equal texts are equivalent conditions.

@@ -67,13 +67,13 @@ pub(super) fn causes(conditionals: &[Conditional<'_>]) -> Vec<Option<String>> {
         for (other, r) in conditionals.iter().zip(&required) {
             let Some(r) = r else { continue };
             if other.graph.id != c.graph.id
-                || other.node.index == c.node.index
+                || other.node.index() == c.node.index()
                 || !own.ruled_out_by(r)
             {
                 continue;
             }
             let before = upstream.get_or_insert_with(|| ancestors(c.graph, c.node, &mut budget));
-            if !before.contains(&other.node.index) {
+            if !before.contains(&other.node.index()) {
                 continue;
             }
             if let Some(cause) = emptied_output(other, own) {

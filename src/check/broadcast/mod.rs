@@ -129,11 +129,11 @@ pub(super) fn check(model: &Model, inference: &Inference, limit: i64, sink: &mut
         'nodes: for node in &graph.nodes {
             // Root cause only: the first failing broadcast of a node is reported, and the
             // constraints a rule records after its broadcasts are not.
-            for check in facts.checks(node.index) {
+            for check in facts.checks(node.index()) {
                 match &check.outcome.verdict {
                     Verdict::Valid => {}
                     Verdict::Invalid(violation) => {
-                        let at = Some((graph.path.as_str(), node.index));
+                        let at = Some((graph.path.as_str(), node.index()));
                         sink.offer(at, Code::E1, || {
                             incompatible(graph, node, facts, check, violation)
                         });
@@ -150,7 +150,7 @@ pub(super) fn check(model: &Model, inference: &Inference, limit: i64, sink: &mut
                     )),
                 }
             }
-            for constraint in facts.constraints(node.index) {
+            for constraint in facts.constraints(node.index()) {
                 if let Some(condition) = constraint.condition() {
                     let what = Conditioned::Constraint(constraint);
                     conditionals.push(conditional(graph, node, facts, what, condition));
@@ -167,7 +167,7 @@ pub(super) fn check(model: &Model, inference: &Inference, limit: i64, sink: &mut
         } else {
             Code::E1
         };
-        let at = Some((c.graph.path.as_str(), c.node.index));
+        let at = Some((c.graph.path.as_str(), c.node.index()));
         match (&c.readable.scope, cause) {
             (Scope::EmptyOnly, _) => sink.offer(at, code, || empty_only(&c, &origins, None)),
             // It holds only where a tensor on its path is empty and the node making it fails

@@ -6,6 +6,7 @@ use bytes::Bytes;
 
 use super::super::node_wire::{self, RawNode};
 use super::super::wire::NodeLayout;
+use super::attribute_sets::AttributeSets;
 
 /// Nodes per chunk of [`Builder::add_in_file`]: about a millisecond of decoding, so the cost
 /// of handing a chunk to the other thread is negligible.
@@ -43,13 +44,17 @@ impl DecodedChunk {
     }
 
     /// Decodes the nodes at this chunk's spans of `file` into its reused nodes, with their
-    /// names' checks under `hasher`.
+    /// names' checks under `hasher`. Attribute lists short enough to be shared are left to the
+    /// builder, which decodes one only the first time it meets it.
     pub(super) fn decode(&mut self, file: &Bytes, hasher: &foldhash::fast::RandomState) {
         self.nodes.resize_with(self.spans.len(), RawNode::default);
         self.decoded.clear();
         self.decoded
             .extend(self.spans.iter().zip(&mut self.nodes).map(|(span, node)| {
-                let decoded = node_wire::decode_into(file, span.clone(), node);
+                let mut decoded = node_wire::decode_into(file, span.clone(), node);
+                if decoded.is_ok() && !AttributeSets::shareable(&node.attribute_spans) {
+                    decoded = node.decode_attributes(file);
+                }
                 node.fill_checks(file, hasher);
                 decoded
             }));

@@ -9,10 +9,6 @@ use super::super::{GraphId, Node, Operator, Opsets, Origin, ValueId};
 use super::scopes::PendingSubgraph;
 use super::table::Table;
 
-/// How many preceding nodes' outputs are compared with an input name before the name index is
-/// probed.
-const RECENT_NODES: usize = 8;
-
 /// The nodes of a graph being built, with what is resolved once all are known.
 pub(super) struct BuiltNodes<'a> {
     pub(super) graph: GraphId,
@@ -99,12 +95,6 @@ impl BuiltNodes<'_> {
         table: &Table,
         inputs: &mut Vec<Option<ValueId>>,
     ) {
-        // Exported graphs mostly read what the last few nodes wrote: those values and their
-        // names are still in cache, while a probe of the name index is a few cache misses at a
-        // million values. Names are unique in the table, so a match is the value the index
-        // would give.
-        let position = index.saturating_sub(self.sealed);
-        let recent = self.nodes.get(position.saturating_sub(RECENT_NODES)..);
         let mut checks = node.input_checks.iter();
         for (slot, name) in node.input.drain(..).enumerate() {
             let check = checks.next().copied();
@@ -113,17 +103,13 @@ impl BuiltNodes<'_> {
                 continue;
             }
             let wanted = table.raw_bytes(&name);
-            // The checks, computed on the decoding thread, spare most comparisons of names.
-            let may_be =
-                |value: ValueId| check.is_none_or(|check| table.may_have_check(value, check));
-            let near = recent.and_then(|recent| {
-                recent
-                    .iter()
-                    .rev()
-                    .flat_map(|node| node.outputs().iter().flatten())
-                    .copied()
-                    .find(|&value| may_be(value) && table.name_bytes(value) == wanted)
-            });
+            // Exported graphs mostly read what the last few nodes wrote: those values and their
+            // names are still in cache, while a probe of the name index is a few cache misses at
+            // a million values. The checks, computed on the decoding thread, are compared first,
+            // a few dozen bytes in a row (issue 34: walking the last nodes' slots cost more than
+            // the probe it spared).
+            let check = check.unwrap_or_else(|| table.by_name.check(wanted));
+            let near = table.recent(wanted, check);
             // Exporters write the initializers in the order the layers read them (each layer
             // its own weights): the next one read is mostly the one after the last read, whose
             // value and name are in cache, while a probe of the name index misses at a million
@@ -133,10 +119,8 @@ impl BuiltNodes<'_> {
                 let expected = ValueId(self.next_weight);
                 let found = if table.name_bytes(expected) == wanted {
                     Some(expected)
-                } else if let Some(check) = check {
-                    table.lookup_checked(wanted, check)
                 } else {
-                    table.lookup(wanted)
+                    table.lookup_checked(wanted, check)
                 };
                 if let Some(found) = found.filter(|&found| {
                     found.0 >= self.next_weight

@@ -314,7 +314,7 @@ impl Builder<'_> {
             node.inputs()
                 .iter()
                 .flatten()
-                .map(move |&value| (node.index, value))
+                .map(move |&value| (node.index(), value))
         });
         let mut edges = explicit
             .chain(implicit.iter().copied())

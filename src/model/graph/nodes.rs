@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use super::super::node_wire::RawNode;
 use super::super::parts::{GraphParts, Nodes};
 use super::super::text::RawText;
@@ -16,6 +18,9 @@ use super::scopes::{Captures, PendingSubgraph};
 use super::table::Table;
 use super::{Builder, INDEX_BATCH};
 use crate::error::LoadError;
+
+/// The file of a model read without one (its nodes' attributes are decoded already).
+static NO_FILE: Bytes = Bytes::new();
 
 /// A graph's nodes once added, with what waits for the rest of the graph.
 pub(super) struct AddedNodes {
@@ -170,13 +175,26 @@ impl Builder<'_> {
             });
         }
         let layout = built.layouts.as_mut().and_then(Iterator::next);
+        // A short attribute list was left undecoded: most are shared with an earlier node.
+        let mut shared = None;
+        let decoded = decoded.and_then(|()| {
+            if !raw.attributes_undecoded() {
+                return Ok(());
+            }
+            let file = self.file.as_ref().unwrap_or(&NO_FILE);
+            shared = self.attribute_sets.lookup(file, &raw.attribute_spans);
+            match shared {
+                Some(_) => Ok(()),
+                None => raw.decode_attributes(file),
+            }
+        });
         decoded.map_err(|problem| LoadError::Decode {
             path: self.path.to_path_buf(),
             offset: layout.as_ref().map_or(0, |layout| layout.span.start),
             context: format!("{}/node[{index}]", built.path),
             problem,
         })?;
-        let (mut node, subgraphs) = self.node(built, index, raw, layout, table)?;
+        let (mut node, subgraphs) = self.node(built, index, raw, layout, table, shared)?;
         built.pending.extend(subgraphs);
         let mut slots = std::mem::take(&mut self.slots);
         slots.clear();
@@ -252,6 +270,7 @@ impl Builder<'_> {
         proto: &mut RawNode,
         layout: Option<super::super::wire::NodeLayout>,
         table: &mut Table,
+        shared: Option<Arc<Vec<Attribute>>>,
     ) -> Result<(Node, Vec<PendingSubgraph>), LoadError> {
         let domain = super::super::opset::normalise(&proto.domain);
         let op = if let Some(op) = built.operators.get(domain, &proto.op_type) {
@@ -276,9 +295,12 @@ impl Builder<'_> {
             self.add_text(table, &RawText::Owned(format!("{op_type}_{index}")))?
         };
         let (span, sub_layouts) = layout.map_or((0..0, None), |l| (l.span, l.subgraphs));
-        let (span_start, span_len) = Node::packed_span(span);
+        let (span_start, span_high, span_len) = Node::packed_span(span);
         let sub_layouts = sub_layouts.map(|s| *s).unwrap_or_default();
-        let (attributes, pending) = self.attributes(index, proto, sub_layouts);
+        let (attributes, pending) = match shared {
+            Some(shared) => (shared, Vec::new()),
+            None => self.attributes(index, proto, sub_layouts),
+        };
 
         let is_constant = op_type == "Constant" && domain.is_empty();
         let mut outputs = std::mem::take(&mut self.outputs);
@@ -307,7 +329,8 @@ impl Builder<'_> {
         }
         self.outputs = outputs;
         let node = Node {
-            index,
+            // Below the node limit, which is far below 2^32.
+            index: u32::try_from(index).unwrap_or(u32::MAX),
             name,
             named,
             op,
@@ -315,6 +338,7 @@ impl Builder<'_> {
             slots: Slots::default(),
             attributes,
             span_start,
+            span_high,
             span_len,
             in_cycle: false,
         };

@@ -171,7 +171,7 @@ fn forward(nodes: &[Node], table: &Table) -> bool {
                 .values
                 .get(value.0 as usize)
                 .and_then(Value::producer)
-                .is_none_or(|producer| producer < node.index)
+                .is_none_or(|producer| producer < node.index())
         })
     })
 }

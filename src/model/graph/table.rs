@@ -6,6 +6,10 @@ use super::super::names::{self, NameIndex};
 use super::super::text::{RawText, Text, Texts};
 use super::super::{Origin, Value, ValueId, NO_INITIALIZER};
 
+/// How many of the last values waiting to be indexed [`Table::recent`] compares with a name:
+/// the outputs of the last dozen nodes or so.
+const RECENT_VALUES: usize = 16;
+
 /// A graph's values, their names and its name index while it is being built.
 pub(super) struct Table {
     pub(super) values: Vec<Value>,
@@ -41,14 +45,21 @@ impl Table {
             .get_checked(name, check, &self.texts, &self.values)
     }
 
-    /// Whether value `value` may be called a name of check `check`: false only when it waits
-    /// to be indexed with another check (a comparison of names saved).
-    pub(super) fn may_have_check(&self, value: ValueId, check: u32) -> bool {
-        value
-            .0
-            .checked_sub(self.pending_from)
-            .and_then(|offset| self.pending.get(offset as usize))
-            .is_none_or(|&pending| pending == check)
+    /// The value called `name` (whose check is `check`) among the last [`RECENT_VALUES`] values
+    /// waiting to be indexed, the latest first. A name defined twice is found at one of its
+    /// values, which [`Table::index_pending`] maps to its first, as the index would give.
+    pub(super) fn recent(&self, name: &[u8], check: u32) -> Option<ValueId> {
+        let from = self.pending.len().saturating_sub(RECENT_VALUES);
+        let last = self.pending.get(from..).unwrap_or_default();
+        last.iter()
+            .enumerate()
+            .rev()
+            .filter(|&(_, &pending)| pending == check)
+            .map(|(offset, _)| {
+                let offset = u32::try_from(from + offset).unwrap_or(u32::MAX);
+                ValueId(self.pending_from.saturating_add(offset))
+            })
+            .find(|&value| self.name_bytes(value) == name)
     }
 
     pub(super) fn name_bytes(&self, value: ValueId) -> &[u8] {
@@ -204,5 +215,47 @@ impl Renumbered {
         id.0.checked_sub(self.first)
             .and_then(|offset| self.map.get(offset as usize))
             .map_or(id, |&to| ValueId(to))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table of `names` pushed as node outputs, none indexed yet.
+    fn pending(names: &[&str]) -> Table {
+        let mut table = Table::with_capacity(names.len(), None);
+        for (node, name) in names.iter().enumerate() {
+            let text = table.texts.add_str(name).unwrap();
+            let origin = Origin::Node {
+                node: u32::try_from(node).unwrap(),
+                slot: 0,
+            };
+            table.push_pending(text, origin, None);
+        }
+        table
+    }
+
+    fn recent(table: &Table, name: &str) -> Option<ValueId> {
+        table.recent(name.as_bytes(), table.by_name.check(name.as_bytes()))
+    }
+
+    #[test]
+    fn recent_finds_the_last_values_by_name_until_they_are_indexed() {
+        let names: Vec<String> = (0..40).map(|i| format!("out{i}")).collect();
+        let mut all: Vec<&str> = names.iter().map(String::as_str).collect();
+        // A name given twice: the later value is found, the one indexing maps to the first.
+        all.push("out39");
+        let mut table = pending(&all);
+        assert_eq!(recent(&table, "out39"), Some(ValueId(40)));
+        assert_eq!(recent(&table, "out30"), Some(ValueId(30)));
+        // Only the last 16 values are compared: older ones are the index's to find.
+        assert_eq!(recent(&table, "out10"), None);
+        assert_eq!(recent(&table, "absent"), None);
+        let (duplicates, renumbered) = table.index_pending();
+        assert_eq!(duplicates.len(), 1);
+        assert_eq!(renumbered.get(ValueId(40)), ValueId(39));
+        assert_eq!(recent(&table, "out30"), None);
+        assert_eq!(table.lookup(b"out10"), Some(ValueId(10)));
     }
 }
