@@ -381,3 +381,33 @@ fn two_readers_failing_in_the_same_runs_are_one_finding() {
         "{help}"
     );
 }
+
+#[test]
+fn the_other_nodes_failing_in_the_same_runs_are_named_up_to_the_limit_and_counted() {
+    // 70 readers: the finding is at the first, the next 64 are named, the last 5 counted.
+    let readers: Vec<(&'static str, &'static str)> = (0..70)
+        .map(|k| {
+            let name: &'static str = Box::leak(format!("/cell{k}").into_boxed_str());
+            ("Gemm", name)
+        })
+        .collect();
+    let case = Case {
+        consumers: Box::leak(readers.into_boxed_slice()),
+        ..gemm(0, 1, Condition::Input)
+    };
+    let report = case.lint();
+    let finding = only(&report);
+    assert_eq!(finding.node.as_ref().unwrap().name, "/cell0");
+    let facts = serde_json::to_value(&finding.facts).unwrap();
+    let also_at = facts["also_at"].as_array().unwrap();
+    assert_eq!(also_at.len(), 64);
+    assert_eq!(also_at[63]["name"], "/cell64");
+    assert_eq!(facts["also_at_left_out"], 5);
+    let help = finding.help.as_deref().unwrap();
+    assert!(
+        help.ends_with(
+            "; those runs also fail at Gemm `/cell64`; those runs also fail at … and 5 more nodes"
+        ),
+        "{help}"
+    );
+}

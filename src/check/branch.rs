@@ -152,7 +152,10 @@ fn build(
         *first,
     )?;
     let site = failure.node.clone()?;
+    // Named within `finding-nodes`; every other node is still counted: one `If` beside 100,000
+    // failing nodes must not make a finding of 100,000 names.
     let mut also_at: Vec<NodeName> = Vec::new();
+    let mut also_at_left_out = 0;
     let mut named: HashSet<(&str, &str)> = HashSet::new();
     for other in others {
         if (other.graph, other.index) == (first.graph, first.index) {
@@ -166,7 +169,11 @@ fn build(
         };
         let (op_type, name) = (at.op_type().as_str(), graph.text(at.name));
         if named.insert((op_type, name)) {
-            also_at.push(NodeName::new(op_type.to_owned(), name.to_owned()));
+            if also_at.len() < crate::limits::FINDING_NODES {
+                also_at.push(NodeName::new(op_type.to_owned(), name.to_owned()));
+            } else {
+                also_at_left_out += 1;
+            }
         }
     }
     let facts = Facts::BranchFailure {
@@ -178,6 +185,7 @@ fn build(
         broadcast: first.code == Code::E1,
         failure: Box::new(failure.facts.clone()),
         also_at,
+        also_at_left_out,
     };
     // The shapes the finding shows are the failing run's, so their provenance is too: attached
     // to the failure as its check made it, which the walk knows how to read.

@@ -328,8 +328,12 @@ pub enum Facts {
         broadcast: bool,
         /// The failure in the runs taking `failing_branch`, as its E1 or E4 states it.
         failure: Box<Facts>,
-        /// Other nodes that fail in the same runs (reported once, here).
+        /// Other nodes that fail in the same runs (reported once, here), the first
+        /// `finding-nodes` of them.
         also_at: Vec<NodeName>,
+        /// How many more nodes fail in those runs; left out of JSON when none.
+        #[serde(skip_serializing_if = "is_zero")]
+        also_at_left_out: usize,
     },
 }
 

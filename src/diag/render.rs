@@ -497,6 +497,7 @@ fn branch_help(facts: &Facts, node: Option<&NodeSite>) -> String {
         every_branch,
         failure,
         also_at,
+        also_at_left_out,
         ..
     } = facts
     else {
@@ -512,6 +513,12 @@ fn branch_help(facts: &Facts, node: Option<&NodeSite>) -> String {
     }
     for other in also_at {
         let _ = write!(help, "; those runs also fail at {}", node_name(other));
+    }
+    if *also_at_left_out > 0 {
+        let _ = write!(
+            help,
+            "; those runs also fail at … and {also_at_left_out} more nodes"
+        );
     }
     help
 }
