@@ -17,7 +17,7 @@ use crate::ops::ranks::{equal, exact};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
 
-/// onnxruntime's `kMaxSequenceLength`: the longest `max_length` its kernels accept.
+/// onnxruntime's `kMaxSequenceLength`: the longest `max_length` its beam-search kernels accept.
 const MAX_SEQUENCE_LENGTH: i64 = 4096;
 /// onnxruntime's `kMaxNumBeams`.
 const MAX_NUM_BEAMS: i64 = 128;
@@ -93,7 +93,8 @@ pub(crate) fn search(ctx: &Ctx<'_>, op: Search) -> Result<Inferred, RuleError> {
         dim_at(ids, 1)
     };
     let max_length = ctx.size_element(1, 0, "max_length", Vec::new());
-    check_max_length(name, &max_length, &seq)?;
+    let beam = matches!(op, Search::Beam | Search::WhisperBeam);
+    check_max_length(name, beam, &max_length, &seq)?;
     let vocab = match ctx.int("vocab_size", -1)? {
         v if v > 0 => Dim::known(v),
         _ => Dim::Unknown,
@@ -148,14 +149,16 @@ pub(crate) fn search(ctx: &Ctx<'_>, op: Search) -> Result<Inferred, RuleError> {
     Ok(Inferred::many(outputs).with_conditions(pending.into_checks()))
 }
 
-/// `max_length` must exceed the prompt's length and be at most 4096
-/// (`BeamSearchParameters::ParseFromInputs`); checked where both are known.
-fn check_max_length(op: &str, max_length: &Dim, seq: &Dim) -> Result<(), RuleError> {
+/// `max_length` must be positive and exceed the prompt's length; beam search's also at most 4096
+/// (`BeamSearchParameters::ParseFromInputs`: greedy search and sampling run past 4096);
+/// checked where both are known.
+fn check_max_length(op: &str, beam: bool, max_length: &Dim, seq: &Dim) -> Result<(), RuleError> {
     let Some(max) = max_length.as_known() else {
         return Ok(());
     };
-    if max > MAX_SEQUENCE_LENGTH || max <= 0 {
-        let requires = format!("{op}'s max_length must be positive and at most 4096");
+    if max <= 0 || (beam && max > MAX_SEQUENCE_LENGTH) {
+        let cap = if beam { " and at most 4096" } else { "" };
+        let requires = format!("{op}'s max_length must be positive{cap}");
         return Err(Constraint::new(requires, format!("max_length is {max}"), &[1]).unmet());
     }
     if let Some(s) = seq.as_known().filter(|&s| max <= s) {
@@ -381,6 +384,26 @@ mod tests {
         assert_eq!(conditions(&beam(&inputs, 0)), ["t = s"]);
         inputs[9] = dims(&["b", "s", "1"]);
         assert!(unmet(&beam(&inputs, 0)));
+    }
+
+    #[test]
+    fn only_beam_search_caps_max_length() {
+        // onnxruntime 1.31's GreedySearch and Sampling kernels run with max_length 5000 and
+        // return (B, 5000); its BeamSearch refuses anything above 4096.
+        let ids = || dims(&["2", "8"]);
+        for op in ["GreedySearch", "Sampling"] {
+            let r = run_microsoft(op, &[ids(), scalar(5000)], vec![], 1).unwrap();
+            assert_eq!(output_shapes(&r), ["[2, 5000]"], "{op}");
+            assert!(
+                unmet(&run_microsoft(op, &[ids(), scalar(0)], vec![], 1)),
+                "{op}"
+            );
+        }
+        assert!(beam(&[ids(), scalar(4096), None, scalar(4), scalar(1)], 0).is_ok());
+        assert!(unmet(&beam(
+            &[ids(), scalar(4097), None, scalar(4), scalar(1)],
+            0
+        )));
     }
 
     #[test]
