@@ -16,6 +16,29 @@ const MAX_LISTED: usize = crate::limits::VALUE_SET_LISTED;
 /// Most values [`ValueSet::within`] tries.
 const MAX_SCAN: i64 = crate::limits::VALUE_SET_SCAN;
 
+/// The points where membership in some set of `sets` can change (added to `edges`), and the
+/// lcm of their moduli, past which it repeats; `None` when that period passes `MAX_SCAN`.
+fn edges_and_period(sets: &[&ValueSet], mut edges: Vec<i64>) -> Option<(Vec<i64>, i64)> {
+    let mut period = 1i64;
+    for set in sets {
+        for &(a, b) in &set.head {
+            edges.extend([a, b.saturating_add(1)]);
+        }
+        match &set.tail {
+            Tail::Empty => {}
+            Tail::All { from } => edges.push(*from),
+            Tail::Residues { from, modulus, .. } => {
+                edges.push(*from);
+                let g = gcd(period, *modulus);
+                period = (period / g.max(1))
+                    .checked_mul(*modulus)
+                    .filter(|p| *p <= MAX_SCAN)?;
+            }
+        }
+    }
+    Some((edges, period))
+}
+
 fn gcd(a: i64, b: i64) -> i64 {
     let (mut x, mut y) = (a, b);
     while y != 0 {
@@ -248,25 +271,11 @@ impl ValueSet {
     pub(super) fn within(&self, other: &ValueSet, lo: i64, hi: i64) -> bool {
         // Between consecutive edges of either set membership is constant or periodic with
         // the moduli's lcm, so one period after each edge decides it.
-        let mut period = 1i64;
-        let mut edges = vec![lo, hi.saturating_add(1)];
-        for set in [self, other] {
-            for &(a, b) in &set.head {
-                edges.extend([a, b.saturating_add(1)]);
-            }
-            match &set.tail {
-                Tail::Empty => {}
-                Tail::All { from } => edges.push(*from),
-                Tail::Residues { from, modulus, .. } => {
-                    edges.push(*from);
-                    let g = gcd(period, *modulus);
-                    period = match (period / g.max(1)).checked_mul(*modulus) {
-                        Some(p) if p <= MAX_SCAN => p,
-                        _ => return false,
-                    };
-                }
-            }
-        }
+        let Some((mut edges, period)) =
+            edges_and_period(&[self, other], vec![lo, hi.saturating_add(1)])
+        else {
+            return false;
+        };
         edges.retain(|e| (lo..=hi).contains(e));
         edges.sort_unstable();
         edges.dedup();
@@ -290,25 +299,9 @@ impl ValueSet {
     pub(super) fn share_a_value(sets: &[&ValueSet], lo: i64) -> bool {
         // Between consecutive edges of the sets membership is constant or periodic with the
         // moduli's lcm, and so it is past the last edge: one period after each edge decides.
-        let mut period = 1i64;
-        let mut edges = vec![lo];
-        for set in sets {
-            for &(a, b) in &set.head {
-                edges.extend([a, b.saturating_add(1)]);
-            }
-            match &set.tail {
-                Tail::Empty => {}
-                Tail::All { from } => edges.push(*from),
-                Tail::Residues { from, modulus, .. } => {
-                    edges.push(*from);
-                    let g = gcd(period, *modulus);
-                    period = match (period / g.max(1)).checked_mul(*modulus) {
-                        Some(p) if p <= MAX_SCAN => p,
-                        _ => return true,
-                    };
-                }
-            }
-        }
+        let Some((mut edges, period)) = edges_and_period(sets, vec![lo]) else {
+            return true;
+        };
         edges.retain(|e| *e >= lo);
         edges.sort_unstable();
         edges.dedup();
