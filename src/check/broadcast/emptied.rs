@@ -30,20 +30,17 @@ const MAX_WALKED: usize = 1 << 20;
 
 /// For each conditional, the words that say why its condition holds only at an empty tensor
 /// (`where `x` is empty and Conv `c` fails`), or `None` when that is not shown.
-pub(super) fn causes(conditionals: &[Conditional<'_>]) -> Vec<Option<String>> {
+pub(super) fn causes<'c>(conditionals: &'c [Conditional<'_>]) -> Vec<Option<String>> {
     let mut out = vec![None; conditionals.len()];
     if conditionals.len() > MAX_CONDITIONALS {
         return out;
     }
-    let plain = |c: &Conditional<'_>| match &c.readable.scope {
-        Scope::Requires(plain) => Some(plain.clone()),
+    let plain = |c: &'c Conditional<'_>| match &c.readable.scope {
+        Scope::Requires(plain) => Some(plain),
         Scope::EmptyOnly | Scope::Immaterial => None,
     };
-    let plains: Vec<Option<Plain>> = conditionals.iter().map(plain).collect();
-    let required: Vec<Option<Required>> = plains
-        .iter()
-        .map(|p| p.as_ref().map(Required::of))
-        .collect();
+    let plains: Vec<Option<&Plain>> = conditionals.iter().map(plain).collect();
+    let required: Vec<Option<Required>> = plains.iter().map(|p| p.map(Required::of)).collect();
     // Everything a graph's conditions require together: a condition it does not rule out
     // is ruled out by none of them alone, the common case, decided without a walk.
     let mut by_graph: HashMap<GraphId, Required> = HashMap::new();
@@ -54,7 +51,7 @@ pub(super) fn causes(conditionals: &[Conditional<'_>]) -> Vec<Option<String>> {
     }
     let mut budget = MAX_WALKED;
     for (i, c) in conditionals.iter().enumerate() {
-        let Some(own) = plains.get(i).and_then(Option::as_ref) else {
+        let Some(own) = plains.get(i).copied().flatten() else {
             continue;
         };
         if !by_graph
