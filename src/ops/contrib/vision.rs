@@ -12,6 +12,7 @@ use crate::ops::nn::conv_channels::{self, Operands};
 use crate::ops::nn::per_channel::{self, Channels};
 use crate::ops::nn::pool::{self, Pool};
 use crate::ops::nn::spatial::{data_dims, dim_at};
+use crate::ops::object_detection::roi_align::{region_agreements, region_ranks};
 use crate::ops::ranks::{equal, exact};
 use crate::ops::{Ctx, Inferred, Output, RuleError};
 use crate::shape::{Dim, Shape};
@@ -48,24 +49,7 @@ pub(crate) fn maxpool_with_mask(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
 /// crop_width)`, the crop sizes from `crop_size`'s value (unknown when it is not known).
 pub(crate) fn crop_and_resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x_in = ctx.required(0)?;
-    let x = exact(
-        x_in.shape,
-        4,
-        "CropAndResize's X must be 4-D (N, C, H, W)",
-        0,
-    )?;
-    let rois = exact(
-        ctx.shape(1)?,
-        2,
-        "CropAndResize's rois must be 2-D (num_rois, 4)",
-        1,
-    )?;
-    let indices = exact(
-        ctx.shape(2)?,
-        1,
-        "CropAndResize's batch_indices must be 1-D (num_rois)",
-        2,
-    )?;
+    let [x, rois, indices] = region_ranks(ctx, "CropAndResize", x_in.shape)?;
     let crop = ctx.required(3)?;
     exact(
         crop.shape,
@@ -74,25 +58,7 @@ pub(crate) fn crop_and_resize(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         3,
     )?;
     let mut pending = Pending::default();
-    let requires = "CropAndResize's rois must be (num_rois, 4)";
-    equal(
-        &mut pending,
-        &dim_at(rois, 1),
-        &Dim::known(4),
-        requires,
-        "rois' dim 1",
-        &[1],
-    )?;
-    let requires = "CropAndResize's batch_indices must have one entry per roi";
-    let num_rois = dim_at(rois, 0);
-    equal(
-        &mut pending,
-        &dim_at(indices, 0),
-        &num_rois,
-        requires,
-        "batch_indices' length",
-        &[1, 2],
-    )?;
+    let num_rois = region_agreements(&mut pending, "CropAndResize", rois, indices)?;
     let (h, w) = match input_ints(Some(crop)).as_deref() {
         Some(&[h, w]) => (Dim::known(h), Dim::known(w)),
         Some(other) => {

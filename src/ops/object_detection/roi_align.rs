@@ -13,39 +13,9 @@ use crate::shape::{Dim, Shape};
 /// rois `(num_rois, 4)` and batch indices `(num_rois)`.
 pub(crate) fn roi_align(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
     let x_in = ctx.required(0)?;
-    let x = exact(x_in.shape, 4, "RoiAlign's X must be 4-D (N, C, H, W)", 0)?;
-    let rois = exact(
-        ctx.shape(1)?,
-        2,
-        "RoiAlign's rois must be 2-D (num_rois, 4)",
-        1,
-    )?;
-    let indices = exact(
-        ctx.shape(2)?,
-        1,
-        "RoiAlign's batch_indices must be 1-D (num_rois)",
-        2,
-    )?;
+    let [x, rois, indices] = region_ranks(ctx, "RoiAlign", x_in.shape)?;
     let mut pending = Pending::default();
-    let requires = "RoiAlign's rois must be (num_rois, 4)";
-    equal(
-        &mut pending,
-        &dim_at(rois, 1),
-        &Dim::known(4),
-        requires,
-        "rois' dim 1",
-        &[1],
-    )?;
-    let num_rois = dim_at(rois, 0);
-    let requires = "RoiAlign's batch_indices must have one entry per roi";
-    equal(
-        &mut pending,
-        &dim_at(indices, 0),
-        &num_rois,
-        requires,
-        "batch_indices' length",
-        &[1, 2],
-    )?;
+    let num_rois = region_agreements(&mut pending, "RoiAlign", rois, indices)?;
     let num_rois = if matches!(num_rois, Dim::Unknown) {
         dim_at(indices, 0)
     } else {
@@ -58,6 +28,57 @@ pub(crate) fn roi_align(ctx: &Ctx<'_>) -> Result<Inferred, RuleError> {
         Dim::known(ctx.int("output_width", 1)?),
     ]);
     Ok(single(shape, x_in.elem, pending))
+}
+
+/// The ranks of a region op's `X` (4-D), `rois` (2-D) and `batch_indices` (1-D), slots 0-2, as
+/// `RoiAlign`'s doc and `com.microsoft`'s `CropAndResize` state them; the dims of each.
+pub(crate) fn region_ranks<'a>(
+    ctx: &'a Ctx<'_>,
+    op: &str,
+    x: &'a Shape,
+) -> Result<[Option<&'a [Dim]>; 3], RuleError> {
+    let x = exact(x, 4, &format!("{op}'s X must be 4-D (N, C, H, W)"), 0)?;
+    let rois = exact(
+        ctx.shape(1)?,
+        2,
+        &format!("{op}'s rois must be 2-D (num_rois, 4)"),
+        1,
+    )?;
+    let indices = exact(
+        ctx.shape(2)?,
+        1,
+        &format!("{op}'s batch_indices must be 1-D (num_rois)"),
+        2,
+    )?;
+    Ok([x, rois, indices])
+}
+
+/// A region op's `rois` are `(num_rois, 4)` and its `batch_indices` have one entry per roi;
+/// `num_rois` as the rois give it.
+pub(crate) fn region_agreements(
+    pending: &mut Pending,
+    op: &str,
+    rois: Option<&[Dim]>,
+    indices: Option<&[Dim]>,
+) -> Result<Dim, RuleError> {
+    equal(
+        pending,
+        &dim_at(rois, 1),
+        &Dim::known(4),
+        &format!("{op}'s rois must be (num_rois, 4)"),
+        "rois' dim 1",
+        &[1],
+    )?;
+    let num_rois = dim_at(rois, 0);
+    equal(
+        pending,
+        &dim_at(indices, 0),
+        &num_rois,
+        &format!("{op}'s batch_indices must have one entry per roi"),
+        "batch_indices' length",
+        &[1, 2],
+    )?;
+    Ok(num_rois)
 }
 
 #[cfg(test)]
